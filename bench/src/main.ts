@@ -1,0 +1,2 @@
+// Benchmarks entry: each benchmark module registers itself in the list below.
+console.log('no benchmarks yet');

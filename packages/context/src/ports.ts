@@ -1,0 +1,74 @@
+import type { CanonicalHistory, CanonicalMessage, ToolOutputRef } from './messages.js';
+
+/** The body of a stored tool result, byte-exact. */
+export interface StoredToolOutput {
+  readonly ref: ToolOutputRef;
+  readonly contextId: string;
+  readonly toolCallId: string;
+  readonly toolName: string;
+  readonly body: string;
+  readonly createdAt: string;
+}
+
+export interface PutToolOutput {
+  readonly contextId: string;
+  readonly toolCallId: string;
+  readonly toolName: string;
+  readonly body: string;
+}
+
+/**
+ * Keeps every stored tool result under a stable reference. Implemented in
+ * `@strata/store` (memory, SQLite, PostgreSQL).
+ */
+export interface ToolOutputStore {
+  put(output: PutToolOutput): Promise<ToolOutputRef>;
+  /** Undefined when no output has that reference. */
+  get(refId: string): Promise<StoredToolOutput | undefined>;
+  close(): Promise<void>;
+}
+
+/** One persisted version of a context's canonical history. */
+export interface SessionVersion {
+  readonly contextId: string;
+  readonly version: number;
+  readonly messages: CanonicalHistory;
+  /** Set when this version came from compaction: what it replaced and why. */
+  readonly compaction?: {
+    readonly reason: string;
+    readonly replacedFromVersion: number;
+    readonly replacedMessages: number;
+  };
+  readonly createdAt: string;
+}
+
+/**
+ * The canonical history of each context: append-only; every compaction is a
+ * new version that records what it replaced.
+ */
+export interface SessionStore {
+  append(contextId: string, messages: readonly CanonicalMessage[]): Promise<SessionVersion>;
+  replace(contextId: string, messages: CanonicalHistory, compaction: NonNullable<SessionVersion['compaction']>): Promise<SessionVersion>;
+  /** The newest version, or undefined for a context never written. */
+  load(contextId: string): Promise<SessionVersion | undefined>;
+  versions(contextId: string): Promise<readonly number[]>;
+  loadVersion(contextId: string, version: number): Promise<SessionVersion | undefined>;
+  close(): Promise<void>;
+}
+
+export interface SummarizeRequest {
+  /** The complete, already bounded source transcript. */
+  readonly transcript: CanonicalHistory;
+  readonly instructions: string;
+  readonly signal: AbortSignal;
+}
+
+/** Writes a checkpoint of a transcript. Implemented over the model client. */
+export interface Summarizer {
+  summarize(request: SummarizeRequest): Promise<string>;
+}
+
+/** Receives one trace document per model turn (and per recovery attempt). */
+export interface TraceSink {
+  write(document: { readonly contextId: string; readonly turn: number; readonly recoveryAttempt?: number; readonly body: unknown }): Promise<void>;
+}

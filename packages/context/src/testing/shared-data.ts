@@ -1,0 +1,35 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+/**
+ * Where the project's shared real data lives: `$STRATA_SHARED_DIR`, else
+ * `../shared` beside the repository root (tests run from the root).
+ * Undefined when absent, so a suite can skip with a notice.
+ */
+export function sharedDirectory(): string | undefined {
+  const directory = process.env.STRATA_SHARED_DIR ?? resolve(process.cwd(), '../shared');
+  return existsSync(join(directory, 'data')) ? directory : undefined;
+}
+
+/** Reads `../shared/data/<relativePath>` as text, or undefined (with a printed notice) when absent. */
+export function readSharedData(relativePath: string): string | undefined {
+  const directory = sharedDirectory();
+  if (!directory) {
+    console.log(`# notice: ../shared is absent; skipping what needs shared/data/${relativePath}`);
+    return undefined;
+  }
+  return readFileSync(join(directory, 'data', relativePath), 'utf8');
+}
+
+/** Loads the independent provider-rules oracle, or undefined when ../shared is absent. */
+export async function loadProviderRules(): Promise<
+  | { violations(messages: unknown[], provider: 'openai' | 'anthropic'): { index: number; rule: string; detail: string }[] }
+  | undefined
+> {
+  const directory = sharedDirectory();
+  if (!directory) {
+    console.log('# notice: ../shared is absent; skipping provider-rules oracle checks');
+    return undefined;
+  }
+  return import(join(directory, 'tools', 'provider-rules.mjs'));
+}
