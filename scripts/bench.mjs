@@ -1,2 +1,3 @@
-// Runs the compiled benchmarks: node scripts/bench.mjs [name-filter]
+// Runs the compiled benchmarks: node scripts/bench.mjs [name-filter ...]
+process.argv.splice(2, 0); // filters pass through to bench/dist/main.js
 await import('../bench/dist/main.js');

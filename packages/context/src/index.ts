@@ -6,3 +6,4 @@ export * from './messages.js';
 export * from './token-estimator.js';
 export * from './contributor.js';
 export * from './ports.js';
+export * from './tool-definition.js';
