@@ -1,1 +1,2 @@
 export * from './shared-data.js';
+export * from './conversations.js';
