@@ -1,0 +1,2 @@
+export * from './blackboard-store-contract.js';
+export * from './fixtures.js';

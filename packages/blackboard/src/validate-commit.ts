@@ -1,0 +1,27 @@
+import type { BlackboardCommit } from './blackboard-store.js';
+import { TagError } from './errors/tag-error.js';
+import { assertValidTag } from './tag-pattern.js';
+
+/**
+ * Checks a commit before any store touches its data, so every store rejects
+ * the same commits the same way. Throws `TagError` naming the culprit.
+ */
+export function validateCommit(commit: BlackboardCommit): void {
+  if (commit.author.kind === 'worker' && commit.author.name.length === 0) {
+    throw new TagError({ culprit: 'author.name', message: 'a worker author needs a name' });
+  }
+  commit.writes.forEach((write, index) => {
+    try {
+      assertValidTag(write.tag);
+    } catch (error) {
+      if (TagError.isInstance(error)) throw new TagError({ culprit: write.tag, message: `writes[${index}]: ${error.message}` });
+      throw error;
+    }
+    if (typeof write.content !== 'string') {
+      throw new TagError({ culprit: write.tag, message: `writes[${index}] (${write.tag}): content must be a string` });
+    }
+    if (write.mode !== undefined && write.mode !== 'append' && write.mode !== 'replace') {
+      throw new TagError({ culprit: write.tag, message: `writes[${index}] (${write.tag}): mode must be "append" or "replace"` });
+    }
+  });
+}
