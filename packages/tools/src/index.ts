@@ -1,1 +1,14 @@
-export {};
+export * from './errors/tool-definition-error.js';
+export * from './errors/skill-format-error.js';
+export * from './errors/mcp-connection-error.js';
+export * from './canonical-json.js';
+export * from './tool-error.js';
+export type { SchemaProblem } from './schema/json-schema-check.js';
+export { checkToolParameterSchema, checkSchemaNode, JSON_SCHEMA_TYPES } from './schema/json-schema-check.js';
+export * from './schema/json-schema-validate.js';
+export * from './registry/loop-guard.js';
+export { isZodSchema, normalizeParameterSchema } from './registry/parameter-schema.js';
+export * from './registry/tool-registry.js';
+export * from './registry/tool-search.js';
+export * from './registry/search-tools-tool.js';
+export * from './registry/zod-tool.js';
