@@ -1,1 +1,12 @@
-export {};
+export * from './errors/context-workspace-input-error.js';
+export * from './focused-domain.js';
+export * from './urgency.js';
+export * from './context-block.js';
+export * from './activation.js';
+export * from './render-block.js';
+export * from './resolved-context.js';
+export * from './token-budget.js';
+export * from './trace-recorder.js';
+export * from './snapshot.js';
+export * from './context-workspace.js';
+export * from './workspace-contributor.js';

@@ -1,0 +1,314 @@
+import { ConfigurationError, type TokenEstimator } from '@strata/context';
+import {
+  activate,
+  applyReplaceFade,
+  applyTimeFade,
+  INITIAL_ACTIVATION_SCORE,
+  projectionFor,
+  projectionLevel,
+  type Exposure,
+  type ProjectionLevel,
+} from './activation.js';
+import {
+  compareCodeUnits,
+  ensureContextBlock,
+  sourceKeyId,
+  type ContextBlock,
+  type ContextBlockInit,
+  type SourceKey,
+} from './context-block.js';
+import { knownDomains, parseDomain, parseRequestedDomains, type FocusedDomain } from './focused-domain.js';
+import { renderBlockElement } from './render-block.js';
+import {
+  BLOCK_SEPARATOR,
+  buildResolvedBlock,
+  EMPTY_RESOLVED_CONTEXT,
+  type ResolvedContext,
+  type ResolvedMember,
+} from './resolved-context.js';
+import { readSnapshotV1, writeSnapshotV1, type ContextWorkspaceSnapshotV1 } from './snapshot.js';
+import { fitToTokenBudget, parseTokenBudget } from './token-budget.js';
+import { CONTEXT_WORKSPACE_TRACE_EVENT, type ContextWorkspaceTraceBlock, type TraceRecorder } from './trace-recorder.js';
+import { requireNonEmptyString } from './validate.js';
+
+export interface ContextWorkspaceOptions {
+  /** The clock, milliseconds. Default: `Date.now`. Tests pass a manual clock. */
+  readonly now?: () => number;
+  /** Receives a `context-workspace` event on every register and every expire that removed something. */
+  readonly traceRecorder?: TraceRecorder;
+  /** An application's own domains, accepted beside the built-ins. */
+  readonly customDomains?: readonly string[];
+}
+
+export interface ResolveOptions {
+  /** With `estimator`: degrade, then drop, the lowest-ranked blocks until the text fits. */
+  readonly maxTokens?: number;
+  readonly estimator?: TokenEstimator;
+}
+
+/** A block's state as the workspace holds it, seen without touching it. */
+export interface WorkspaceBlockState {
+  readonly sequence: number;
+  readonly block: ContextBlock;
+  /** As of now, time fade included; reading does not write it back. */
+  readonly activationScore: number;
+  readonly level: ProjectionLevel;
+  /** When the stored score was last written, milliseconds. */
+  readonly touchedAtMs: number;
+}
+
+interface Entry {
+  readonly block: ContextBlock;
+  readonly sequence: number;
+  readonly keyId: string;
+  score: number;
+  touchedAtMs: number;
+}
+
+interface Candidate {
+  readonly entry: Entry;
+  readonly weight: number;
+  readonly exposure: Exposure;
+}
+
+const DEFAULTS = Object.freeze({ now: Date.now });
+
+/**
+ * Domain-focused context blocks with decay. Modules `register` blocks;
+ * a consumer asks `resolve(domains)` for what matters to its ordered domains;
+ * `expire` removes a source. Scores change only when a block is touched
+ * (time fade is charged lazily for the time since it was last touched), so
+ * the same history on the same clock gives the same bytes.
+ *
+ * Not safe for concurrent mutation from several threads; in one Node process
+ * every call runs to completion.
+ */
+export class ContextWorkspace {
+  readonly #now: () => number;
+  readonly #traceRecorder: TraceRecorder | undefined;
+  readonly #known: ReadonlySet<FocusedDomain>;
+  /** By sequence, in registration order. */
+  readonly #entries = new Map<number, Entry>();
+  readonly #bySourceKey = new Map<string, Entry[]>();
+  #nextSequence = 0;
+
+  constructor(options: ContextWorkspaceOptions = {}) {
+    const merged = { ...DEFAULTS, ...options };
+    if (typeof merged.now !== 'function') {
+      throw new ConfigurationError({ setting: 'now', message: 'now must be a function returning milliseconds' });
+    }
+    this.#now = merged.now;
+    this.#traceRecorder = merged.traceRecorder;
+    this.#known = knownDomains(merged.customDomains ?? []);
+  }
+
+  /** Rebuilds a workspace from `snapshot()` output (or its JSON parsed); time fade resumes from each block's `touchedAtMs`. */
+  static restore(snapshot: ContextWorkspaceSnapshotV1 | unknown, options: ContextWorkspaceOptions = {}): ContextWorkspace {
+    const workspace = new ContextWorkspace(options);
+    const { nextSequence, entries } = readSnapshotV1(snapshot, { known: workspace.#known });
+    for (const { block, sequence, score, touchedAtMs } of entries) {
+      workspace.#add({ block, sequence, keyId: sourceKeyId(block), score, touchedAtMs });
+    }
+    workspace.#nextSequence = nextSequence;
+    return workspace;
+  }
+
+  /** The domains this workspace accepts. */
+  get domains(): ReadonlySet<FocusedDomain> {
+    return this.#known;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /**
+   * Adds a block. Every older block of the same SourceKey is first charged
+   * its time fade, then loses its `replaceFadeFactor`; those that reach 0 are
+   * removed, the rest stay as history. The new block always stays, at score
+   * 100 from now. Throws `ContextWorkspaceInputError` for an invalid block or
+   * a domain this workspace does not know.
+   */
+  register(block: ContextBlock | ContextBlockInit): void {
+    const valid = ensureContextBlock(block);
+    valid.focusedOn.forEach((domain, index) => parseDomain(domain, { known: this.#known, field: `focusedOn[${index}]` }));
+    const now = this.#clock();
+    const keyId = sourceKeyId(valid);
+    for (const older of [...(this.#bySourceKey.get(keyId) ?? [])]) {
+      this.#fade(older, now);
+      older.score = applyReplaceFade(older.score, older.block.replaceFadeFactor);
+      if (older.score <= 0) this.#remove(older);
+    }
+    this.#add({ block: valid, sequence: this.#nextSequence, keyId, score: INITIAL_ACTIVATION_SCORE, touchedAtMs: now });
+    this.#nextSequence += 1;
+    this.#record({ action: 'register', changed: [valid], now });
+  }
+
+  /** Removes every block of the SourceKey; returns how many. Records a trace event only when one was removed. */
+  expire(blockName: string, source: string): number {
+    requireNonEmptyString(blockName, 'blockName');
+    requireNonEmptyString(source, 'source');
+    const key: SourceKey = { blockName, source };
+    const group = this.#bySourceKey.get(sourceKeyId(key)) ?? [];
+    const removed = group.length;
+    for (const entry of [...group]) this.#remove(entry);
+    if (removed > 0) this.#record({ action: 'expire', changed: [key], now: this.#clock() });
+    return removed;
+  }
+
+  /**
+   * The context for an ordered list of domains; the first is primary and
+   * weighs most (`domains.length − i` for the i-th). Every block is charged
+   * its time fade and removed at 0; blocks focused on none of the domains are
+   * left out and not activated; the rest are activated by their exposure,
+   * rendered, ranked (weight descending, score descending, block name,
+   * source, newer first) and grouped by SourceKey. An empty list returns an
+   * empty result and touches nothing. Throws `ContextWorkspaceInputError` for
+   * an unknown or repeated domain or a malformed budget.
+   */
+  resolve(domains: readonly FocusedDomain[], options: ResolveOptions = {}): ResolvedContext {
+    const requested = parseRequestedDomains(domains, { known: this.#known, field: 'domains' });
+    const budget = parseTokenBudget(options);
+    if (requested.length === 0) return budget === undefined ? EMPTY_RESOLVED_CONTEXT : { ...EMPTY_RESOLVED_CONTEXT, budget: { maxTokens: budget.maxTokens, usedTokens: 0, degraded: [], dropped: [] } };
+    const weights = new Map<FocusedDomain, number>(requested.map((domain, index) => [domain, requested.length - index]));
+    const primary = requested[0];
+    const now = this.#clock();
+
+    const candidates: Candidate[] = [];
+    for (const entry of [...this.#entries.values()]) {
+      this.#fade(entry, now);
+      if (entry.score <= 0) {
+        this.#remove(entry);
+        continue;
+      }
+      let weight = 0;
+      let exposure: Exposure = 'SECONDARY';
+      for (const domain of entry.block.focusedOn) {
+        const domainWeight = weights.get(domain);
+        if (domainWeight === undefined) continue;
+        weight += domainWeight;
+        if (domain === primary) exposure = 'PRIMARY';
+      }
+      if (weight === 0) continue;
+      entry.score = activate({ score: entry.score, exposure, activateFactor: entry.block.activateFactor });
+      candidates.push({ entry, weight, exposure });
+    }
+    candidates.sort(compareCandidates);
+
+    const groups = new Map<string, ResolvedMember[]>();
+    for (const { entry, weight, exposure } of candidates) {
+      const level = projectionLevel(entry.score);
+      const projection = projectionFor(level, exposure);
+      const member: ResolvedMember = {
+        block: entry.block,
+        sequence: entry.sequence,
+        activationScore: entry.score,
+        level,
+        exposure,
+        domainWeight: weight,
+        activatedProjection: projection,
+        projection,
+      };
+      const group = groups.get(entry.keyId);
+      if (group === undefined) groups.set(entry.keyId, [member]);
+      else group.push(member);
+    }
+    const blocks = [...groups.values()].map(buildResolvedBlock);
+    if (budget === undefined) {
+      return { blocks, text: blocks.map((block) => block.text).join(BLOCK_SEPARATOR), diagnostics: [] };
+    }
+    const fitted = fitToTokenBudget({ blocks, budget });
+    return {
+      blocks: fitted.blocks,
+      text: fitted.blocks.map((block) => block.text).join(BLOCK_SEPARATOR),
+      budget: fitted.report,
+      diagnostics: fitted.diagnostics,
+    };
+  }
+
+  /** Every block in registration order, scores as of now; changes nothing. */
+  blocks(): readonly WorkspaceBlockState[] {
+    const now = this.#clock();
+    return [...this.#entries.values()].map((entry) => {
+      const activationScore = this.#scoreAt(entry, now);
+      return { sequence: entry.sequence, block: entry.block, activationScore, level: projectionLevel(activationScore), touchedAtMs: entry.touchedAtMs };
+    });
+  }
+
+  /** The state as versioned JSON; changes nothing. */
+  snapshot(): ContextWorkspaceSnapshotV1 {
+    return writeSnapshotV1({ entries: this.#entries.values(), takenAtMs: this.#clock(), nextSequence: this.#nextSequence });
+  }
+
+  #clock(): number {
+    const now = this.#now();
+    if (typeof now !== 'number' || !Number.isFinite(now)) {
+      throw new ConfigurationError({ setting: 'now', message: `now() must return finite milliseconds, got ${String(now)}` });
+    }
+    return now;
+  }
+
+  #scoreAt(entry: Entry, now: number): number {
+    return applyTimeFade({ score: entry.score, elapsedMs: now - entry.touchedAtMs, timeFadeFactor: entry.block.timeFadeFactor });
+  }
+
+  /** Charges time fade up to `now`. A clock that went backwards charges nothing and keeps the later mark. */
+  #fade(entry: Entry, now: number): void {
+    entry.score = this.#scoreAt(entry, now);
+    entry.touchedAtMs = Math.max(entry.touchedAtMs, now);
+  }
+
+  #add(entry: Entry): void {
+    this.#entries.set(entry.sequence, entry);
+    const group = this.#bySourceKey.get(entry.keyId);
+    if (group === undefined) this.#bySourceKey.set(entry.keyId, [entry]);
+    else group.push(entry);
+  }
+
+  #remove(entry: Entry): void {
+    this.#entries.delete(entry.sequence);
+    const group = this.#bySourceKey.get(entry.keyId);
+    if (group === undefined) return;
+    const rest = group.filter((member) => member !== entry);
+    if (rest.length === 0) this.#bySourceKey.delete(entry.keyId);
+    else this.#bySourceKey.set(entry.keyId, rest);
+  }
+
+  #record(options: { action: 'register' | 'expire'; changed: readonly SourceKey[]; now: number }): void {
+    if (this.#traceRecorder === undefined) return;
+    const blocks: ContextWorkspaceTraceBlock[] = [...this.#entries.values()]
+      .sort((left, right) => compareSourceKeys(left.block, right.block) || left.sequence - right.sequence)
+      .map((entry) => {
+        const activationScore = this.#scoreAt(entry, options.now);
+        return {
+          sequence: entry.sequence,
+          blockName: entry.block.blockName,
+          source: entry.block.source,
+          focusedOn: entry.block.focusedOn,
+          activationScore,
+          level: projectionLevel(activationScore),
+          fullRendered: renderBlockElement(entry.block, 'full'),
+          compactRendered: renderBlockElement(entry.block, 'compact'),
+          abstractRendered: renderBlockElement(entry.block, 'abstract'),
+        };
+      });
+    const changedSourceKeys = options.changed
+      .map((key) => ({ blockName: key.blockName, source: key.source }))
+      .sort(compareSourceKeys);
+    this.#traceRecorder.record({ name: CONTEXT_WORKSPACE_TRACE_EVENT, action: options.action, atMs: options.now, changedSourceKeys, blocks });
+  }
+}
+
+function compareSourceKeys(left: SourceKey, right: SourceKey): number {
+  return compareCodeUnits(left.blockName, right.blockName) || compareCodeUnits(left.source, right.source);
+}
+
+/** Weight descending, score descending, block name, source, then newer first. */
+function compareCandidates(left: Candidate, right: Candidate): number {
+  return (
+    right.weight - left.weight ||
+    right.entry.score - left.entry.score ||
+    compareSourceKeys(left.entry.block, right.entry.block) ||
+    right.entry.sequence - left.entry.sequence
+  );
+}
