@@ -1,0 +1,305 @@
+import { applyContextBudget, type AdmittedContext } from './budget.js';
+import { PROTECTED_SLOTS, type ContextDiagnostic, type ContextScope } from './contributor.js';
+import type { CollectionResult, ContextContributorRegistry } from './contributor-registry.js';
+import type { ContextConfiguration, ContextMode, ResolvedContextBudget } from './context-configuration.js';
+import type { ContextTraceV5 } from './context-trace.js';
+import type { ContextValidator } from './context-validator.js';
+import { ContextBudgetError } from './errors/context-budget-error.js';
+import { ContextValidationError } from './errors/context-validation-error.js';
+import { EMPTY_COMPACTION_TRACE, type CompactionReason, type CompactionTrace, type HistoryCompactor } from './history-compactor.js';
+import type { HistoryWindow, HistoryWindowPolicy } from './history-window.js';
+import type { ContextMessageComposer } from './message-composer.js';
+import type { CanonicalHistory, CanonicalMessage } from './messages.js';
+import type { ModelInput } from './model-input.js';
+import { planProgressOf } from './plan-progress.js';
+import type { TraceSink } from './ports.js';
+import type { RenderedSystemPrompt, SystemPromptRenderer } from './system-prompt-renderer.js';
+import type { TokenEstimator, ToolSchema } from './token-estimator.js';
+
+/** The replaceable stages of the pipeline; `default-pipeline.ts` wires the defaults. */
+export interface ContextStages {
+  readonly renderer: SystemPromptRenderer;
+  readonly composer: ContextMessageComposer;
+  readonly windowPolicy: HistoryWindowPolicy;
+  readonly validator: ContextValidator;
+}
+
+export interface ContextAssemblerOptions {
+  /** Frozen before the first turn. */
+  readonly registry: ContextContributorRegistry;
+  readonly budget: ResolvedContextBudget;
+  readonly stages: ContextStages;
+  readonly estimator: TokenEstimator;
+  /** Exact counts for the model's tokenizer family, used when the estimate comes near the cap. */
+  readonly exactEstimator?: TokenEstimator;
+  readonly mode?: ContextMode;
+  readonly compactor?: HistoryCompactor;
+  /** Set to write one trace document per turn. */
+  readonly traceSink?: TraceSink;
+  /** Recorded in the trace beside the resolved budget. */
+  readonly configuration?: ContextConfiguration;
+  /** The legacy path's input (mode legacy and shadow). */
+  readonly legacyInput: (request: TurnRequest) => ModelInput;
+  readonly contributorTimeoutMs?: number;
+  /** Share of the cap above which final decisions use exact counts. Default 0.85. */
+  readonly exactThresholdRatio?: number;
+}
+
+export interface TurnRequest {
+  readonly contextId: string;
+  /** 1-based model turn number. */
+  readonly turn: number;
+  readonly scope?: ContextScope;
+  /** The canonical history; never mutated. */
+  readonly history: CanonicalHistory;
+  /** The governed tool set for this turn. */
+  readonly tools: readonly ToolSchema[];
+  readonly signal?: AbortSignal;
+  /** Overflow recovery: run one forced pressure pass. */
+  readonly recovery?: { readonly reason: string; readonly attempt: number };
+}
+
+export interface AssembledTurn {
+  /** What to send to the model. */
+  readonly input: ModelInput;
+  readonly trace: ContextTraceV5;
+  /** The canonical history after compaction, for the session to persist; the request's own when unchanged. */
+  readonly history: CanonicalHistory;
+  readonly historyChanged: boolean;
+}
+
+interface Fit {
+  readonly admitted: AdmittedContext;
+  readonly rendered: RenderedSystemPrompt;
+  readonly window: HistoryWindow;
+  readonly input: ModelInput;
+  readonly composedHistory: ReadonlySet<CanonicalMessage>;
+  readonly diagnostics: readonly ContextDiagnostic[];
+  readonly toolTokens: number;
+  readonly systemTokens: number;
+  readonly callLocalTokens: number;
+  readonly historyBudgetTokens: number;
+  readonly totalTokens: number;
+  readonly estimator: TokenEstimator;
+}
+
+function byName(left: ToolSchema, right: ToolSchema): number {
+  return left.name < right.name ? -1 : left.name > right.name ? 1 : 0;
+}
+
+function sum(values: Iterable<number>): number {
+  let total = 0;
+  for (const value of values) total += value;
+  return total;
+}
+
+/**
+ * Decides, every model turn, exactly what the model sees. The pipeline:
+ * message-count compaction → collect → budget → render → token pressure →
+ * compaction → re-collect if history changed → compose → window → validate.
+ */
+export class ContextAssembler {
+  private readonly options: ContextAssemblerOptions;
+
+  constructor(options: ContextAssemblerOptions) {
+    this.options = options;
+    options.registry.freeze();
+  }
+
+  get mode(): ContextMode {
+    return this.options.mode ?? 'dynamic';
+  }
+
+  async assemble(request: TurnRequest): Promise<AssembledTurn> {
+    const signal = request.signal ?? new AbortController().signal;
+    signal.throwIfAborted();
+    const scope = request.scope ?? 'main';
+    const tools = [...request.tools].sort(byName);
+    if (this.mode === 'legacy') {
+      const input = this.options.legacyInput(request);
+      const trace = this.emptyTrace(request, scope, input);
+      await this.writeTrace(request, trace);
+      return { input, trace, history: request.history, historyChanged: false };
+    }
+
+    let history = request.history;
+    let compaction: CompactionTrace = EMPTY_COMPACTION_TRACE;
+    const compact = async (reason: CompactionReason, targetHistoryTokens: number) => {
+      const result = await this.options.compactor!.compact({ contextId: request.contextId, history, reason, targetHistoryTokens, estimator: this.options.estimator, signal });
+      if (result.changed) history = result.history;
+      compaction = { ...result.trace, recovery: request.recovery ?? null };
+      return result.changed;
+    };
+    if (this.options.compactor?.exceedsMessageCount(history)) await compact('message-count', this.options.budget.pressureTokens);
+
+    let collected = await this.collect(request, scope, history, signal);
+    let fit = this.fitWithBestCounts(collected, history, tools);
+    const fixed = fit.toolTokens + fit.systemTokens + fit.callLocalTokens;
+    const pressure = fixed + sum(history.map((message) => fit.estimator.countMessage(message)));
+    if (this.options.compactor && (request.recovery || pressure >= this.options.budget.pressureTokens)) {
+      const target = Math.max(0, this.options.budget.pressureTokens - fixed);
+      if (await compact(request.recovery ? 'forced' : 'token-pressure', target)) {
+        collected = await this.collect(request, scope, history, signal);
+        fit = this.fitWithBestCounts(collected, history, tools);
+      }
+    } else if (compaction.recovery === null && request.recovery) {
+      compaction = { ...compaction, recovery: request.recovery };
+    }
+
+    const violations = this.options.stages.validator.validate({
+      input: fit.input,
+      protectedSectionIds: fit.admitted.sections.filter((section) => PROTECTED_SLOTS.has(section.slot)).map((section) => section.id),
+      governedTools: tools,
+      historyMessages: fit.composedHistory,
+    });
+    if (violations.length > 0) throw new ContextValidationError({ violations });
+
+    const input = this.mode === 'shadow' ? this.options.legacyInput(request) : fit.input;
+    const trace: ContextTraceV5 = {
+      ...this.emptyTrace(request, scope, input),
+      selectedPath: this.mode === 'shadow' ? 'legacy' : 'dynamic',
+      budget: {
+        ...this.options.budget,
+        configuration: this.options.configuration
+          ? { modelMaxTokens: this.options.configuration.modelMaxTokens, outputReserveTokens: this.options.configuration.outputReserveTokens, contextWindowTokens: this.options.configuration.contextWindowTokens }
+          : null,
+        toolTokens: fit.toolTokens,
+        systemPromptUsedTokens: fit.systemTokens,
+        callLocalTokens: fit.callLocalTokens,
+        historyBudgetTokens: fit.historyBudgetTokens,
+        countedWith: fit.estimator.exact ? 'exact' : 'estimate',
+        tokenizerFamily: fit.estimator.family,
+        totalTokens: fit.totalTokens,
+      },
+      contributors: collected.records,
+      collection: collected.collection,
+      admitted: { sections: fit.admitted.sections, attachments: fit.admitted.attachments, messages: fit.admitted.messages, diagnostics: fit.admitted.diagnostics },
+      planProgress: planProgressOf({ original: request.history, visible: fit.window.messages }),
+      renderedContext: {
+        systemPrompt: fit.rendered.text,
+        sectionIds: fit.rendered.sectionIds,
+        history: fit.window.messages,
+        tools: tools.map((tool) => tool.name),
+        window: fit.window.stats,
+        windowDiagnostics: fit.window.diagnostics,
+      },
+      compaction,
+      diagnostics: [...collected.collection.diagnostics, ...fit.diagnostics],
+    };
+    await this.writeTrace(request, trace);
+    return { input, trace, history, historyChanged: history !== request.history };
+  }
+
+  private collect(request: TurnRequest, scope: ContextScope, history: CanonicalHistory, signal: AbortSignal): Promise<CollectionResult> {
+    return this.options.registry.collectDetailed({
+      contextId: request.contextId,
+      scope,
+      turn: request.turn,
+      history,
+      signal,
+      ...(this.options.contributorTimeoutMs === undefined ? {} : { timeoutMs: this.options.contributorTimeoutMs }),
+    });
+  }
+
+  /**
+   * Fits with the fast estimator; when the result comes within 15% of the cap
+   * (or does not fit) and an exact estimator is known, decides again on exact
+   * counts, so tight budgets are used fully without risk.
+   */
+  private fitWithBestCounts(collected: CollectionResult, history: CanonicalHistory, tools: readonly ToolSchema[]): Fit {
+    const { exactEstimator, estimator } = this.options;
+    const threshold = this.options.budget.inputCapTokens * (this.options.exactThresholdRatio ?? 0.85);
+    let estimated: Fit;
+    try {
+      estimated = this.fit(collected, history, tools, estimator);
+    } catch (error) {
+      if (exactEstimator && ContextBudgetError.isInstance(error)) return this.fit(collected, history, tools, exactEstimator);
+      throw error;
+    }
+    if (exactEstimator && estimated.totalTokens >= threshold) return this.fit(collected, history, tools, exactEstimator);
+    return estimated;
+  }
+
+  private fit(collected: CollectionResult, history: CanonicalHistory, tools: readonly ToolSchema[], estimator: TokenEstimator): Fit {
+    const { stages, budget } = this.options;
+    const admitted = applyContextBudget({ collection: collected.collection, limits: budget, estimator });
+    const rendered = stages.renderer.render(admitted.sections);
+    const composed = stages.composer.compose({ history, messages: admitted.messages, attachments: admitted.attachments });
+    const system: CanonicalMessage[] = rendered.text === '' ? [] : [{ role: 'system', content: rendered.text }];
+    const toolTokens = sum(tools.map((tool) => estimator.countTool(tool)));
+    const systemTokens = sum(system.map((message) => estimator.countMessage(message)));
+    const callLocalTokens = sum(composed.callLocal.map((message) => estimator.countMessage(message)));
+    const historyBudgetTokens = budget.inputCapTokens - toolTokens - systemTokens - callLocalTokens;
+    if (historyBudgetTokens <= 0) {
+      throw new ContextBudgetError({
+        code: 'CONTEXT_NO_ROOM_FOR_HISTORY',
+        requiredTokens: toolTokens + systemTokens + callLocalTokens,
+        availableTokens: budget.inputCapTokens,
+        message: `tools (${toolTokens}), system prompt (${systemTokens}) and call-local data (${callLocalTokens}) leave no room for history in the input cap of ${budget.inputCapTokens} tokens`,
+      });
+    }
+    const window = stages.windowPolicy.select({ messages: composed.history, budgetTokens: historyBudgetTokens, count: (message) => estimator.countMessage(message) });
+    const input: ModelInput = { messages: [...system, ...placeCallLocal(window.messages, composed.callLocal)], tools };
+    return {
+      admitted,
+      rendered,
+      window,
+      input,
+      composedHistory: new Set(composed.history),
+      diagnostics: [...admitted.diagnostics, ...composed.diagnostics, ...window.diagnostics],
+      toolTokens,
+      systemTokens,
+      callLocalTokens,
+      historyBudgetTokens,
+      totalTokens: toolTokens + systemTokens + callLocalTokens + window.stats.usedTokens,
+      estimator,
+    };
+  }
+
+  private emptyTrace(request: TurnRequest, scope: ContextScope, input: ModelInput): ContextTraceV5 {
+    return {
+      schemaVersion: 5,
+      contextId: request.contextId,
+      turn: request.turn,
+      recoveryAttempt: request.recovery?.attempt ?? null,
+      mode: this.mode,
+      scope,
+      selectedPath: 'legacy',
+      budget: null,
+      contributors: [],
+      collection: null,
+      admitted: null,
+      planProgress: null,
+      renderedContext: null,
+      compaction: EMPTY_COMPACTION_TRACE,
+      diagnostics: [],
+      llmInput: input,
+    };
+  }
+
+  private async writeTrace(request: TurnRequest, trace: ContextTraceV5): Promise<void> {
+    if (!this.options.traceSink) return;
+    await this.options.traceSink.write({
+      contextId: request.contextId,
+      turn: request.turn,
+      ...(request.recovery ? { recoveryAttempt: request.recovery.attempt } : {}),
+      body: trace,
+    });
+  }
+}
+
+/** Call-local messages go after the history, but before a trailing open step whose results are still due. */
+function placeCallLocal(history: readonly CanonicalMessage[], callLocal: readonly CanonicalMessage[]): CanonicalMessage[] {
+  if (callLocal.length === 0) return [...history];
+  let insertAt = history.length;
+  for (let index = history.length - 1; index >= 0; index -= 1) {
+    const message = history[index]!;
+    if (message.role === 'tool') continue;
+    if (message.role === 'assistant' && (message.toolCalls?.length ?? 0) > 0) {
+      const answered = new Set(history.slice(index + 1).map((next) => (next.role === 'tool' ? next.toolCallId : '')));
+      if (message.toolCalls!.some((call) => !answered.has(call.id))) insertAt = index;
+    }
+    break;
+  }
+  return [...history.slice(0, insertAt), ...callLocal, ...history.slice(insertAt)];
+}

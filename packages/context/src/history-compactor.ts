@@ -1,0 +1,61 @@
+import type { CanonicalHistory, ToolOutputRef } from './messages.js';
+import type { TokenEstimator } from './token-estimator.js';
+
+export type CompactionReason = 'token-pressure' | 'message-count' | 'forced';
+
+export interface CompactionRequest {
+  readonly contextId: string;
+  readonly history: CanonicalHistory;
+  readonly reason: CompactionReason;
+  /** Tokens the history may use after compaction to relieve pressure. */
+  readonly targetHistoryTokens: number;
+  readonly estimator: TokenEstimator;
+  readonly signal: AbortSignal;
+}
+
+/** What the trace records of one compaction; empty fields when none ran. */
+export interface CompactionTrace {
+  readonly reason: CompactionReason | null;
+  readonly estimatedTokensBefore: number | null;
+  readonly estimatedTokensAfter: number | null;
+  readonly compactedOutputRefs: readonly ToolOutputRef[];
+  readonly summarySourceTokens: number | null;
+  readonly summarySourceMessages: number | null;
+  readonly checkpointTokens: number | null;
+  readonly summaryAttempts: number;
+  readonly summaryRejections: ReadonlyArray<{ readonly attempt: number; readonly reason: string }>;
+  readonly summarizedMessages: number;
+  readonly recovery: { readonly reason: string; readonly attempt: number } | null;
+}
+
+export const EMPTY_COMPACTION_TRACE: CompactionTrace = Object.freeze({
+  reason: null,
+  estimatedTokensBefore: null,
+  estimatedTokensAfter: null,
+  compactedOutputRefs: [],
+  summarySourceTokens: null,
+  summarySourceMessages: null,
+  checkpointTokens: null,
+  summaryAttempts: 0,
+  summaryRejections: [],
+  summarizedMessages: 0,
+  recovery: null,
+});
+
+export interface CompactionResult {
+  /** The compacted canonical history (a new array; the input is never mutated). */
+  readonly history: CanonicalHistory;
+  readonly changed: boolean;
+  readonly trace: CompactionTrace;
+}
+
+/**
+ * The seam where history compaction plugs into the assembler. Run on token
+ * pressure, when a message-count threshold is crossed, or when forced by
+ * overflow recovery.
+ */
+export interface HistoryCompactor {
+  /** True when the compatibility message-count threshold is crossed. */
+  exceedsMessageCount(history: CanonicalHistory): boolean;
+  compact(request: CompactionRequest): Promise<CompactionResult>;
+}

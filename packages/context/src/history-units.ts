@@ -1,0 +1,61 @@
+import type { CanonicalHistory, CanonicalMessage, ToolResultMessage } from './messages.js';
+
+/**
+ * An atomic piece of history: one message, or an assistant message with its
+ * tool calls and every matching tool result right after it. Closed when every
+ * call has a result, open otherwise. The window never splits a unit.
+ */
+export interface HistoryUnit {
+  /** Index of the unit's first message in the history it was built from. */
+  readonly start: number;
+  /** One past the unit's last message. */
+  readonly end: number;
+  readonly messages: readonly CanonicalMessage[];
+  readonly kind: 'message' | 'tool-step' | 'orphan-result';
+  /** Call ids still without a result. */
+  readonly pendingCallIds: readonly string[];
+}
+
+export function isOpenUnit(unit: HistoryUnit): boolean {
+  return unit.pendingCallIds.length > 0;
+}
+
+/**
+ * Splits history into units by position, as providers check it: a tool
+ * result belongs to the assistant message right before its run of results,
+ * and only if it answers a still-pending call of that message. Any other tool
+ * result is an orphan, a unit of its own.
+ */
+export function buildHistoryUnits(history: CanonicalHistory): HistoryUnit[] {
+  const units: HistoryUnit[] = [];
+  let index = 0;
+  while (index < history.length) {
+    const message = history[index]!;
+    if (message.role === 'assistant' && (message.toolCalls?.length ?? 0) > 0) {
+      const pending = new Set(message.toolCalls!.map((call) => call.id));
+      let end = index + 1;
+      while (end < history.length) {
+        const next = history[end]!;
+        if (next.role !== 'tool' || !pending.has(next.toolCallId)) break;
+        pending.delete(next.toolCallId);
+        end += 1;
+      }
+      const order = message.toolCalls!.map((call) => call.id).filter((id) => pending.has(id));
+      units.push({ start: index, end, messages: history.slice(index, end), kind: 'tool-step', pendingCallIds: order });
+      index = end;
+      continue;
+    }
+    units.push({ start: index, end: index + 1, messages: [message], kind: message.role === 'tool' ? 'orphan-result' : 'message', pendingCallIds: [] });
+    index += 1;
+  }
+  return units;
+}
+
+/** A real user request: not a call-local observation, not a checkpoint. */
+export function isTaskAnchorCandidate(message: CanonicalMessage): boolean {
+  return message.role === 'user' && message.hidden !== true && message.checkpoint !== true && message.authority !== 'data_only';
+}
+
+export function orphanResults(units: readonly HistoryUnit[]): ToolResultMessage[] {
+  return units.filter((unit) => unit.kind === 'orphan-result').map((unit) => unit.messages[0] as ToolResultMessage);
+}

@@ -1,0 +1,108 @@
+import { ContextBudgetError } from './errors/context-budget-error.js';
+import type { ContextDiagnostic } from './contributor.js';
+import { buildHistoryUnits, isOpenUnit, isTaskAnchorCandidate, type HistoryUnit } from './history-units.js';
+import type { CanonicalMessage } from './messages.js';
+
+export interface HistoryWindowRequest {
+  readonly messages: readonly CanonicalMessage[];
+  readonly budgetTokens: number;
+  readonly count: (message: CanonicalMessage) => number;
+}
+
+export interface HistoryWindowStats {
+  readonly historyMessages: number;
+  readonly keptMessages: number;
+  readonly droppedMessages: number;
+  readonly keptUnits: number;
+  readonly droppedUnits: number;
+  readonly usedTokens: number;
+  readonly budgetTokens: number;
+}
+
+export interface HistoryWindow {
+  readonly messages: readonly CanonicalMessage[];
+  readonly stats: HistoryWindowStats;
+  readonly diagnostics: readonly ContextDiagnostic[];
+}
+
+export interface HistoryWindowPolicy {
+  select(request: HistoryWindowRequest): HistoryWindow;
+}
+
+/**
+ * Keeps the newest history that fits, unit by unit. Never splits a tool call
+ * from its results; always keeps the leading system messages, the task anchor
+ * (the latest real user request), the latest checkpoint, the newest step and
+ * every open unit. When those alone do not fit, fails before any provider call.
+ */
+export class AtomicHistoryWindowPolicy implements HistoryWindowPolicy {
+  select(request: HistoryWindowRequest): HistoryWindow {
+    const units = buildHistoryUnits(request.messages);
+    const costs = units.map((unit) => unit.messages.reduce((total, message) => total + request.count(message), 0));
+    const pinned = pinnedUnits(units);
+    let pinnedTokens = 0;
+    for (const index of pinned) pinnedTokens += costs[index]!;
+    if (pinnedTokens > request.budgetTokens) {
+      throw new ContextBudgetError({
+        code: 'CONTEXT_WINDOW_MUST_KEEP_OVER_BUDGET',
+        requiredTokens: pinnedTokens,
+        availableTokens: request.budgetTokens,
+        message: `the messages the window must keep (task anchor, checkpoint, newest step, open tool calls: ${pinned.size} units) need ${pinnedTokens} tokens but only ${request.budgetTokens} are left for history`,
+      });
+    }
+    const kept = new Set(pinned);
+    let remaining = request.budgetTokens - pinnedTokens;
+    for (let index = units.length - 1; index >= 0; index -= 1) {
+      if (kept.has(index)) continue;
+      if (costs[index]! > remaining) break;
+      kept.add(index);
+      remaining -= costs[index]!;
+    }
+    // Providers want the conversation to open with a user turn: shed unpinned
+    // units that would open it otherwise.
+    for (let index = 0; index < units.length; index += 1) {
+      if (!kept.has(index) || units[index]!.messages[0]!.role === 'system') continue;
+      if (units[index]!.messages[0]!.role === 'user' || pinned.has(index)) break;
+      kept.delete(index);
+      remaining += costs[index]!;
+    }
+    const messages: CanonicalMessage[] = [];
+    let keptUnits = 0;
+    for (let index = 0; index < units.length; index += 1) {
+      if (!kept.has(index)) continue;
+      keptUnits += 1;
+      messages.push(...units[index]!.messages);
+    }
+    const stats: HistoryWindowStats = {
+      historyMessages: request.messages.length,
+      keptMessages: messages.length,
+      droppedMessages: request.messages.length - messages.length,
+      keptUnits,
+      droppedUnits: units.length - keptUnits,
+      usedTokens: request.budgetTokens - remaining,
+      budgetTokens: request.budgetTokens,
+    };
+    const diagnostics: ContextDiagnostic[] =
+      stats.droppedUnits > 0
+        ? [{ code: 'CONTEXT_HISTORY_WINDOWED', severity: 'info', message: `window kept ${keptUnits} of ${units.length} history units (${messages.length} of ${request.messages.length} messages) in ${stats.usedTokens} of ${request.budgetTokens} tokens` }]
+        : [];
+    return { messages, stats, diagnostics };
+  }
+}
+
+function pinnedUnits(units: readonly HistoryUnit[]): Set<number> {
+  const pinned = new Set<number>();
+  let anchor = -1;
+  let checkpoint = -1;
+  units.forEach((unit, index) => {
+    const first = unit.messages[0]!;
+    if (first.role === 'system' && (index === 0 || pinned.has(index - 1))) pinned.add(index);
+    if (isOpenUnit(unit)) pinned.add(index);
+    if (isTaskAnchorCandidate(first)) anchor = index;
+    if (first.role === 'user' && first.checkpoint === true) checkpoint = index;
+  });
+  if (anchor >= 0) pinned.add(anchor);
+  if (checkpoint >= 0) pinned.add(checkpoint);
+  if (units.length > 0) pinned.add(units.length - 1);
+  return pinned;
+}

@@ -1,0 +1,101 @@
+import type { ContextDiagnostic, ContributedMessage, DataAttachment } from './contributor.js';
+import { buildHistoryUnits } from './history-units.js';
+import type { CanonicalHistory, CanonicalMessage, ToolResultMessage, UserMessage } from './messages.js';
+
+export interface ComposedMessages {
+  /** History as the model may see it: orphans and interrupted calls made valid. */
+  readonly history: readonly CanonicalMessage[];
+  /** Call-local messages, sent after the history and never written back. */
+  readonly callLocal: readonly UserMessage[];
+  readonly diagnostics: readonly ContextDiagnostic[];
+}
+
+export interface ContextMessageComposer {
+  compose(options: { history: CanonicalHistory; messages: readonly ContributedMessage[]; attachments: readonly DataAttachment[] }): ComposedMessages;
+}
+
+const WRAPPER_TAGS = /<(\/?)(attachment|context_message|tool_output)/gi;
+
+/** Escapes markup that could close or open a wrapper, so data cannot break out of it. */
+export function escapeWrapped(content: string): string {
+  return content.replace(WRAPPER_TAGS, '&lt;$1$2');
+}
+
+function attribute(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+}
+
+/** A hidden, call-local user message whose text is data, never instructions. */
+export function dataOnlyMessage(content: string): UserMessage {
+  return { role: 'user', content, hidden: true, authority: 'data_only' };
+}
+
+export function wrapAttachment(attachment: DataAttachment): UserMessage {
+  return dataOnlyMessage(
+    `<attachment id="${attribute(attachment.id)}" source="${attribute(attachment.source)}" trust="${attachment.trust}" authority="data_only">\n${escapeWrapped(attachment.content)}\n</attachment>`,
+  );
+}
+
+export function wrapContributedMessage(message: ContributedMessage): UserMessage {
+  return dataOnlyMessage(`<context_message id="${attribute(message.id)}" authority="data_only">\n${escapeWrapped(message.content)}\n</context_message>`);
+}
+
+function orphanAsData(result: ToolResultMessage): UserMessage {
+  return dataOnlyMessage(
+    `<tool_output tool="${attribute(result.toolName)}" call_id="${attribute(result.toolCallId)}" status="unmatched" authority="data_only">\n${escapeWrapped(result.content)}\n</tool_output>`,
+  );
+}
+
+/** The result a provider needs for a call that was interrupted before it answered. */
+export function interruptedResult(callId: string, toolName: string): ToolResultMessage {
+  return { role: 'tool', toolCallId: callId, toolName, content: '[no result: this tool call was interrupted before it finished]', isError: true };
+}
+
+/**
+ * Contributor messages go in the user role only, wrapped and marked
+ * data_only; attachments are wrapped with their source and trust. A tool
+ * result that answers no call is never sent as a tool message: it becomes a
+ * data_only observation. A call left unanswered before later messages gets an
+ * "interrupted" error result; only the newest step may stay open.
+ */
+export class DefaultContextMessageComposer implements ContextMessageComposer {
+  compose(options: { history: CanonicalHistory; messages: readonly ContributedMessage[]; attachments: readonly DataAttachment[] }): ComposedMessages {
+    const diagnostics: ContextDiagnostic[] = [];
+    const units = buildHistoryUnits(options.history);
+    const history: CanonicalMessage[] = [];
+    let conversationStarted = false;
+    units.forEach((unit, unitIndex) => {
+      const first = unit.messages[0]!;
+      if (unit.kind === 'orphan-result') {
+        const result = first as ToolResultMessage;
+        diagnostics.push({
+          code: 'CONTEXT_ORPHAN_TOOL_RESULT',
+          severity: 'warning',
+          subject: `history[${unit.start}]`,
+          message: `tool result at history[${unit.start}] (call id "${result.toolCallId}", tool "${result.toolName}") answers no pending call; sent as a data_only observation instead`,
+        });
+        history.push(orphanAsData(result));
+        conversationStarted = true;
+        return;
+      }
+      if (first.role === 'system' && conversationStarted) {
+        diagnostics.push({ code: 'CONTEXT_SYSTEM_MESSAGE_MOVED', severity: 'info', subject: `history[${unit.start}]`, message: `system message at history[${unit.start}] comes after the conversation started; sent as a data_only user message` });
+        history.push(dataOnlyMessage(first.content));
+        return;
+      }
+      if (first.role !== 'system') conversationStarted = true;
+      history.push(...unit.messages);
+      const isNewest = unitIndex === units.length - 1;
+      if (unit.pendingCallIds.length > 0 && !isNewest) {
+        const calls = first.role === 'assistant' ? first.toolCalls ?? [] : [];
+        for (const callId of unit.pendingCallIds) {
+          const name = calls.find((call) => call.id === callId)?.name ?? 'unknown';
+          history.push(interruptedResult(callId, name));
+          diagnostics.push({ code: 'CONTEXT_INTERRUPTED_TOOL_CALL', severity: 'warning', subject: `history[${unit.start}]`, message: `tool call "${callId}" at history[${unit.start}] has no result before later messages; answered as interrupted` });
+        }
+      }
+    });
+    const callLocal = [...options.attachments.map(wrapAttachment), ...options.messages.map(wrapContributedMessage)];
+    return { history, callLocal, diagnostics };
+  }
+}
