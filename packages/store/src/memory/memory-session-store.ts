@@ -1,0 +1,87 @@
+import type { CanonicalHistory, CanonicalMessage, SessionStore, SessionVersion } from '@strata/context';
+import { SessionConflictError } from '../errors/session-conflict-error.js';
+import { StoreAccessError } from '../errors/store-access-error.js';
+import {
+  decodeMessages,
+  encodeMessages,
+  requireContextId,
+  requireVersion,
+  sessionVersion,
+  validateCompaction,
+  type SessionCompaction,
+} from '../session-codec.js';
+import { MEMORY_LOCATION } from './memory-tool-output-store.js';
+
+interface StoredVersion {
+  /** First version of the chain this version's history is built from (its own number for a replace). */
+  readonly segmentStart: number;
+  /** Messages this version added, as JSON texts; loads return fresh copies. */
+  readonly ownMessages: readonly string[];
+  readonly compaction: SessionCompaction | undefined;
+  readonly createdAt: string;
+}
+
+/** Keeps histories in this process only; same semantics as the persistent stores. */
+export function createMemorySessionStore(): SessionStore {
+  const contexts = new Map<string, StoredVersion[]>();
+  let closed = false;
+  const ensureOpen = (operation: string): void => {
+    if (closed) throw new StoreAccessError({ code: 'STORE_CLOSED', location: MEMORY_LOCATION, message: `${operation}: the memory session store is closed` });
+  };
+
+  const build = (contextId: string, version: number): SessionVersion | undefined => {
+    const versions = contexts.get(contextId) ?? [];
+    const stored = versions[version - 1];
+    if (stored === undefined) return undefined;
+    const texts = versions.slice(stored.segmentStart - 1, version).flatMap((entry) => entry.ownMessages);
+    return sessionVersion({ contextId, version, messages: decodeMessages(texts), compaction: stored.compaction, createdAt: stored.createdAt });
+  };
+
+  const add = (contextId: string, ownMessages: string[], compaction: SessionCompaction | undefined): SessionVersion => {
+    const versions = contexts.get(contextId) ?? [];
+    const version = versions.length + 1;
+    const previous = versions[versions.length - 1];
+    const segmentStart = compaction !== undefined || previous === undefined ? version : previous.segmentStart;
+    versions.push({ segmentStart, ownMessages, compaction, createdAt: new Date().toISOString() });
+    contexts.set(contextId, versions);
+    return build(contextId, version)!;
+  };
+
+  return {
+    async append(contextId: string, messages: readonly CanonicalMessage[]): Promise<SessionVersion> {
+      ensureOpen('append');
+      requireContextId(contextId, 'append');
+      return add(contextId, encodeMessages(messages, 'append'), undefined);
+    },
+    async replace(contextId: string, messages: CanonicalHistory, compaction: SessionCompaction): Promise<SessionVersion> {
+      ensureOpen('replace');
+      requireContextId(contextId, 'replace');
+      const checked = validateCompaction(compaction, 'replace');
+      const encoded = encodeMessages(messages, 'replace');
+      const newest = contexts.get(contextId)?.length ?? 0;
+      if (checked.replacedFromVersion !== newest) {
+        throw new SessionConflictError({ contextId, expectedVersion: checked.replacedFromVersion, actualVersion: newest });
+      }
+      return add(contextId, encoded, checked);
+    },
+    async load(contextId: string): Promise<SessionVersion | undefined> {
+      ensureOpen('load');
+      requireContextId(contextId, 'load');
+      const newest = contexts.get(contextId)?.length ?? 0;
+      return newest === 0 ? undefined : build(contextId, newest);
+    },
+    async versions(contextId: string): Promise<readonly number[]> {
+      ensureOpen('versions');
+      requireContextId(contextId, 'versions');
+      return Array.from({ length: contexts.get(contextId)?.length ?? 0 }, (_, index) => index + 1);
+    },
+    async loadVersion(contextId: string, version: number): Promise<SessionVersion | undefined> {
+      ensureOpen('loadVersion');
+      requireContextId(contextId, 'loadVersion');
+      return build(contextId, requireVersion(version, 'loadVersion'));
+    },
+    async close(): Promise<void> {
+      closed = true;
+    },
+  };
+}

@@ -1,0 +1,221 @@
+import { randomUUID } from 'node:crypto';
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import type { ToolOutputStore } from '@strata/context';
+import { StoreAccessError } from '../errors/store-access-error.js';
+import { StoreInputError } from '../errors/store-input-error.js';
+import { isToolOutputId } from '../tool-output-body.js';
+import { startStoreChild, runStoreChild } from './child-process.js';
+import { sampleBodies } from './sample-bodies.js';
+
+export interface StoreContractOptions<Store> {
+  /** Shown as the suite's name. */
+  readonly name: string;
+  /** A store over the same data on every call (a new connection for a persistent backend). */
+  readonly open: () => Promise<Store> | Store;
+  /** When set, the suite is skipped with this reason, printed as a `# notice:` line. */
+  readonly skip?: string;
+  /**
+   * For a persistent backend: an expression over `store` (this package's
+   * namespace) that a child process evaluates to open a store over the same
+   * data. Enables the reopen-after-exit and cross-process tests.
+   */
+  readonly childOpen?: string;
+  /**
+   * False when each `open()` makes a new, empty store (memory): tests that
+   * use two stores over the same data then use one. Default: true.
+   */
+  readonly sharesData?: boolean;
+  /** Runs of each property. Default: 40. */
+  readonly propertyRuns?: number;
+}
+
+/** Every `ToolOutputStore` passes this suite: one call per backend. */
+export function toolOutputStoreContract(options: StoreContractOptions<ToolOutputStore>): void {
+  if (options.skip !== undefined) {
+    console.log(`# notice: ${options.name} skipped: ${options.skip}`);
+    describe(options.name, { skip: options.skip }, () => undefined);
+    return;
+  }
+  const open = async (): Promise<ToolOutputStore> => options.open();
+  const contextId = (): string => `ctx-${randomUUID()}`;
+  const withStore = async (work: (store: ToolOutputStore) => Promise<void>): Promise<void> => {
+    const store = await open();
+    try {
+      await work(store);
+    } finally {
+      await store.close();
+    }
+  };
+
+  describe(options.name, () => {
+    test('put returns a reference measured from the body; get returns every field', () =>
+      withStore(async (store) => {
+        const context = contextId();
+        const body = 'line one\nline two 中文\r\nline three 😀\n';
+        const ref = await store.put({ contextId: context, toolCallId: 'call_1', toolName: 'read_file', body });
+        assert.ok(isToolOutputId(ref.id), `id ${ref.id} is shaped out_ + 26 base-32 characters`);
+        // Hand-counted: 9 + 13 + 14 = 36 UTF-16 units (😀 is two); 3 lines; 32 ASCII bytes + 6 (中文) + 4 (😀) = 42 UTF-8 bytes.
+        assert.deepEqual({ chars: ref.chars, lines: ref.lines, bytes: ref.bytes }, { chars: 36, lines: 3, bytes: 42 });
+        const stored = await store.get(ref.id);
+        assert.ok(stored);
+        assert.deepEqual(stored.ref, ref);
+        assert.equal(stored.contextId, context);
+        assert.equal(stored.toolCallId, 'call_1');
+        assert.equal(stored.toolName, 'read_file');
+        assert.equal(stored.body, body);
+        assert.ok(Number.isFinite(Date.parse(stored.createdAt)), `createdAt ${stored.createdAt} is a date`);
+      }));
+
+    test('large, binary-looking, CJK and lone-surrogate bodies round-trip byte-exact', () =>
+      withStore(async (store) => {
+        const context = contextId();
+        for (const sample of sampleBodies()) {
+          const ref = await store.put({ contextId: context, toolCallId: `call_${sample.name}`, toolName: 'tool', body: sample.body });
+          assert.equal(ref.chars, sample.body.length, sample.name);
+          assert.equal(ref.bytes, Buffer.byteLength(sample.body, 'utf8'), sample.name);
+          const stored = await store.get(ref.id);
+          assert.ok(stored, sample.name);
+          // Compare code unit by code unit: equal strings, equal UTF-16 bytes.
+          assert.ok(Buffer.from(stored.body, 'utf16le').equals(Buffer.from(sample.body, 'utf16le')), `${sample.name} differs`);
+          assert.deepEqual(stored.ref, ref, sample.name);
+        }
+      }));
+
+    test('any sequence of UTF-16 code units round-trips (property)', () =>
+      withStore(async (store) => {
+        const context = contextId();
+        const codeUnit = fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code));
+        await fc.assert(
+          fc.asyncProperty(fc.string({ unit: codeUnit, maxLength: 300 }), async (body) => {
+            const ref = await store.put({ contextId: context, toolCallId: 'call_property', toolName: 'tool', body });
+            const stored = await store.get(ref.id);
+            return stored !== undefined && stored.body === body && stored.ref.chars === body.length;
+          }),
+          { numRuns: options.propertyRuns ?? 40 },
+        );
+      }));
+
+    test('line counting: empty is 0, a trailing newline closes the last line, CRLF counts once', () =>
+      withStore(async (store) => {
+        const context = contextId();
+        const cases: ReadonlyArray<readonly [string, number]> = [['', 0], ['a', 1], ['a\n', 1], ['a\nb', 2], ['\n', 1], ['a\r\nb\r\n', 2], ['a\rb', 1], ['\n\n', 2]];
+        for (const [body, lines] of cases) {
+          const ref = await store.put({ contextId: context, toolCallId: 'call_lines', toolName: 'tool', body });
+          assert.equal(ref.lines, lines, JSON.stringify(body));
+        }
+      }));
+
+    test('an unknown or malformed reference gives undefined', () =>
+      withStore(async (store) => {
+        assert.equal(await store.get('out_0000000000zzzzzzzzzzzzzzzz'), undefined);
+        assert.equal(await store.get('not-an-id'), undefined);
+        assert.equal(await store.get(''), undefined);
+      }));
+
+    test('every put gets its own reference, even for the same body', () =>
+      withStore(async (store) => {
+        const context = contextId();
+        const first = await store.put({ contextId: context, toolCallId: 'call_a', toolName: 'tool', body: 'same' });
+        const second = await store.put({ contextId: context, toolCallId: 'call_b', toolName: 'tool', body: 'same' });
+        assert.notEqual(first.id, second.id);
+        assert.equal((await store.get(first.id))?.toolCallId, 'call_a');
+        assert.equal((await store.get(second.id))?.toolCallId, 'call_b');
+      }));
+
+    test('200 parallel puts on one store, and parallel puts from two stores, all land', async () => {
+      const context = contextId();
+      const first = await open();
+      const second = options.sharesData === false ? first : await open();
+      try {
+        const bodies = Array.from({ length: 200 }, (_, index) => `body ${index} ${'中'.repeat(index)}\u0000${index}`);
+        const refs = await Promise.all(
+          bodies.map((body, index) => (index % 3 === 0 ? second : first).put({ contextId: context, toolCallId: `call_${index}`, toolName: 'tool', body })),
+        );
+        assert.equal(new Set(refs.map((ref) => ref.id)).size, bodies.length);
+        const readBack = await Promise.all(refs.map((ref, index) => (index % 2 === 0 ? first : second).get(ref.id)));
+        readBack.forEach((stored, index) => assert.equal(stored?.body, bodies[index], `body ${index}`));
+      } finally {
+        await first.close();
+        await second.close();
+      }
+    });
+
+    test('bad input is refused naming the field, and earlier bodies stay readable', () =>
+      withStore(async (store) => {
+        const context = contextId();
+        const kept = await store.put({ contextId: context, toolCallId: 'call_kept', toolName: 'tool', body: 'kept' });
+        const attempts: ReadonlyArray<readonly [string, () => Promise<unknown>]> = [
+          ['contextId', () => store.put({ contextId: '', toolCallId: 'call', toolName: 'tool', body: 'x' })],
+          ['toolCallId', () => store.put({ contextId: context, toolCallId: 'bad\u0000id', toolName: 'tool', body: 'x' })],
+          ['toolName', () => store.put({ contextId: context, toolCallId: 'call', toolName: 'bad\ud800', body: 'x' })],
+          ['body', () => store.put({ contextId: context, toolCallId: 'call', toolName: 'tool', body: 42 as unknown as string })],
+        ];
+        for (const [field, attempt] of attempts) {
+          await assert.rejects(attempt(), (error: unknown) => StoreInputError.isInstance(error) && error.culprit === field && error.kind === 'input', field);
+        }
+        assert.equal((await store.get(kept.id))?.body, 'kept');
+      }));
+
+    test('a closed store refuses work with STORE_CLOSED', async () => {
+      const store = await open();
+      const ref = await store.put({ contextId: contextId(), toolCallId: 'call', toolName: 'tool', body: 'before close' });
+      await store.close();
+      await assert.rejects(store.get(ref.id), (error: unknown) => StoreAccessError.isInstance(error) && error.code === 'STORE_CLOSED');
+      await assert.rejects(
+        store.put({ contextId: contextId(), toolCallId: 'call', toolName: 'tool', body: 'after close' }),
+        (error: unknown) => StoreAccessError.isInstance(error) && error.code === 'STORE_CLOSED',
+      );
+      await store.close();
+    });
+
+    const childOpen = options.childOpen;
+    if (childOpen !== undefined) {
+      test('bodies written by a process that has exited are read back byte-exact', async () => {
+        const context = contextId();
+        const bodies = sampleBodies()
+          .filter((sample) => sample.body.length < 1_000_000)
+          .map((sample) => sample.body);
+        const refs = (await runStoreChild({
+          childOpen,
+          input: { context, bodies },
+          work: `const refs = [];
+            for (const [index, body] of input.bodies.entries()) refs.push(await opened.put({ contextId: input.context, toolCallId: 'call_' + index, toolName: 'child', body }));
+            return refs;`,
+        })) as Array<{ id: string; chars: number }>;
+        await withStore(async (store) => {
+          for (const [index, body] of bodies.entries()) {
+            const stored = await store.get(refs[index]!.id);
+            assert.equal(stored?.body, body, `body ${index}`);
+            assert.equal(stored?.toolName, 'child');
+            assert.deepEqual(stored?.ref, refs[index]);
+          }
+        });
+      });
+
+      test('a child process and this process put at the same time; nothing is lost', async () => {
+        const context = contextId();
+        const count = 150;
+        const child = startStoreChild({
+          childOpen,
+          input: { context, count },
+          work: `const refs = await Promise.all(Array.from({ length: input.count }, (_, index) =>
+              opened.put({ contextId: input.context, toolCallId: 'child_' + index, toolName: 'child', body: 'child body ' + index })));
+            return refs.map((ref) => ref.id);`,
+        });
+        await child.ready;
+        await withStore(async (store) => {
+          child.go();
+          const ownIds = await Promise.all(
+            Array.from({ length: count }, async (_, index) => (await store.put({ contextId: context, toolCallId: `parent_${index}`, toolName: 'parent', body: `parent body ${index}` })).id),
+          );
+          const childIds = (await child.result) as string[];
+          assert.equal(new Set([...ownIds, ...childIds]).size, 2 * count);
+          for (const [index, id] of childIds.entries()) assert.equal((await store.get(id))?.body, `child body ${index}`);
+          for (const [index, id] of ownIds.entries()) assert.equal((await store.get(id))?.body, `parent body ${index}`);
+        });
+      });
+    }
+  });
+}

@@ -1,0 +1,113 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { PutToolOutput, ToolOutputRef } from '@strata/context';
+import { StoreInputError } from './errors/store-input-error.js';
+import { requireKey } from './store-key.js';
+import { isWellFormedText } from './well-formed-text.js';
+
+/**
+ * How a body is kept on disk. `utf8` for every well-formed string (the usual
+ * case, compact for ASCII); `utf16le` for a string holding a lone surrogate,
+ * which UTF-8 cannot carry: its code units are kept as they are, so even such
+ * a body round-trips byte-exact (as the same UTF-16 code units).
+ */
+export type BodyEncoding = 'utf8' | 'utf16le';
+
+export interface EncodedBody {
+  readonly encoding: BodyEncoding;
+  readonly bytes: Buffer;
+  /** SHA-256 of `bytes`, lowercase hex; checked on every read. */
+  readonly sha256: string;
+}
+
+export function encodeBody(body: string): EncodedBody {
+  const encoding: BodyEncoding = isWellFormedText(body) ? 'utf8' : 'utf16le';
+  const bytes = Buffer.from(body, encoding);
+  return { encoding, bytes, sha256: sha256Hex(bytes) };
+}
+
+/** Undefined when the bytes no longer match the checksum written with them. */
+export function decodeBody(stored: { readonly encoding: string; readonly bytes: Uint8Array; readonly sha256: string }): string | undefined {
+  const bytes = Buffer.isBuffer(stored.bytes) ? stored.bytes : Buffer.from(stored.bytes.buffer, stored.bytes.byteOffset, stored.bytes.byteLength);
+  if (sha256Hex(bytes) !== stored.sha256) return undefined;
+  if (stored.encoding !== 'utf8' && stored.encoding !== 'utf16le') return undefined;
+  return bytes.toString(stored.encoding);
+}
+
+export function sha256Hex(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/**
+ * Lines of a body: the number of `\n` plus one when the body does not end
+ * with one; an empty body has 0 lines. `\r\n` counts once; a lone `\r` is not
+ * a line break.
+ */
+export function countLines(body: string): number {
+  if (body.length === 0) return 0;
+  let lines = 0;
+  let index = body.indexOf('\n');
+  while (index !== -1) {
+    lines += 1;
+    index = body.indexOf('\n', index + 1);
+  }
+  return body.endsWith('\n') ? lines : lines + 1;
+}
+
+/**
+ * The reference fields of a body other than its id. `chars` is the UTF-16
+ * length; `bytes` the UTF-8 length as sent to a provider (a lone surrogate
+ * counts as the 3 bytes of U+FFFD, which is what UTF-8 encoders put there).
+ */
+export function measureToolOutput(body: string): Omit<ToolOutputRef, 'id'> {
+  return { chars: body.length, lines: countLines(body), bytes: Buffer.byteLength(body, 'utf8') };
+}
+
+const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
+
+/**
+ * A new reference id: `out_`, 10 base-32 characters of the creation time in
+ * milliseconds, then 16 of randomness (80 bits). Ids sort by creation time
+ * and are unique across processes and machines without coordination; they
+ * are not derived from the content, so two puts of the same body get two
+ * references, each naming its own tool call.
+ */
+export function newToolOutputId(nowMs: number = Date.now()): string {
+  let time = '';
+  let remaining = Math.floor(nowMs);
+  for (let index = 0; index < 10; index += 1) {
+    time = CROCKFORD[remaining % 32]! + time;
+    remaining = Math.floor(remaining / 32);
+  }
+  const random = randomBytes(10);
+  let tail = '';
+  // 80 bits as 16 base-32 digits: 5 bits per digit.
+  let buffer = 0;
+  let bits = 0;
+  for (const byte of random) {
+    buffer = (buffer << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      tail += CROCKFORD[(buffer >> (bits - 5)) & 31]!;
+      bits -= 5;
+    }
+    buffer &= (1 << bits) - 1;
+  }
+  return `out_${time}${tail}`;
+}
+
+const ID_PATTERN = /^out_[0-9a-hjkmnp-tv-z]{26}$/;
+
+/** True for a string shaped like an id `newToolOutputId` makes. */
+export function isToolOutputId(value: string): boolean {
+  return ID_PATTERN.test(value);
+}
+
+/** Checks what `put` receives; a body may be any string, even empty. */
+export function validatePut(output: PutToolOutput): void {
+  for (const field of ['contextId', 'toolCallId', 'toolName'] as const) {
+    requireKey(output[field], { field, operation: 'put' });
+  }
+  if (typeof output.body !== 'string') {
+    throw new StoreInputError({ code: 'STORE_FIELD_INVALID', culprit: 'body', message: `put: body must be a string (tool call ${output.toolCallId})` });
+  }
+}
