@@ -1,0 +1,36 @@
+import { StrataError, markerCheck } from '@strata/context';
+import type { ProviderFailureDetails } from './provider-error.js';
+
+const MARKER = Symbol.for('strata.error.ContextOverflowError');
+
+/**
+ * The provider rejected the request because the prompt does not fit the
+ * model's context window (OpenAI `context_length_exceeded`, Anthropic
+ * "prompt is too long", an OpenAI-compatible server's overflow message).
+ * Never retried by the model layer: the runtime's overflow recovery compacts
+ * and tries again. The token figures are parsed from the provider's message
+ * when it states them.
+ */
+export class ContextOverflowError extends StrataError {
+  readonly [MARKER] = true;
+  readonly provider: string;
+  readonly statusCode: number | undefined;
+  readonly responseBody: string | undefined;
+  /** Tokens the request needed, when the provider said. */
+  readonly requestedTokens: number | undefined;
+  /** The context window the provider enforced, when it said. */
+  readonly limitTokens: number | undefined;
+
+  constructor(options: ProviderFailureDetails & { message: string; requestedTokens?: number; limitTokens?: number }) {
+    super({ name: 'ContextOverflowError', kind: 'provider', message: options.message, cause: options.cause });
+    this.provider = options.provider;
+    this.statusCode = options.statusCode;
+    this.responseBody = options.responseBody;
+    this.requestedTokens = options.requestedTokens;
+    this.limitTokens = options.limitTokens;
+  }
+
+  static override isInstance(error: unknown): error is ContextOverflowError {
+    return markerCheck(MARKER)(error);
+  }
+}
