@@ -87,7 +87,7 @@ export function readSnapshotV1(
     throw new ContextWorkspaceInputError({
       code: 'WORKSPACE_UNSUPPORTED_SNAPSHOT',
       field: 'snapshot.version',
-      message: `snapshot must have format "${CONTEXT_WORKSPACE_SNAPSHOT_FORMAT}" and version 1, got format ${describe(snapshot.format)} version ${describe(snapshot.version)}`,
+      message: `snapshot.version must be 1 with format "${CONTEXT_WORKSPACE_SNAPSHOT_FORMAT}", got version ${describe(snapshot.version)} with format ${describe(snapshot.format)}`,
     });
   }
   requireNumberInRange(snapshot.takenAtMs, { field: 'takenAtMs', min: -Number.MAX_VALUE, max: Number.MAX_VALUE });
