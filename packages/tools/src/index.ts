@@ -12,3 +12,8 @@ export * from './registry/tool-registry.js';
 export * from './registry/tool-search.js';
 export * from './registry/search-tools-tool.js';
 export * from './registry/zod-tool.js';
+export * from './tool-output/read-arguments.js';
+export { LineIndex, splitsSurrogatePair, pairSafeOffset } from './tool-output/line-index.js';
+export * from './tool-output/read-tool-output.js';
+export * from './tool-output/read-tool-output-tool.js';
+export * from './tool-output/store-tool-result.js';

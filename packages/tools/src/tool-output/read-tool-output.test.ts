@@ -1,0 +1,181 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { type ReadToolOutputAnswer, nextArgumentsOf, readToolOutput } from './read-tool-output.js';
+import type { ReadToolOutputArguments } from './read-arguments.js';
+import { splitsSurrogatePair } from './line-index.js';
+
+const REF = 'out_7f3a';
+
+function answer(body: string, request: Omit<ReadToolOutputArguments, 'ref'>, maxChars?: number): ReadToolOutputAnswer {
+  const result = readToolOutput({ body, arguments: { ref: REF, ...request }, ...(maxChars === undefined ? {} : { maxChars }) });
+  assert.ok(result.ok, result.ok ? '' : result.message);
+  return result;
+}
+
+/** Follows the `next:` instruction in each header, as a model would, and joins the text after the headers. */
+function reassemble(body: string, first: ReadToolOutputArguments, maxChars: number): { text: string; parts: number } {
+  let request: ReadToolOutputArguments | undefined = first;
+  let text = '';
+  let parts = 0;
+  while (request !== undefined) {
+    const result = readToolOutput({ body, arguments: request, maxChars });
+    assert.ok(result.ok, result.ok ? '' : result.message);
+    assert.ok(result.content.length <= maxChars, `content of ${result.content.length} chars exceeds ${maxChars}`);
+    const newline = result.content.indexOf('\n');
+    const shown = result.content.slice(newline + 1);
+    assert.equal(shown, result.text);
+    assert.deepEqual(nextArgumentsOf(result.content), result.next);
+    if (result.slice !== undefined) {
+      assert.equal(result.slice.start, text.length, 'parts are contiguous');
+      assert.equal(splitsSurrogatePair(body, result.slice.end), false);
+    }
+    text += shown;
+    parts += 1;
+    request = result.next;
+    assert.ok(parts <= body.length + 2, 'the chain always advances');
+  }
+  return { text, parts };
+}
+
+test('line ranges: whole lines within the bound, and the exact arguments for the next part', () => {
+  const body = Array.from({ length: 300 }, (_, index) => `line ${index + 1}: ${'·'.repeat(40)}`).join('\n');
+  const first = answer(body, { lines: { start: 1 } }, 1_000);
+  assert.ok(first.text.startsWith('line 1: '));
+  assert.ok(first.text.endsWith('\n'));
+  const shownLines = first.text.split('\n').length - 1;
+  assert.deepEqual(first.next, { ref: REF, lines: { start: shownLines + 1 } });
+  assert.equal(first.content.split('\n')[0], `[read_tool_output "${REF}": lines 1-${shownLines} of 300 (chars 0-${first.text.length} of ${body.length})] next: {"ref":"${REF}","lines":{"start":${shownLines + 1}}}`);
+
+  const bounded = answer(body, { lines: { start: 10, end: 12 } });
+  assert.equal(bounded.text, [10, 11, 12].map((line) => `line ${line}: ${'·'.repeat(40)}\n`).join(''));
+  assert.deepEqual(bounded.next, { ref: REF, lines: { start: 13 } });
+  const last = answer(body, { lines: { start: 300 } });
+  assert.equal(last.next, undefined);
+  assert.match(last.content.split('\n')[0]!, /end of output$/);
+});
+
+test('an over-wide line continues by character range, then back to lines', () => {
+  const wide = JSON.stringify({ rows: Array.from({ length: 400 }, (_, index) => ({ id: index, city: '東京' })) });
+  const body = `head\n${wide}\ntail\n`;
+  const first = answer(body, { lines: { start: 2 } }, 1_000);
+  assert.equal(first.mode, 'lines');
+  assert.match(first.description, /^line 2 of 3 is \d+ chars wide, shown in part: chars 5-/);
+  assert.deepEqual(first.next, { ref: REF, chars: { start: first.slice!.end } });
+  const { text } = reassemble(body, { ref: REF, lines: { start: 1 } }, 1_000);
+  assert.equal(text, body);
+  // The part that finishes the wide line hands back to line ranges.
+  let request: ReadToolOutputArguments | undefined = first.next;
+  let handBack: ReadToolOutputArguments | undefined;
+  while (request?.chars !== undefined) {
+    const part = answer(body, { chars: request.chars }, 1_000);
+    request = part.next;
+    handBack = part.next;
+  }
+  assert.deepEqual(handBack, { ref: REF, lines: { start: 3 } });
+});
+
+test('character ranges never split a surrogate pair', () => {
+  const body = '😀'.repeat(3_000);
+  const part = answer(body, { chars: { start: 1 } }, 1_000);
+  assert.equal(part.slice!.start, 0, 'a start inside a pair moves to the pair start');
+  assert.equal(part.slice!.end % 2, 0);
+  const odd = answer(body, { chars: { start: 0, end: 5 } });
+  assert.equal(odd.text, '😀😀');
+  assert.deepEqual(odd.next, { ref: REF, chars: { start: 4, end: 5 } });
+  assert.equal(answer(body, { chars: { start: 4, end: 5 } }).text, '😀');
+});
+
+test('query: matching lines with context, line numbers, and a fromLine to continue', () => {
+  const body = Array.from({ length: 100 }, (_, index) => (index % 10 === 4 ? `row ${index + 1} ERROR disk full` : `row ${index + 1} ok`)).join('\n');
+  const result = answer(body, { query: 'ERROR' });
+  assert.equal(result.mode, 'query');
+  assert.match(result.description, /^10 lines contain "ERROR"; showing 10 with 2 lines of context/);
+  const lines = result.text.split('\n');
+  assert.deepEqual(lines.slice(0, 6), ['   3: row 3 ok', '   4: row 4 ok', '>  5: row 5 ERROR disk full', '   6: row 6 ok', '   7: row 7 ok', '--']);
+  assert.equal(result.next, undefined);
+
+  const paged = answer(body, { query: 'ERROR' }, 1_000);
+  assert.ok(paged.next !== undefined);
+  assert.equal(paged.next.query, 'ERROR');
+  const following = answer(body, { query: 'ERROR', fromLine: paged.next.fromLine! }, 1_000);
+  assert.ok(following.text.includes(`>${String(paged.next.fromLine).padStart(3)}: row ${paged.next.fromLine} ERROR`));
+
+  const insensitive = answer(body, { query: 'error', ignoreCase: true, fromLine: 90 });
+  assert.match(insensitive.description, /^1 line from line 90 on contains "error" \(ignoring case\)/);
+  // A query that itself holds the header's marker still yields parseable next arguments.
+  const tricky = answer(`${'x] next: y\n'.repeat(400)}`, { query: 'x] next: y' }, 1_000);
+  assert.deepEqual(nextArgumentsOf(tricky.content), tricky.next);
+  assert.equal(tricky.next?.query, 'x] next: y');
+  const none = answer(body, { query: 'segfault' });
+  assert.equal(none.text, '');
+  assert.match(none.description, /^no line contains "segfault"; the output has 100 lines; read by range with/);
+});
+
+test('query: a match on an over-wide line is shown around the match with its body offsets', () => {
+  const body = `${'a'.repeat(5_000)}NEEDLE${'b'.repeat(5_000)}\nshort`;
+  const result = answer(body, { query: 'NEEDLE' });
+  const first = result.text.split('\n')[0]!;
+  assert.ok(first.startsWith('>1: …'));
+  assert.ok(first.includes('NEEDLE'));
+  assert.match(first, /\[line is 10006 chars; shown: chars 4880-5200 of the output\]$/);
+  assert.ok(result.content.length < 1_000);
+});
+
+test('bad arguments are structured failures', () => {
+  const body = 'one\ntwo\n';
+  const failures: ReadonlyArray<[Omit<ReadToolOutputArguments, 'ref'>, string]> = [
+    [{ query: 'x', lines: { start: 1 } }, 'TOOL_OUTPUT_ARGUMENTS_INVALID'],
+    [{ fromLine: 2 }, 'TOOL_OUTPUT_ARGUMENTS_INVALID'],
+    [{ lines: { start: 0 } }, 'TOOL_OUTPUT_ARGUMENTS_INVALID'],
+    [{ lines: { start: 3 } }, 'TOOL_OUTPUT_RANGE_INVALID'],
+    [{ lines: { start: 2, end: 1 } }, 'TOOL_OUTPUT_RANGE_INVALID'],
+    [{ chars: { start: 8 } }, 'TOOL_OUTPUT_RANGE_INVALID'],
+    [{ chars: { start: 2, end: 2 } }, 'TOOL_OUTPUT_RANGE_INVALID'],
+    [{ query: '' }, 'TOOL_OUTPUT_ARGUMENTS_INVALID'],
+  ];
+  for (const [request, code] of failures) {
+    const result = readToolOutput({ body, arguments: { ref: REF, ...request } });
+    assert.equal(result.ok, false, JSON.stringify(request));
+    if (!result.ok) assert.equal(result.code, code, JSON.stringify(request));
+  }
+  const empty = answer('', {});
+  assert.equal(empty.text, '');
+  assert.equal(empty.next, undefined);
+});
+
+const piece = fc.oneof(
+  fc.constantFrom('\n', '\r\n', '😀', '中文字符', '𠀀𠀁', '{"k":[1,2,3]}', ' ', 'é'),
+  fc.string({ unit: 'grapheme', maxLength: 40 }),
+  fc.string({ unit: 'binary', maxLength: 20 }),
+  fc.tuple(fc.constantFrom('x', '😀', '中', '"a":1,'), fc.integer({ min: 1, max: 1_500 })).map(([unit, count]) => unit.repeat(count)),
+);
+const bodies = fc.array(piece, { maxLength: 60 }).map((pieces) => pieces.join(''));
+
+test('property: following "next" from lines or chars reproduces the body exactly, within the bound', () => {
+  fc.assert(
+    fc.property(bodies, fc.integer({ min: 1_000, max: 2_500 }), fc.boolean(), (body, maxChars, byChars) => {
+      const first: ReadToolOutputArguments = byChars ? { ref: REF, chars: { start: 0 } } : { ref: REF, lines: { start: 1 } };
+      const { text } = reassemble(body, first, maxChars);
+      assert.equal(text, body);
+    }),
+    { numRuns: 300 },
+  );
+});
+
+test('property: a character range with any start and end never splits a surrogate pair', () => {
+  fc.assert(
+    fc.property(bodies, fc.integer({ min: 1_000, max: 1_500 }), fc.nat(), fc.nat(), (body, maxChars, startSeed, lengthSeed) => {
+      if (body.length === 0) return;
+      const start = startSeed % body.length;
+      const end = start + 1 + (lengthSeed % 3_000);
+      const result = readToolOutput({ body, arguments: { ref: REF, chars: { start, end } }, maxChars });
+      assert.ok(result.ok, result.ok ? '' : result.message);
+      assert.equal(splitsSurrogatePair(body, result.slice!.start), false);
+      assert.equal(splitsSurrogatePair(body, result.slice!.end), false);
+      assert.ok(result.slice!.end > result.slice!.start);
+      assert.equal(result.text, body.slice(result.slice!.start, result.slice!.end));
+    }),
+    { numRuns: 300 },
+  );
+});
