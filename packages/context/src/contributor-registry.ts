@@ -149,8 +149,8 @@ export class ContextContributorRegistry {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const cutOff = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        timeout.abort();
         reject(new TimeoutMarker());
+        timeout.abort();
       }, timeoutMs);
       signal.addEventListener('abort', () => reject(signal.reason), { once: true });
     });

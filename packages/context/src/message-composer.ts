@@ -14,6 +14,9 @@ export interface ContextMessageComposer {
   compose(options: { history: CanonicalHistory; messages: readonly ContributedMessage[]; attachments: readonly DataAttachment[] }): ComposedMessages;
 }
 
+/** What an empty user message becomes: providers reject empty text. */
+export const EMPTY_USER_TEXT = '[empty message]';
+
 const WRAPPER_TAGS = /<(\/?)(attachment|context_message|tool_output)/gi;
 
 /** Escapes markup that could close or open a wrapper, so data cannot break out of it. */
@@ -84,6 +87,12 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
         return;
       }
       if (first.role !== 'system') conversationStarted = true;
+      if ((first.role === 'user' || (first.role === 'assistant' && unit.kind === 'message')) && first.content.trim() === '') {
+        // Providers reject empty text turns (Anthropic even whitespace): keep a user turn visible, drop an empty answer.
+        diagnostics.push({ code: 'CONTEXT_EMPTY_MESSAGE', severity: 'info', subject: `history[${unit.start}]`, message: `${first.role} message at history[${unit.start}] has no text; ${first.role === 'user' ? 'sent as "[empty message]"' : 'left out'}` });
+        if (first.role === 'user') history.push({ ...first, content: EMPTY_USER_TEXT });
+        return;
+      }
       history.push(...unit.messages);
       const isNewest = unitIndex === units.length - 1;
       if (unit.pendingCallIds.length > 0 && !isNewest) {

@@ -1,0 +1,108 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { toOpenAIChat } from './adapters/openai-chat.js';
+import { ConservativeTokenEstimator } from './conservative-token-estimator.js';
+import { ContextContributorRegistry } from './contributor-registry.js';
+import { resolveContextBudget } from './context-configuration.js';
+import { createContextAssembler } from './default-pipeline.js';
+import { ContextBudgetError } from './errors/context-budget-error.js';
+import { AtomicHistoryWindowPolicy } from './history-window.js';
+import { EMPTY_USER_TEXT } from './message-composer.js';
+import { buildHistoryUnits, isTaskAnchorCandidate } from './history-units.js';
+import type { CanonicalMessage } from './messages.js';
+import { historyArbitrary } from './testing/history-arbitrary.js';
+import { loadProviderRules } from './testing/shared-data.js';
+
+const rules = await loadProviderRules();
+const tools = [{ name: 'search', description: 'Searches the corpus.', parameters: { type: 'object', properties: { query: { type: 'string' } } } }];
+
+function assemblerFor(capTokens: number) {
+  const registry = new ContextContributorRegistry();
+  registry.register({ id: 'identity', scopes: ['main'], required: true, contribute: () => ({ sections: [{ id: 'identity.core', slot: 'identity', content: 'You are Strata test agent.' }] }) });
+  return createContextAssembler({
+    registry,
+    budget: resolveContextBudget({ modelMaxTokens: capTokens + 1_000, outputReserveTokens: 1_000, systemPromptTokens: 200, attachmentTokens: 100, contributedMessageTokens: 100 }),
+  });
+}
+
+function lastAnchor(history: readonly CanonicalMessage[]): CanonicalMessage | undefined {
+  return history.findLast(isTaskAnchorCandidate);
+}
+
+test('the window never splits a unit, keeps anchor and open units, fits the cap, leaves history untouched', async () => {
+  const estimator = new ConservativeTokenEstimator();
+  const seen = { windowed: 0, refused: 0, checkedByOracle: 0 };
+  await fc.assert(
+    fc.asyncProperty(historyArbitrary({ open: true }), fc.integer({ min: 600, max: 8_000 }), async (history, cap) => {
+      const before = structuredClone(history);
+      const assembler = assemblerFor(cap);
+      let assembled;
+      try {
+        assembled = await assembler.assemble({ contextId: 'c1', turn: 1, history, tools });
+      } catch (error) {
+        assert.ok(ContextBudgetError.isInstance(error), `unexpected ${String(error)}`);
+        assert.deepEqual(history, before);
+        seen.refused += 1;
+        return;
+      }
+      assert.deepEqual(history, before, 'assembly never mutates the canonical history');
+      const sent = assembled.input.messages;
+      if (assembled.trace.renderedContext!.window.droppedUnits > 0) seen.windowed += 1;
+      const total = sent.reduce((sum, message) => sum + estimator.countMessage(message), 0) + tools.reduce((sum, tool) => sum + estimator.countTool(tool), 0);
+      assert.ok(total <= cap, `estimated ${total} exceeds cap ${cap}`);
+
+      const sentSet = new Set(sent);
+      for (const unit of buildHistoryUnits(history)) {
+        const keptCount = unit.messages.filter((message) => sentSet.has(message)).length;
+        assert.ok(keptCount === 0 || keptCount === unit.messages.length, `unit at ${unit.start} was split`);
+        if (unit.pendingCallIds.length > 0) assert.equal(keptCount, unit.messages.length, 'an open unit was dropped');
+      }
+      // An empty text turn is the one thing the composer rewrites (user) or leaves out (assistant): providers reject it.
+      const rewritten = (message: CanonicalMessage) => message.role !== 'tool' && message.content.trim() === '' && !(message.role === 'assistant' && message.toolCalls?.length);
+      const anchor = lastAnchor(history);
+      if (anchor) assert.ok(sentSet.has(anchor) || (rewritten(anchor) && sent.some((message) => message.role === 'user' && message.content === EMPTY_USER_TEXT)), 'the task anchor was dropped');
+      const newest = history.at(-1)!;
+      assert.ok(sentSet.has(newest) || rewritten(newest), 'the newest step was dropped');
+
+      const lastUnit = buildHistoryUnits(history).at(-1)!;
+      if (rules && lastUnit.pendingCallIds.length === 0) {
+        const chat = toOpenAIChat(sent);
+        assert.deepEqual(rules.violations(chat, 'openai'), []);
+        assert.deepEqual(rules.violations(chat, 'anthropic'), []);
+        seen.checkedByOracle += 1;
+      }
+    }),
+    { numRuns: 150 },
+  );
+  console.log(`# window property: ${JSON.stringify(seen)} of 150 runs`);
+  assert.ok(seen.windowed >= 30, 'too few generated histories needed windowing to test it');
+});
+
+test('must-keep messages over the budget fail clearly before any provider call', () => {
+  const policy = new AtomicHistoryWindowPolicy();
+  const history: CanonicalMessage[] = [{ role: 'user', content: '请分析这个很长的请求 '.repeat(200) }];
+  assert.throws(
+    () => policy.select({ messages: history, budgetTokens: 50, count: (message) => new ConservativeTokenEstimator().countMessage(message) }),
+    (error: unknown) => ContextBudgetError.isInstance(error) && error.code === 'CONTEXT_WINDOW_MUST_KEEP_OVER_BUDGET' && /task anchor/.test(error.message),
+  );
+});
+
+test('windowing keeps a contiguous suffix plus pinned units, and opens on a user turn', () => {
+  const history: CanonicalMessage[] = [
+    { role: 'user', content: 'first request' },
+    { role: 'assistant', content: 'first answer '.repeat(50) },
+    { role: 'user', content: 'second request' },
+    { role: 'assistant', content: '', toolCalls: [{ id: 'a', name: 'search', input: {} }, { id: 'b', name: 'search', input: {} }] },
+    { role: 'tool', toolCallId: 'a', toolName: 'search', content: 'result a' },
+    { role: 'tool', toolCallId: 'b', toolName: 'search', content: 'result b' },
+    { role: 'assistant', content: 'done' },
+  ];
+  const count = () => 10;
+  const window = new AtomicHistoryWindowPolicy().select({ messages: history, budgetTokens: 50, count });
+  assert.deepEqual(window.messages, history.slice(2));
+  assert.equal(window.stats.droppedUnits, 2);
+  // Too small for the tool step: the anchor and the newest step stay, the step goes whole.
+  const tight = new AtomicHistoryWindowPolicy().select({ messages: history, budgetTokens: 25, count });
+  assert.deepEqual(tight.messages, [history[2], history[6]]);
+});
