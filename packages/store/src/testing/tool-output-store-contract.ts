@@ -35,7 +35,7 @@ export interface StoreContractOptions<Store> {
 export function toolOutputStoreContract(options: StoreContractOptions<ToolOutputStore>): void {
   if (options.skip !== undefined) {
     console.log(`# notice: ${options.name} skipped: ${options.skip}`);
-    describe(options.name, { skip: options.skip }, () => undefined);
+    test(options.name, { skip: options.skip }, () => undefined);
     return;
   }
   const open = async (): Promise<ToolOutputStore> => options.open();
