@@ -41,6 +41,8 @@ export interface ContextAssemblerOptions {
   /** The legacy path's input (mode legacy and shadow). */
   readonly legacyInput: (request: TurnRequest) => ModelInput;
   readonly contributorTimeoutMs?: number;
+  /** Clock for contributor durations in the trace. Default: performance.now. */
+  readonly now?: () => number;
   /** Share of the cap above which final decisions use exact counts. Default 0.85. */
   readonly exactThresholdRatio?: number;
 }
@@ -198,6 +200,7 @@ export class ContextAssembler {
       history,
       signal,
       ...(this.options.contributorTimeoutMs === undefined ? {} : { timeoutMs: this.options.contributorTimeoutMs }),
+      ...(this.options.now === undefined ? {} : { now: this.options.now }),
     });
   }
 

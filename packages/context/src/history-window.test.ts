@@ -88,7 +88,7 @@ test('must-keep messages over the budget fail clearly before any provider call',
   );
 });
 
-test('windowing keeps a contiguous suffix plus pinned units, and opens on a user turn', () => {
+test('windowing keeps the newest units that fit plus pinned units, and opens on a user turn', () => {
   const history: CanonicalMessage[] = [
     { role: 'user', content: 'first request' },
     { role: 'assistant', content: 'first answer '.repeat(50) },
@@ -105,4 +105,9 @@ test('windowing keeps a contiguous suffix plus pinned units, and opens on a user
   // Too small for the tool step: the anchor and the newest step stay, the step goes whole.
   const tight = new AtomicHistoryWindowPolicy().select({ messages: history, budgetTokens: 25, count });
   assert.deepEqual(tight.messages, [history[2], history[6]]);
+  // Room for one more small unit but not the tool step: the step is skipped whole, the older answer fits.
+  const skip = new AtomicHistoryWindowPolicy().select({ messages: history, budgetTokens: 30, count });
+  assert.deepEqual(skip.messages, [history[2], history[6]], 'a kept assistant answer may not open the conversation');
+  const older = new AtomicHistoryWindowPolicy().select({ messages: [history[0]!, ...history], budgetTokens: 40, count });
+  assert.deepEqual(older.messages, [history[0], history[1], history[2], history[6]]);
 });

@@ -30,7 +30,7 @@ export interface HistoryWindowPolicy {
 }
 
 /**
- * Keeps the newest history that fits, unit by unit. Never splits a tool call
+ * Keeps the newest history that fits, unit by unit, newest first. Never splits a tool call
  * from its results; always keeps the leading system messages, the task anchor
  * (the latest real user request), the latest checkpoint, the newest step and
  * every open unit. When those alone do not fit, fails before any provider call.
@@ -54,7 +54,8 @@ export class AtomicHistoryWindowPolicy implements HistoryWindowPolicy {
     let remaining = request.budgetTokens - pinnedTokens;
     for (let index = units.length - 1; index >= 0; index -= 1) {
       if (kept.has(index)) continue;
-      if (costs[index]! > remaining) break;
+      // A unit too big for what is left is skipped whole; older, smaller ones may still fit.
+      if (costs[index]! > remaining) continue;
       kept.add(index);
       remaining -= costs[index]!;
     }
