@@ -3,8 +3,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 
 const PACKAGE_ENTRY = new URL('../index.js', import.meta.url).href;
+/** The package root, so the child resolves this package's dependencies (better-sqlite3, pg). */
+const PACKAGE_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /**
  * A running child process holding a store. `childOpen` is an expression over
@@ -29,6 +32,7 @@ export function startStoreChild(options: { readonly childOpen: string; readonly 
 import * as store from ${JSON.stringify(PACKAGE_ENTRY)};
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 const input = JSON.parse(readFileSync(process.argv[1], 'utf8'));
 const opened = await (${options.childOpen});
 process.stdout.write('ready\\n');
@@ -39,7 +43,7 @@ ${options.exitWithoutClose === true ? '' : 'await opened.close();'}
 process.stdout.write(JSON.stringify({ result: result ?? null }) + '\\n');
 process.exit(0);
 `;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', source, inputPath], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--input-type=module', '-e', source, inputPath], { cwd: PACKAGE_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const lines = createInterface({ input: child.stdout });
