@@ -17,3 +17,6 @@ export { LineIndex, splitsSurrogatePair, pairSafeOffset } from './tool-output/li
 export * from './tool-output/read-tool-output.js';
 export * from './tool-output/read-tool-output-tool.js';
 export * from './tool-output/store-tool-result.js';
+export * from './mcp/mcp-tool-name.js';
+export * from './mcp/mcp-result.js';
+export * from './mcp/mcp-connection.js';

@@ -1,0 +1,190 @@
+import type { ContextDiagnostic, JsonValue, ToolDefinition } from '@strata/context';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { McpConnectionError } from '../errors/mcp-connection-error.js';
+import { ToolDefinitionError } from '../errors/tool-definition-error.js';
+import { normalizeParameterSchema } from '../registry/parameter-schema.js';
+import type { ToolRegistration } from '../registry/tool-registry.js';
+import { describeThrown } from '../tool-error.js';
+import { type McpCallResult, type McpToolIdentity, mcpFailureOutcome, mcpResultOutcome } from './mcp-result.js';
+import { mcpToolName } from './mcp-tool-name.js';
+
+export type McpTransportConfig =
+  | {
+      readonly type: 'stdio';
+      readonly command: string;
+      readonly args?: readonly string[];
+      /** Added to the SDK's safe default environment. */
+      readonly env?: Readonly<Record<string, string>>;
+      readonly cwd?: string;
+    }
+  | {
+      readonly type: 'streamable-http';
+      readonly url: string | URL;
+      readonly headers?: Readonly<Record<string, string>>;
+    };
+
+export interface McpServerConfig {
+  /** Names the server in tool names (`mcp__<name>__<tool>`), hints and errors. */
+  readonly name: string;
+  readonly transport: McpTransportConfig;
+}
+
+export interface ConnectMcpServerOptions {
+  readonly server: McpServerConfig;
+  /** Per tool call. Default 60,000 ms. */
+  readonly callTimeoutMs?: number;
+  /** Connecting and listing tools. Default 30,000 ms. */
+  readonly connectTimeoutMs?: number;
+  readonly signal?: AbortSignal;
+}
+
+/** One connected MCP server and its tools, ready to register as deferred tools. */
+export interface McpServerConnection {
+  readonly server: string;
+  /** Deferred registrations with routing hints (server name, server title, the tool's own name and title). */
+  readonly registrations: readonly ToolRegistration[];
+  /** Tools skipped (e.g. a malformed input schema), code `MCP_TOOL_SKIPPED`. */
+  readonly diagnostics: readonly ContextDiagnostic[];
+  /** The server's own instructions, if it sent any. */
+  readonly instructions: string | undefined;
+  /** The child process id of a stdio server; undefined for HTTP. */
+  readonly pid: number | undefined;
+  /** Closes the session and, for stdio, ends the child process (stdin closed, then SIGTERM, then SIGKILL). Idempotent. */
+  close(): Promise<void>;
+}
+
+const DEFAULTS = Object.freeze({ callTimeoutMs: 60_000, connectTimeoutMs: 30_000 });
+/** Kept from a stdio server's stderr to explain a failed connection. */
+const STDERR_TAIL_CHARS = 2_000;
+
+/**
+ * Connects to an MCP server over stdio or Streamable HTTP and lists its
+ * tools. A tool call never throws: MCP `isError` results and protocol
+ * failures come back as structured tool errors. A connection that cannot be
+ * made throws `McpConnectionError` naming the server, and leaves no child
+ * process behind.
+ */
+export async function connectMcpServer(options: ConnectMcpServerOptions): Promise<McpServerConnection> {
+  const { server, callTimeoutMs, connectTimeoutMs, signal } = { ...DEFAULTS, ...options };
+  if (typeof server.name !== 'string' || server.name.trim() === '') {
+    throw new McpConnectionError({ code: 'MCP_SERVER_NAME_INVALID', server: String(server.name), message: 'an MCP server needs a non-empty name' });
+  }
+  const { transport, stderrTail } = createTransport(server.transport);
+  const client = new Client({ name: 'strata', version: '0.1.0' });
+  let closed = false;
+  client.onclose = () => {
+    closed = true;
+  };
+  const requestOptions = { timeout: connectTimeoutMs, ...(signal === undefined ? {} : { signal }) };
+
+  try {
+    await client.connect(transport, requestOptions);
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    await transport.close().catch(() => undefined);
+    const tail = stderrTail();
+    throw new McpConnectionError({
+      code: 'MCP_CONNECT_FAILED',
+      server: server.name,
+      message: `cannot connect to MCP server "${server.name}": ${describeThrown(error)}${tail === '' ? '' : `; its stderr ends with: ${tail}`}`,
+      cause: error,
+    });
+  }
+
+  const pid = transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined;
+  const close = async (): Promise<void> => {
+    closed = true;
+    await client.close();
+  };
+
+  let listed: Awaited<ReturnType<Client['listTools']>>['tools'];
+  try {
+    listed = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listTools(cursor === undefined ? {} : { cursor }, requestOptions);
+      listed.push(...page.tools);
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+  } catch (error) {
+    await close().catch(() => undefined);
+    throw new McpConnectionError({ code: 'MCP_LIST_TOOLS_FAILED', server: server.name, message: `MCP server "${server.name}" did not list its tools: ${describeThrown(error)}`, cause: error });
+  }
+
+  const serverInfo = client.getServerVersion();
+  const registrations: ToolRegistration[] = [];
+  const diagnostics: ContextDiagnostic[] = [];
+  const used = new Set<string>();
+  for (const tool of [...listed].sort((left, right) => (left.name < right.name ? -1 : 1))) {
+    let name = mcpToolName(server.name, tool.name);
+    // Sanitizing can map two tool names to one ("a.b", "a_b"): the later one gets a numeric suffix.
+    for (let suffix = 2; used.has(name); suffix += 1) name = mcpToolName(server.name, `${tool.name}_${suffix}`);
+    const identity: McpToolIdentity = { name, server: server.name, mcpTool: tool.name };
+    let parameters: Readonly<Record<string, unknown>>;
+    try {
+      parameters = normalizeParameterSchema(name, tool.inputSchema);
+    } catch (error) {
+      if (!ToolDefinitionError.isInstance(error)) throw error;
+      diagnostics.push({ code: 'MCP_TOOL_SKIPPED', severity: 'warning', subject: name, message: `MCP server "${server.name}", tool "${tool.name}": ${error.message}` });
+      continue;
+    }
+    used.add(name);
+    const definition: ToolDefinition = {
+      name,
+      description: tool.description ?? tool.title ?? `Tool "${tool.name}" of MCP server "${server.name}".`,
+      parameters,
+      concurrencySafe: tool.annotations?.readOnlyHint === true,
+      async execute(input, context) {
+        try {
+          const result = await client.callTool(
+            { name: tool.name, arguments: input as { [key: string]: JsonValue } },
+            undefined,
+            { signal: context.signal, timeout: callTimeoutMs },
+          );
+          return mcpResultOutcome(identity, result as McpCallResult);
+        } catch (error) {
+          // An abort is the run's decision, not the server's failure: the registry reports it.
+          if (context.signal.aborted) throw error;
+          return mcpFailureOutcome(identity, error, closed);
+        }
+      },
+    };
+    const hints = [server.name, `mcp server ${server.name}`, tool.name, tool.title, serverInfo?.name, serverInfo?.title].filter(
+      (hint): hint is string => typeof hint === 'string' && hint !== '',
+    );
+    registrations.push({ tool: definition, deferred: true, routingHints: [...new Set(hints)] });
+  }
+
+  return {
+    server: server.name,
+    registrations,
+    diagnostics,
+    instructions: client.getInstructions(),
+    pid,
+    close,
+  };
+}
+
+function createTransport(config: McpTransportConfig): { transport: Transport; stderrTail: () => string } {
+  if (config.type === 'streamable-http') {
+    const url = typeof config.url === 'string' ? new URL(config.url) : config.url;
+    const transport = new StreamableHTTPClientTransport(url, config.headers === undefined ? {} : { requestInit: { headers: { ...config.headers } } });
+    return { transport, stderrTail: () => '' };
+  }
+  const transport = new StdioClientTransport({
+    command: config.command,
+    args: [...(config.args ?? [])],
+    ...(config.env === undefined ? {} : { env: { ...config.env } }),
+    ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
+    stderr: 'pipe',
+  });
+  let tail = '';
+  // Drained continuously so a chatty server never blocks on a full pipe.
+  transport.stderr?.on('data', (chunk: Buffer | string) => {
+    tail = (tail + chunk.toString()).slice(-STDERR_TAIL_CHARS);
+  });
+  return { transport, stderrTail: () => tail.trim() };
+}
