@@ -36,6 +36,8 @@ export interface BlackboardWrite {
 export interface BlackboardCommit {
   readonly author: BlackboardAuthor;
   readonly writes: readonly BlackboardWrite[];
+  /** Revisions of entries to remove before the writes land (archiving); absent revisions are ignored. */
+  readonly remove?: readonly number[];
   /** When set, the commit fails with `BlackboardConflictError` unless the head is still at this revision. */
   readonly expectedRevision?: number;
 }

@@ -44,7 +44,8 @@ export class MemoryBlackboardStore implements BlackboardStore {
       throw new BlackboardConflictError({ expectedRevision: commit.expectedRevision, actualRevision: this.#revision });
     }
     const createdAt = this.#now().toISOString();
-    let next = [...this.#entries];
+    const removed = new Set(commit.remove ?? []);
+    let next = this.#entries.filter((entry) => !removed.has(entry.revision));
     let revision = this.#revision;
     const written: BlackboardEntry[] = [];
     for (const write of commit.writes) {

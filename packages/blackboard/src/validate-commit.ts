@@ -10,6 +10,11 @@ export function validateCommit(commit: BlackboardCommit): void {
   if (commit.author.kind === 'worker' && commit.author.name.length === 0) {
     throw new TagError({ culprit: 'author.name', message: 'a worker author needs a name' });
   }
+  (commit.remove ?? []).forEach((revision, index) => {
+    if (!Number.isSafeInteger(revision) || revision < 1) {
+      throw new TagError({ culprit: `remove[${index}]`, message: `remove[${index}] must be a positive integer revision, not ${String(revision)}` });
+    }
+  });
   commit.writes.forEach((write, index) => {
     try {
       assertValidTag(write.tag);

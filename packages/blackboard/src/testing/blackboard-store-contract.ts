@@ -86,6 +86,24 @@ export function runBlackboardStoreContract(options: BlackboardStoreContractOptio
     }
   });
 
+  test(`${options.name}: remove drops entries by revision in the same atomic commit`, async () => {
+    const store = await fresh();
+    try {
+      await store.commit({
+        author: { kind: 'worker', name: 'narrator' },
+        writes: [{ tag: '运行.草稿', content: '过程一' }, { tag: '运行.草稿', content: '定稿', role: 'final' }, { tag: '运行.草稿', content: '过程二' }],
+      });
+      await store.commit({ author: { kind: 'runtime' }, remove: [1, 3, 99], writes: [{ tag: '运行.草稿', content: '〔已归档〕过程二', role: 'archived' }] });
+      assert.deepEqual((await store.query(['运行.草稿'])).map((entry) => [entry.content, entry.revision, entry.author.kind]), [
+        ['定稿', 2, 'worker'],
+        ['〔已归档〕过程二', 4, 'runtime'],
+      ]);
+      await assert.rejects(store.commit({ author: { kind: 'runtime' }, remove: [0], writes: [] }), (error) => TagError.isInstance(error));
+    } finally {
+      await store.close();
+    }
+  });
+
   test(`${options.name}: a failed commit leaves the blackboard as it was`, async () => {
     const store = await fresh();
     try {

@@ -1,0 +1,41 @@
+import type { BlackboardEntry, BlackboardStore } from './blackboard-store.js';
+import { parseContextOrder, type ContextOrder } from './context-order.js';
+import type { WorkerContract } from './resolve-worker-contract.js';
+import { tagPatternWithinAny } from './tag-pattern.js';
+import { DEFAULT_WELL_KNOWN_TAGS, type WellKnownTags } from './well-known-tags.js';
+
+export interface FetchWorkerInputsOptions {
+  readonly store: BlackboardStore;
+  readonly contract: WorkerContract;
+  /**
+   * Read the projection order table and assemble in its order. Default: when
+   * the worker has segments and may read the dialogue history (a play worker).
+   */
+  readonly useContextOrder?: boolean;
+  readonly tags?: WellKnownTags;
+  readonly signal?: AbortSignal;
+}
+
+export interface WorkerInputs {
+  /** Entries within the contract's `inputTags`, oldest first. */
+  readonly entries: readonly BlackboardEntry[];
+  readonly contextOrder?: ContextOrder;
+  /** Head revision the entries were read at. */
+  readonly revision: number;
+}
+
+/**
+ * Fetches exactly the contract's whitelist (and, for play workers, the order
+ * table, which the runtime reads and the worker never sees as content).
+ */
+export async function fetchWorkerInputs(options: FetchWorkerInputsOptions): Promise<WorkerInputs> {
+  const { store, contract, signal } = options;
+  const tags = options.tags ?? DEFAULT_WELL_KNOWN_TAGS;
+  const queryOptions = signal === undefined ? {} : { signal };
+  const revision = await store.headRevision(queryOptions);
+  const entries = await store.query(contract.inputTags, queryOptions);
+  const useContextOrder = options.useContextOrder ?? (contract.segments !== undefined && tagPatternWithinAny(tags.history, contract.inputTags));
+  if (!useContextOrder) return { entries, revision };
+  const table = (await store.query([tags.contextOrder], queryOptions)).at(-1);
+  return table === undefined ? { entries, revision } : { entries, revision, contextOrder: parseContextOrder(table.content) };
+}
