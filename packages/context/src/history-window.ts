@@ -59,11 +59,18 @@ export class AtomicHistoryWindowPolicy implements HistoryWindowPolicy {
       kept.add(index);
       remaining -= costs[index]!;
     }
-    // Providers want the conversation to open with a user turn: shed unpinned
-    // units that would open it otherwise.
+    // Providers want the conversation to open with a user turn: bring back the
+    // user message before the first kept unit when it fits, else shed the
+    // unpinned units that would open the conversation otherwise.
     for (let index = 0; index < units.length; index += 1) {
       if (!kept.has(index) || units[index]!.messages[0]!.role === 'system') continue;
       if (units[index]!.messages[0]!.role === 'user' || pinned.has(index)) break;
+      const opener = previousUserUnit(units, index);
+      if (opener >= 0 && costs[opener]! <= remaining) {
+        kept.add(opener);
+        remaining -= costs[opener]!;
+        break;
+      }
       kept.delete(index);
       remaining += costs[index]!;
     }
@@ -89,6 +96,11 @@ export class AtomicHistoryWindowPolicy implements HistoryWindowPolicy {
         : [];
     return { messages, stats, diagnostics };
   }
+}
+
+function previousUserUnit(units: readonly HistoryUnit[], before: number): number {
+  for (let index = before - 1; index >= 0; index -= 1) if (units[index]!.messages[0]!.role === 'user') return index;
+  return -1;
 }
 
 function pinnedUnits(units: readonly HistoryUnit[]): Set<number> {
