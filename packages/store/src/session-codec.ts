@@ -1,4 +1,5 @@
 import type { CanonicalMessage, SessionVersion } from '@strata/context';
+import { StoreAccessError } from './errors/store-access-error.js';
 import { StoreInputError } from './errors/store-input-error.js';
 import { requireKey } from './store-key.js';
 
@@ -29,8 +30,29 @@ export function encodeMessages(messages: readonly CanonicalMessage[], operation:
   });
 }
 
-export function decodeMessages(texts: readonly string[]): CanonicalMessage[] {
-  return texts.map((text) => JSON.parse(text) as CanonicalMessage);
+/**
+ * Parses stored messages. A text that is not a JSON canonical message means
+ * the database was damaged: `STORE_CORRUPTED`, naming the store, the context
+ * and the version, instead of a history with a hole in it.
+ */
+export function decodeMessages(texts: readonly string[], where: { location: string; contextId: string; version: number }): CanonicalMessage[] {
+  return texts.map((text, index) => {
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      message = undefined;
+    }
+    const role: unknown = (message as { role?: unknown } | null | undefined)?.role;
+    if (typeof message !== 'object' || message === null || typeof role !== 'string' || !ROLES.has(role)) {
+      throw new StoreAccessError({
+        code: 'STORE_CORRUPTED',
+        location: where.location,
+        message: `session store ${where.location}: message ${index} of context "${where.contextId}" version ${where.version} is not a canonical message; the store is damaged`,
+      });
+    }
+    return message as CanonicalMessage;
+  });
 }
 
 /** Keeps only the fields of the port, checked. */

@@ -34,7 +34,7 @@ export function createMemorySessionStore(): SessionStore {
     const stored = versions[version - 1];
     if (stored === undefined) return undefined;
     const texts = versions.slice(stored.segmentStart - 1, version).flatMap((entry) => entry.ownMessages);
-    return sessionVersion({ contextId, version, messages: decodeMessages(texts), compaction: stored.compaction, createdAt: stored.createdAt });
+    return sessionVersion({ contextId, version, messages: decodeMessages(texts, { location: MEMORY_LOCATION, contextId, version }), compaction: stored.compaction, createdAt: stored.createdAt });
   };
 
   const add = (contextId: string, ownMessages: string[], compaction: SessionCompaction | undefined): SessionVersion => {

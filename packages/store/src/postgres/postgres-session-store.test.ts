@@ -1,4 +1,6 @@
-import { after } from 'node:test';
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { openStores } from '../open-stores.js';
 import { sessionStoreContract } from '../testing/session-store-contract.js';
 import { createPostgresSessionStore } from './postgres-session-store.js';
 import { dropSchema, postgresTestTarget } from './postgres-test-database.js';
@@ -14,3 +16,22 @@ sessionStoreContract({
 });
 
 if (url !== undefined) after(() => dropSchema(url, schema));
+
+if (url !== undefined) {
+  test('openStores(postgres://...?schema=) shares one pool between both stores, and data survives a new pool', async () => {
+    const withSchema = new URL(url);
+    withSchema.searchParams.set('schema', `${schema}_url`);
+    let stores = await openStores(withSchema.toString());
+    try {
+      const ref = await stores.toolOutputs.put({ contextId: 'ctx-url', toolCallId: 'call', toolName: 'tool', body: '经由 URL' });
+      await stores.sessions.append('ctx-url', [{ role: 'user', content: 'via URL' }]);
+      await stores.close();
+      stores = await openStores(withSchema.toString());
+      assert.equal((await stores.toolOutputs.get(ref.id))?.body, '经由 URL');
+      assert.deepEqual((await stores.sessions.load('ctx-url'))?.messages, [{ role: 'user', content: 'via URL' }]);
+    } finally {
+      await stores.close();
+      await dropSchema(url, `${schema}_url`);
+    }
+  });
+}

@@ -74,7 +74,7 @@ export function createPostgresSessionStore(options: PostgresStoreOptions): Sessi
     return sessionVersion({
       contextId,
       version,
-      messages: decodeMessages(texts),
+      messages: decodeMessages(texts, { location: connection.location, contextId, version }),
       compaction: row.compaction === null ? undefined : (JSON.parse(row.compaction) as SessionCompaction),
       createdAt: row.created_at.toISOString(),
     });

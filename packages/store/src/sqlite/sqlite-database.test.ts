@@ -165,3 +165,19 @@ test('a process killed mid-write loses only its open transaction, even with garb
     await store.close();
   }
 });
+
+test('a damaged session message is STORE_CORRUPTED naming the context and version; other versions load', async () => {
+  const path = freshPath();
+  const sessions = openSqliteSessionStore({ path });
+  try {
+    await sessions.append('ctx', [{ role: 'user', content: 'first' }]);
+    await sessions.replace('ctx', [{ role: 'user', content: 'summary' }], { reason: 'token-pressure', replacedFromVersion: 1, replacedMessages: 1 });
+    const raw = new Database(path);
+    raw.prepare("UPDATE strata_session_messages SET message = '{\"ro' WHERE context_id = 'ctx' AND version = 1").run();
+    raw.close();
+    await assert.rejects(sessions.loadVersion('ctx', 1), (error: unknown) => accessError('STORE_CORRUPTED', path)(error) && /"ctx" version 1/.test((error as Error).message));
+    assert.deepEqual((await sessions.load('ctx'))?.messages, [{ role: 'user', content: 'summary' }]);
+  } finally {
+    await sessions.close();
+  }
+});

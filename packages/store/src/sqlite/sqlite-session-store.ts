@@ -70,7 +70,7 @@ export function openSqliteSessionStore(options: SqliteStoreOptions): SessionStor
     return sessionVersion({
       contextId,
       version,
-      messages: decodeMessages(texts),
+      messages: decodeMessages(texts, { location: connection.path, contextId, version }),
       compaction: row.compaction === null ? undefined : (JSON.parse(row.compaction) as SessionCompaction),
       createdAt: row.created_at,
     });

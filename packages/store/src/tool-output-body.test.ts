@@ -1,0 +1,48 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { countLines, decodeBody, encodeBody, isToolOutputId, measureToolOutput, newToolOutputId } from './tool-output-body.js';
+
+test('well-formed bodies are kept as UTF-8, bodies with a lone surrogate as UTF-16LE', () => {
+  assert.equal(encodeBody('中文 ok').encoding, 'utf8');
+  assert.deepEqual([...encodeBody('中').bytes], [0xe4, 0xb8, 0xad]);
+  const lone = encodeBody('a\ud800');
+  assert.equal(lone.encoding, 'utf16le');
+  assert.deepEqual([...lone.bytes], [0x61, 0x00, 0x00, 0xd8]);
+  assert.equal(decodeBody(lone), 'a\ud800');
+});
+
+test('a body whose bytes no longer match the checksum decodes to undefined', () => {
+  const encoded = encodeBody('original');
+  const damaged = Buffer.from(encoded.bytes);
+  damaged[0] = 0x4f;
+  assert.equal(decodeBody({ ...encoded, bytes: damaged }), undefined);
+  assert.equal(decodeBody({ ...encoded, encoding: 'latin1' }), undefined);
+});
+
+test('encode then decode is the identity on any UTF-16 string (property)', () => {
+  const codeUnit = fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code));
+  fc.assert(fc.property(fc.string({ unit: codeUnit, maxLength: 200 }), (body) => decodeBody(encodeBody(body)) === body), { numRuns: 1_000 });
+});
+
+test('measureToolOutput counts UTF-16 units, lines and UTF-8 bytes (a lone surrogate as the 3 bytes of U+FFFD)', () => {
+  assert.deepEqual(measureToolOutput(''), { chars: 0, lines: 0, bytes: 0 });
+  assert.deepEqual(measureToolOutput('ab\ncd\n'), { chars: 6, lines: 2, bytes: 6 });
+  assert.deepEqual(measureToolOutput('😀'), { chars: 2, lines: 1, bytes: 4 });
+  assert.deepEqual(measureToolOutput('\ud800'), { chars: 1, lines: 1, bytes: 3 });
+  assert.equal(countLines('a\r\nb'), 2);
+  assert.equal(countLines('a\rb'), 1);
+});
+
+test('ids are out_ + 26 base-32 characters, sort by time, and do not repeat', () => {
+  const earlier = newToolOutputId(1_700_000_000_000);
+  const later = newToolOutputId(1_700_000_000_001);
+  assert.ok(isToolOutputId(earlier) && isToolOutputId(later));
+  assert.ok(earlier.slice(0, 14) < later.slice(0, 14));
+  // 1_700_000_000_000 is 01hf7uaq00 in base 32 digits 0-9a-v (BigInt#toString(32)); Crockford's alphabet skips i, l, o, u.
+  assert.equal(earlier.slice(4, 14), '01hf7yat00');
+  const ids = new Set(Array.from({ length: 10_000 }, () => newToolOutputId(0)));
+  assert.equal(ids.size, 10_000);
+  assert.equal(isToolOutputId('out_short'), false);
+  assert.equal(isToolOutputId('out_0000000000ILOU0000000000'), false);
+});
