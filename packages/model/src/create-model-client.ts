@@ -22,6 +22,7 @@ export interface ModelClientOptions {
 }
 
 const ABORTED = Symbol('aborted');
+const FINISHED = Symbol('finished');
 
 /**
  * The `ModelClient` over an AI SDK 6 `LanguageModelV3`. Calls `doStream`
@@ -62,55 +63,13 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
 
     for (let attempt = 1; ; attempt += 1) {
       const builder = new AssistantMessageBuilder();
-      let failure: unknown = ABORTED;
-      if (signal.aborted) {
+      const outcome = signal.aborted ? ABORTED : yield* streamAttempt({ model, callOptions, builder, signal });
+      if (outcome === FINISHED) return;
+      if (outcome === ABORTED || signal.aborted) {
         yield aborted(builder);
         return;
       }
-      let reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart> | undefined;
-      try {
-        const result = await untilAborted(Promise.resolve(model.doStream(callOptions)), signal);
-        if (result === ABORTED) {
-          yield aborted(builder);
-          return;
-        }
-        reader = result.stream.getReader();
-        for (;;) {
-          const next = await untilAborted(reader.read(), signal);
-          if (next === ABORTED) {
-            yield aborted(builder);
-            return;
-          }
-          if (next.done) break;
-          if (next.value.type === 'error') {
-            failure = next.value.error;
-            break;
-          }
-          yield* builder.accept(next.value);
-        }
-        if (failure === ABORTED) {
-          const finish = builder.finish ?? { reason: 'other' as const, rawReason: undefined, usage: {} };
-          if (builder.finish === undefined) yield { type: 'usage', usage: finish.usage };
-          yield {
-            type: 'finish',
-            reason: finish.reason,
-            ...(finish.rawReason === undefined ? {} : { rawReason: finish.rawReason }),
-            message: builder.message(),
-            usage: finish.usage,
-            warnings: builder.warnings,
-          };
-          return;
-        }
-      } catch (error) {
-        failure = error;
-      } finally {
-        if (reader !== undefined) releaseReader(reader);
-      }
-      if (signal.aborted) {
-        yield aborted(builder);
-        return;
-      }
-      const error = normalizeProviderError({ error: failure, provider: model.provider });
+      const error = normalizeProviderError({ error: outcome.failure, provider: model.provider });
       if (!isRetryableModelError(error) || builder.hasOutput || attempt >= retry.maxAttempts) {
         yield { type: 'error', error, partial: builder.message() };
         return;
@@ -127,6 +86,50 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
   }
 
   return { provider: model.provider, modelId: model.modelId, stream };
+}
+
+/**
+ * One call to the model: yields the content events and, when the stream
+ * ends normally, the usage and finish events. Returns how it ended; a
+ * failure (thrown, or an `error` part) is returned, not thrown, for the
+ * caller to normalize and perhaps retry.
+ */
+async function* streamAttempt(options: {
+  model: LanguageModelV3;
+  callOptions: LanguageModelV3CallOptions;
+  builder: AssistantMessageBuilder;
+  signal: AbortSignal;
+}): AsyncGenerator<ModelEvent, typeof FINISHED | typeof ABORTED | { failure: unknown }, undefined> {
+  const { model, callOptions, builder, signal } = options;
+  let reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart> | undefined;
+  try {
+    const result = await untilAborted(Promise.resolve(model.doStream(callOptions)), signal);
+    if (result === ABORTED) return ABORTED;
+    reader = result.stream.getReader();
+    for (;;) {
+      const next = await untilAborted(reader.read(), signal);
+      if (next === ABORTED) return ABORTED;
+      if (next.done) break;
+      if (next.value.type === 'error') return { failure: next.value.error };
+      yield* builder.accept(next.value);
+    }
+  } catch (failure) {
+    return { failure };
+  } finally {
+    if (reader !== undefined) releaseReader(reader);
+  }
+  // A stream that closes without a finish part still ends the turn.
+  const finish = builder.finish ?? { reason: 'other' as const, rawReason: undefined, usage: {} };
+  if (builder.finish === undefined) yield { type: 'usage', usage: finish.usage };
+  yield {
+    type: 'finish',
+    reason: finish.reason,
+    ...(finish.rawReason === undefined ? {} : { rawReason: finish.rawReason }),
+    message: builder.message(),
+    usage: finish.usage,
+    warnings: builder.warnings,
+  };
+  return FINISHED;
 }
 
 /**

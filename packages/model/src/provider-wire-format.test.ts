@@ -1,7 +1,4 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import type { CanonicalHistory } from '@strata/context';
 import { createLanguageModel } from './create-language-model.js';
@@ -11,64 +8,8 @@ import { RateLimitError } from './errors/rate-limit-error.js';
 import { TransientProviderError } from './errors/transient-provider-error.js';
 import { generate } from './generate.js';
 import type { ModelEvent } from './model-client.js';
-
-/** One canned HTTP answer: a JSON error body, or SSE events. */
-interface CannedResponse {
-  readonly status: number;
-  readonly headers?: Record<string, string>;
-  readonly json?: unknown;
-  /** Each entry is one SSE event: `[eventName | undefined, data]`. */
-  readonly events?: ReadonlyArray<readonly [string | undefined, unknown]>;
-}
-
-interface RecordedRequest {
-  readonly method: string;
-  readonly url: string;
-  readonly headers: IncomingHttpHeaders;
-  readonly body: Record<string, unknown>;
-}
-
-/** A provider stand-in on 127.0.0.1: answers the n-th request with the n-th canned response. */
-async function startProviderServer(responses: readonly CannedResponse[]) {
-  const requests: RecordedRequest[] = [];
-  const server = createServer((incoming, outgoing) => {
-    const chunks: Buffer[] = [];
-    incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
-    incoming.on('end', () => {
-      requests.push({
-        method: incoming.method ?? '',
-        url: incoming.url ?? '',
-        headers: incoming.headers,
-        body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>,
-      });
-      const response = responses[requests.length - 1];
-      if (response === undefined) {
-        outgoing.writeHead(500, { 'content-type': 'application/json' }).end('{"error":{"message":"no canned response"}}');
-        return;
-      }
-      if (response.events === undefined) {
-        outgoing.writeHead(response.status, { 'content-type': 'application/json', ...response.headers }).end(JSON.stringify(response.json));
-        return;
-      }
-      outgoing.writeHead(response.status, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...response.headers });
-      for (const [event, data] of response.events) {
-        outgoing.write(`${event === undefined ? '' : `event: ${event}\n`}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
-      }
-      outgoing.end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    baseURL: `http://127.0.0.1:${port}/v1`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
+import { startProviderServer } from './provider-test-server.js';
+import type { CannedResponse } from './provider-test-server.js';
 
 const HISTORY: CanonicalHistory = [
   { role: 'system', content: 'You are a weather assistant.' },
@@ -229,6 +170,28 @@ test('OpenAI chat completions: a 429 with retry-after is retried and then answer
     assert.ok(end?.type === 'finish');
     assert.equal(end.message.content, 'Oslo 4°C, Lima 19°C.');
     assert.equal(server.requests.length, 2);
+  } finally {
+    await server.close();
+  }
+});
+
+test('OpenAI chat completions: an abort mid-stream ends the turn and closes the connection', async () => {
+  const stalled: CannedResponse = { status: 200, hold: true, events: [[undefined, openAIChunk({ role: 'assistant', content: 'Partial ' })]] };
+  const server = await startProviderServer([stalled]);
+  try {
+    const client = createModelClient({ model: createLanguageModel({ model: 'openai:gpt-4.1', apiKey: 'sk-test', baseURL: server.baseURL }) });
+    const controller = new AbortController();
+    const events: ModelEvent[] = [];
+    for await (const event of client.stream({ messages: HISTORY, signal: controller.signal })) {
+      events.push(event);
+      if (event.type === 'text-delta') controller.abort(new Error('user cancelled'));
+    }
+    const end = events.at(-1);
+    assert.ok(end?.type === 'aborted');
+    assert.equal(end.timedOut, false);
+    assert.equal(end.partial.content, 'Partial ');
+    await server.hangUp();
+    assert.deepEqual(server.hungUp, [0]);
   } finally {
     await server.close();
   }
