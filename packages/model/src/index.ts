@@ -16,3 +16,4 @@ export * from './scripted-provider-errors.js';
 export * from './model-specifier.js';
 export * from './create-language-model.js';
 export * from './proxy-fetch.js';
+export * from './model-summarizer.js';
