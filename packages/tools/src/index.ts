@@ -20,3 +20,8 @@ export * from './tool-output/store-tool-result.js';
 export * from './mcp/mcp-tool-name.js';
 export * from './mcp/mcp-result.js';
 export * from './mcp/mcp-connection.js';
+export * from './skills/skill-file.js';
+export * from './skills/skill-revision.js';
+export * from './skills/load-skills.js';
+export * from './skills/skill-catalog-section.js';
+export * from './skills/read-skill-tool.js';
