@@ -1,2 +1,3 @@
 export * from './blackboard-store-contract.js';
 export * from './fixtures.js';
+export * from './worked-example.js';
