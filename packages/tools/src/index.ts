@@ -25,3 +25,4 @@ export * from './skills/skill-revision.js';
 export * from './skills/load-skills.js';
 export * from './skills/skill-catalog-section.js';
 export * from './skills/read-skill-tool.js';
+export * from './registry/standard-tools.js';

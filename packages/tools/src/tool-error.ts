@@ -21,7 +21,8 @@ export type ToolErrorCode =
   | 'TOOL_OUTPUT_RANGE_INVALID';
 
 export interface ToolErrorOptions {
-  readonly code: ToolErrorCode;
+  /** One of `ToolErrorCode`, or a package's own stable code. */
+  readonly code: ToolErrorCode | (string & {});
   readonly message: string;
   /** The tool the model called, when known. */
   readonly tool?: string;
