@@ -29,6 +29,13 @@ export interface AssistantPartMetadata {
  * order; an error result is `error-text`. Assistant reasoning parts carry
  * their provider metadata back as `providerOptions` (signatures, encrypted
  * content), and so do text and tool-call parts.
+ *
+ * Two repairs keep every provider accepting the history: an assistant
+ * message with nothing in it (no text, reasoning or calls) is left out, and
+ * a tool call whose input is not a JSON object (the model sent text that
+ * is not JSON) goes back with `{}`, as OpenAI's own converter does;
+ * Anthropic rejects anything but an object. The tool result tells the model
+ * what was wrong.
  */
 export function toLanguageModelPrompt(options: { messages: CanonicalHistory; system?: string }): LanguageModelV3Prompt {
   const prompt: LanguageModelV3Message[] = [];
@@ -41,9 +48,11 @@ export function toLanguageModelPrompt(options: { messages: CanonicalHistory; sys
       case 'user':
         prompt.push({ role: 'user', content: [{ type: 'text', text: message.content }] });
         break;
-      case 'assistant':
-        prompt.push(assistantToPrompt(message));
+      case 'assistant': {
+        const converted = assistantToPrompt(message);
+        if (converted.content.length > 0) prompt.push(converted);
         break;
+      }
       case 'tool': {
         const part: LanguageModelV3ToolResultPart = {
           type: 'tool-result',
@@ -61,7 +70,7 @@ export function toLanguageModelPrompt(options: { messages: CanonicalHistory; sys
   return prompt;
 }
 
-function assistantToPrompt(message: AssistantMessage): LanguageModelV3Message {
+function assistantToPrompt(message: AssistantMessage): Extract<LanguageModelV3Message, { role: 'assistant' }> {
   const { [PART_METADATA_KEY]: partMetadata, ...messageMetadata } = message.providerMetadata ?? {};
   const parts = (partMetadata ?? {}) as AssistantPartMetadata;
   const content: Extract<LanguageModelV3Message, { role: 'assistant' }>['content'] = [];
@@ -70,9 +79,13 @@ function assistantToPrompt(message: AssistantMessage): LanguageModelV3Message {
   }
   if (message.content.length > 0) content.push({ type: 'text', text: message.content, ...withProviderOptions(parts.text) });
   for (const call of message.toolCalls ?? []) {
-    content.push({ type: 'tool-call', toolCallId: call.id, toolName: call.name, input: call.input, ...withProviderOptions(parts.toolCalls?.[call.id]) });
+    content.push({ type: 'tool-call', toolCallId: call.id, toolName: call.name, input: toolInputForPrompt(call.input), ...withProviderOptions(parts.toolCalls?.[call.id]) });
   }
   return { role: 'assistant', content, ...withProviderOptions(messageMetadata as SharedV3ProviderMetadata) };
+}
+
+function toolInputForPrompt(input: JsonValue): JsonValue {
+  return typeof input === 'object' && input !== null && !Array.isArray(input) ? input : {};
 }
 
 function withProviderOptions(metadata: SharedV3ProviderMetadata | undefined): { providerOptions?: SharedV3ProviderMetadata } {
