@@ -30,3 +30,6 @@ export * from './context-trace.js';
 export * from './plan-progress.js';
 export * from './context-assembler.js';
 export * from './default-pipeline.js';
+export * from './checkpoint-format.js';
+export * from './tool-result-preview.js';
+export * from './default-history-compactor.js';

@@ -1,0 +1,161 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { ConservativeTokenEstimator } from './conservative-token-estimator.js';
+import { DefaultHistoryCompactor } from './default-history-compactor.js';
+import { buildHistoryUnits } from './history-units.js';
+import type { CompactionRequest } from './history-compactor.js';
+import type { CanonicalMessage, ToolResultMessage } from './messages.js';
+import type { Summarizer } from './ports.js';
+import { historyArbitrary } from './testing/history-arbitrary.js';
+
+const estimator = new ConservativeTokenEstimator();
+
+function withRefs(history: CanonicalMessage[]): CanonicalMessage[] {
+  return history.map((message) =>
+    message.role === 'tool'
+      ? { ...message, outputRef: { id: `out_${message.toolCallId}`, chars: message.content.length, lines: message.content.split('\n').length, bytes: Buffer.byteLength(message.content) } }
+      : message,
+  );
+}
+
+function request(history: CanonicalMessage[], overrides: Partial<CompactionRequest> = {}): CompactionRequest {
+  return { contextId: 'c', history, reason: 'token-pressure', targetHistoryTokens: 2_000, estimator, signal: new AbortController().signal, ...overrides };
+}
+
+const bigResult = 'row 1: {"flight": "HAT001", "seats": 12}\n'.repeat(200);
+function longRun(steps: number): CanonicalMessage[] {
+  const history: CanonicalMessage[] = [{ role: 'system', content: 'policy' }, { role: 'user', content: 'Book the cheapest flight to Seattle.' }];
+  for (let step = 1; step <= steps; step += 1) {
+    history.push({ role: 'assistant', content: `step ${step}`, toolCalls: [{ id: `c${step}`, name: 'search_flights', input: { step } }] });
+    history.push({ role: 'tool', toolCallId: `c${step}`, toolName: 'search_flights', content: `result ${step}\n${bigResult}` });
+  }
+  return withRefs(history);
+}
+
+const goodCheckpoint = [
+  '## Completed work', '- searched flights', '## Evidence', '- HAT001 has 12 seats (ref="out_c1")', '## Decisions', '- prefer HAT001',
+  '## Failed or abandoned directions', '- none', '## Pending conditions', '- user confirms', '## Optional directions', '- check insurance', '## Next step', '- ask the user to confirm',
+].join('\n');
+
+function scripted(...answers: Array<string | Error | 'hang'>): Summarizer & { calls: number } {
+  const summarizer = {
+    calls: 0,
+    async summarize(options: { signal: AbortSignal }) {
+      const answer = answers[Math.min(summarizer.calls, answers.length - 1)]!;
+      summarizer.calls += 1;
+      if (answer === 'hang') return new Promise<string>((_, reject) => options.signal.addEventListener('abort', () => reject(options.signal.reason)));
+      if (answer instanceof Error) throw answer;
+      return answer;
+    },
+  };
+  return summarizer;
+}
+
+test('projection masks old stored bodies first, keeps their refs, and leaves the newest step whole', async () => {
+  const history = longRun(8);
+  const result = await new DefaultHistoryCompactor().compact(request(history));
+  assert.equal(result.changed, true);
+  const masked = result.history.filter((message): message is ToolResultMessage => message.role === 'tool' && message.masked === true);
+  assert.ok(masked.length >= 5);
+  for (const message of masked) {
+    assert.ok(message.content.includes(`ref="${message.outputRef!.id}"`));
+    assert.ok(message.content.length < 800);
+  }
+  assert.equal(result.history.at(-1), history.at(-1), 'the newest step is untouched');
+  assert.deepEqual(result.trace.compactedOutputRefs.map((ref) => ref.id), masked.map((message) => message.outputRef!.id));
+  assert.ok(result.trace.estimatedTokensAfter! < result.trace.estimatedTokensBefore!);
+  assert.equal(history[3]!.content.startsWith('result 1'), true, 'the input history is not mutated');
+});
+
+test('a result without a stored reference is never masked', async () => {
+  const history = longRun(8).map((message) => (message.role === 'tool' ? { ...message, outputRef: undefined } : message));
+  const result = await new DefaultHistoryCompactor().compact(request(history));
+  assert.equal(result.changed, false);
+  assert.equal(result.history, history);
+});
+
+test('when pressure remains, the oldest finished steps become one checkpoint; anchor and suffix stay', async () => {
+  const summarizer = scripted(goodCheckpoint);
+  const history = longRun(30);
+  const result = await new DefaultHistoryCompactor({ summarizer }).compact(request(history, { targetHistoryTokens: 3_000 }));
+  const checkpoint = result.history.find((message) => message.role === 'user' && message.checkpoint);
+  assert.ok(checkpoint, 'a checkpoint was written');
+  assert.match(checkpoint.content, /## Next step\n- ask the user to confirm\n/);
+  assert.equal(result.history[0], history[0], 'leading system message stays first');
+  assert.ok(result.history.includes(history[1]!), 'the task anchor stays');
+  assert.equal(result.history.at(-1), history.at(-1));
+  assert.ok(result.trace.summarizedMessages > 10);
+  assert.equal(result.trace.summaryAttempts, 1);
+  assert.ok(result.trace.checkpointTokens! < result.trace.summarySourceTokens!);
+  assert.ok(result.trace.estimatedTokensAfter! < result.trace.estimatedTokensBefore!);
+});
+
+for (const [name, answers, reason] of [
+  ['throws', [new Error('model unavailable')], /summarizer failed: model unavailable/],
+  ['returns a checkpoint larger than its source', ['## Completed work\n' + 'x '.repeat(200_000)], /not smaller than its source/],
+] as const) {
+  test(`the summarizer ${name}: every attempt is rejected, the projection stands, the trace says why`, async () => {
+    const summarizer = scripted(...answers);
+    const history = longRun(30);
+    const result = await new DefaultHistoryCompactor({ summarizer, summaryAttempts: 2 }).compact(request(history, { targetHistoryTokens: 3_000 }));
+    assert.equal(summarizer.calls, 2);
+    assert.equal(result.trace.summaryAttempts, 2);
+    assert.equal(result.trace.summaryRejections.length, 2);
+    assert.match(result.trace.summaryRejections[0]!.reason, reason);
+    assert.ok(!result.history.some((message) => message.role === 'user' && message.checkpoint));
+    assert.ok(result.trace.compactedOutputRefs.length > 0, 'the deterministic projection stands');
+  });
+}
+
+test('the summarizer times out: the projection stands', async () => {
+  const result = await new DefaultHistoryCompactor({ summarizer: scripted('hang'), summaryAttempts: 1, summaryTimeoutMs: 10 }).compact(request(longRun(30), { targetHistoryTokens: 3_000 }));
+  assert.match(result.trace.summaryRejections[0]!.reason, /no checkpoint within 10 ms/);
+  assert.ok(!result.history.some((message) => message.role === 'user' && message.checkpoint));
+});
+
+test('a retry after a rejected checkpoint is accepted', async () => {
+  const summarizer = scripted(new Error('flaky'), goodCheckpoint);
+  const result = await new DefaultHistoryCompactor({ summarizer }).compact(request(longRun(30), { targetHistoryTokens: 3_000 }));
+  assert.equal(result.trace.summaryAttempts, 2);
+  assert.equal(result.trace.summaryRejections.length, 1);
+  assert.ok(result.history.some((message) => message.role === 'user' && message.checkpoint));
+});
+
+test('a forced pass never summarizes or masks an open call', async () => {
+  const history = longRun(20);
+  history.push({ role: 'assistant', content: 'checking', toolCalls: [{ id: 'open1', name: 'search_flights', input: {} }, { id: 'open2', name: 'search_flights', input: {} }] });
+  history.push({ role: 'tool', toolCallId: 'open1', toolName: 'search_flights', content: bigResult, outputRef: { id: 'out_open1', chars: bigResult.length, lines: 201, bytes: bigResult.length } });
+  const result = await new DefaultHistoryCompactor({ summarizer: scripted(goodCheckpoint) }).compact(request(history, { reason: 'forced', targetHistoryTokens: 1_000 }));
+  assert.deepEqual(result.history.slice(-2), history.slice(-2));
+});
+
+test('message-count threshold triggers compaction and is reported as the reason', async () => {
+  const compactor = new DefaultHistoryCompactor({ summarizer: scripted(goodCheckpoint), messageCountThreshold: 20 });
+  const history = longRun(15);
+  assert.equal(compactor.exceedsMessageCount(history), true);
+  assert.equal(compactor.exceedsMessageCount(history.slice(0, 20)), false);
+  const result = await compactor.compact(request(history, { reason: 'message-count', targetHistoryTokens: 100_000 }));
+  assert.equal(result.trace.reason, 'message-count');
+  assert.ok(result.history.length < history.length);
+});
+
+test('property: compaction never adds tokens, never loses an open unit, and is deterministic', async () => {
+  await fc.assert(
+    fc.asyncProperty(historyArbitrary({ open: true }), fc.integer({ min: 100, max: 6_000 }), fc.constantFrom('token-pressure', 'forced', 'message-count') as fc.Arbitrary<CompactionRequest['reason']>, async (raw, target, reason) => {
+      const history = withRefs(raw);
+      const compactor = () => new DefaultHistoryCompactor({ summarizer: scripted(goodCheckpoint), messageCountThreshold: 10 });
+      const first = await compactor().compact(request(history, { targetHistoryTokens: target, reason }));
+      const second = await compactor().compact(request(structuredClone(history), { targetHistoryTokens: target, reason }));
+      assert.deepEqual(second.history, first.history, 'deterministic');
+      const tokens = (messages: readonly CanonicalMessage[]) => messages.reduce((sum, message) => sum + estimator.countMessage(message), 0);
+      assert.ok(tokens(first.history) <= tokens(history));
+      for (const unit of buildHistoryUnits(history).filter((candidate) => candidate.pendingCallIds.length > 0)) {
+        const start = first.history.indexOf(unit.messages[0]!);
+        assert.ok(start >= 0, 'open unit kept');
+        assert.deepEqual(first.history.slice(start, start + unit.messages.length), unit.messages);
+      }
+    }),
+    { numRuns: 100 },
+  );
+});

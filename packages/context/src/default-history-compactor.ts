@@ -1,0 +1,193 @@
+import { CHECKPOINT_INSTRUCTIONS, normalizeCheckpoint } from './checkpoint-format.js';
+import type { ContextDiagnostic } from './contributor.js';
+import { buildHistoryUnits, isOpenUnit, isTaskAnchorCandidate, type HistoryUnit } from './history-units.js';
+import { EMPTY_COMPACTION_TRACE, type CompactionRequest, type CompactionResult, type CompactionTrace, type HistoryCompactor } from './history-compactor.js';
+import type { CanonicalHistory, CanonicalMessage, ToolOutputRef, UserMessage } from './messages.js';
+import type { Summarizer } from './ports.js';
+import type { TokenEstimator } from './token-estimator.js';
+import { PREVIEW_DEFAULTS, previewToolResult, type PreviewOptions } from './tool-result-preview.js';
+
+export interface HistoryCompactorOptions {
+  readonly summarizer?: Summarizer;
+  /** Compatibility trigger: compact when the history holds more messages than this. */
+  readonly messageCountThreshold?: number;
+  /** Summary attempts before the projection stands. Default 2. */
+  readonly summaryAttempts?: number;
+  /** Default: 120,000 ms per summary attempt. */
+  readonly summaryTimeoutMs?: number;
+  readonly preview?: PreviewOptions;
+  /** Share of the target kept verbatim as the recent suffix. Default 0.3. */
+  readonly recentShare?: number;
+  /**
+   * Share of the target freed beyond the need, so one compaction lasts
+   * several turns and the prompt prefix stays cacheable. Default 0.25.
+   */
+  readonly headroomShare?: number;
+}
+
+const DEFAULTS: Readonly<{ summaryAttempts: number; summaryTimeoutMs: number; recentShare: number; headroomShare: number }> = Object.freeze({
+  summaryAttempts: 2,
+  summaryTimeoutMs: 120_000,
+  recentShare: 0.3,
+  headroomShare: 0.25,
+});
+
+function sumTokens(messages: readonly CanonicalMessage[], estimator: TokenEstimator): number {
+  let total = 0;
+  for (const message of messages) total += estimator.countMessage(message);
+  return total;
+}
+
+/**
+ * First a deterministic projection: old stored tool-result bodies become a
+ * head/tail preview plus their `read_tool_output` reference. While pressure
+ * remains, the summarizer turns the oldest finished steps into a resident
+ * checkpoint, keeping a recent suffix chosen by token cost. Never touches
+ * open units; never replaces history with a bigger summary; never mutates
+ * its input.
+ */
+export class DefaultHistoryCompactor implements HistoryCompactor {
+  private readonly options: HistoryCompactorOptions & typeof DEFAULTS;
+
+  constructor(options: HistoryCompactorOptions = {}) {
+    this.options = { ...DEFAULTS, ...options };
+  }
+
+  exceedsMessageCount(history: CanonicalHistory): boolean {
+    return this.options.messageCountThreshold !== undefined && history.length > this.options.messageCountThreshold;
+  }
+
+  async compact(request: CompactionRequest): Promise<CompactionResult> {
+    const { estimator } = request;
+    const before = sumTokens(request.history, estimator);
+    const goal = Math.floor(request.targetHistoryTokens * (1 - this.options.headroomShare));
+    const forced = request.reason !== 'token-pressure';
+    const units = buildHistoryUnits(request.history);
+    const protectedUnits = this.protectedUnits(units, request);
+
+    // 1. Deterministic projection, oldest first.
+    const projected = [...request.history];
+    const compactedOutputRefs: ToolOutputRef[] = [];
+    let current = before;
+    for (let unitIndex = 0; unitIndex < units.length && (forced || current > goal); unitIndex += 1) {
+      if (protectedUnits.has(unitIndex)) continue;
+      const unit = units[unitIndex]!;
+      for (let offset = 0; offset < unit.messages.length; offset += 1) {
+        const message = unit.messages[offset]!;
+        if (message.role !== 'tool') continue;
+        const preview = previewToolResult(message, this.options.preview ?? PREVIEW_DEFAULTS);
+        if (!preview) continue;
+        projected[unit.start + offset] = preview;
+        current += estimator.countMessage(preview) - estimator.countMessage(message);
+        compactedOutputRefs.push(message.outputRef!);
+      }
+    }
+    let trace: CompactionTrace = { ...EMPTY_COMPACTION_TRACE, reason: request.reason, estimatedTokensBefore: before, compactedOutputRefs };
+    let history: CanonicalHistory = compactedOutputRefs.length > 0 ? projected : request.history;
+
+    // 2. Summarize the oldest finished steps while pressure remains.
+    const needsSummary = request.reason === 'message-count' ? this.exceedsMessageCount(history) : current > goal;
+    if (needsSummary && this.options.summarizer) {
+      const summarized = await this.summarize(history, request, protectedUnits);
+      trace = { ...trace, ...summarized.trace };
+      if (summarized.history) history = summarized.history;
+    }
+    const after = history === request.history ? before : sumTokens(history, estimator);
+    return { history, changed: history !== request.history, trace: { ...trace, estimatedTokensAfter: after } };
+  }
+
+  /** Units never projected or summarized: leading system messages, open units, the newest step and the recent suffix. */
+  private protectedUnits(units: readonly HistoryUnit[], request: CompactionRequest): Set<number> {
+    const kept = new Set<number>();
+    units.forEach((unit, index) => {
+      if (isOpenUnit(unit)) kept.add(index);
+      if (unit.messages[0]!.role === 'system' && (index === 0 || kept.has(index - 1))) kept.add(index);
+    });
+    let recent = 0;
+    const recentBudget = request.targetHistoryTokens * this.options.recentShare;
+    for (let index = units.length - 1; index >= 0; index -= 1) {
+      const cost = sumTokens(units[index]!.messages, request.estimator);
+      if (index < units.length - 1 && recent + cost > recentBudget) break;
+      kept.add(index);
+      recent += cost;
+    }
+    return kept;
+  }
+
+  private async summarize(
+    history: CanonicalHistory,
+    request: CompactionRequest,
+    protectedUnits: ReadonlySet<number>,
+  ): Promise<{ history?: CanonicalHistory; trace: Partial<CompactionTrace> }> {
+    const units = buildHistoryUnits(history);
+    // The prefix ends where the protected recent suffix begins.
+    let boundary = units.length;
+    while (boundary > 0 && protectedUnits.has(boundary - 1) && !isLeadingSystem(units, boundary - 1)) boundary -= 1;
+    const anchorUnit = units.findLastIndex((unit) => isTaskAnchorCandidate(unit.messages[0]!));
+    const source: CanonicalMessage[] = [];
+    const keptFromPrefix: CanonicalMessage[] = [];
+    const leading: CanonicalMessage[] = [];
+    units.slice(0, boundary).forEach((unit, index) => {
+      if (isLeadingSystem(units, index)) leading.push(...unit.messages);
+      else if (isOpenUnit(unit) || index === anchorUnit) keptFromPrefix.push(...unit.messages);
+      else source.push(...unit.messages);
+    });
+    if (source.length === 0) return { trace: {} };
+    const sourceTokens = sumTokens(source, request.estimator);
+    const knownRefs = new Set(source.flatMap((message) => (message.role === 'tool' && message.outputRef ? [message.outputRef.id] : [])));
+    const rejections: Array<{ attempt: number; reason: string }> = [];
+    const base = { summarySourceTokens: sourceTokens, summarySourceMessages: source.length };
+    for (let attempt = 1; attempt <= this.options.summaryAttempts; attempt += 1) {
+      let text: string;
+      try {
+        text = await this.callSummarizer(source, request.signal);
+      } catch (error) {
+        request.signal.throwIfAborted();
+        rejections.push({ attempt, reason: `summarizer failed: ${error instanceof Error ? error.message : String(error)}` });
+        continue;
+      }
+      const normalized = normalizeCheckpoint(text, { knownRefs });
+      const checkpoint = checkpointMessage(normalized.text, normalized.diagnostics);
+      const checkpointTokens = request.estimator.countMessage(checkpoint);
+      if (checkpointTokens >= sourceTokens) {
+        rejections.push({ attempt, reason: `checkpoint (${checkpointTokens} tokens) is not smaller than its source (${sourceTokens} tokens)` });
+        continue;
+      }
+      const compacted = [...leading, checkpoint, ...keptFromPrefix, ...units.slice(boundary).flatMap((unit) => unit.messages)];
+      return { history: compacted, trace: { ...base, checkpointTokens, summaryAttempts: attempt, summaryRejections: rejections, summarizedMessages: source.length } };
+    }
+    return { trace: { ...base, summaryAttempts: this.options.summaryAttempts, summaryRejections: rejections } };
+  }
+
+  private async callSummarizer(source: readonly CanonicalMessage[], runSignal: AbortSignal): Promise<string> {
+    const timeout = new AbortController();
+    const signal = AbortSignal.any([runSignal, timeout.signal]);
+    const limitMs = this.options.summaryTimeoutMs;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const cutOff = new Promise<never>((_, reject) => {
+      // A ref'd timer: AbortSignal.timeout alone would let the process exit mid-wait.
+      timer = setTimeout(() => {
+        reject(new Error(`no checkpoint within ${limitMs} ms`));
+        timeout.abort();
+      }, limitMs);
+      runSignal.addEventListener('abort', () => reject(runSignal.reason), { once: true });
+    });
+    try {
+      return await Promise.race([this.options.summarizer!.summarize({ transcript: source, instructions: CHECKPOINT_INSTRUCTIONS, signal }), cutOff]);
+    } finally {
+      clearTimeout(timer);
+      cutOff.catch(() => undefined);
+    }
+  }
+}
+
+function isLeadingSystem(units: readonly HistoryUnit[], index: number): boolean {
+  for (let cursor = 0; cursor <= index; cursor += 1) if (units[cursor]!.messages[0]!.role !== 'system') return false;
+  return true;
+}
+
+/** The resident checkpoint: a hidden user message the window always keeps. */
+export function checkpointMessage(text: string, diagnostics: readonly ContextDiagnostic[] = []): UserMessage {
+  const notes = diagnostics.length > 0 ? `\n<!-- structure: ${diagnostics.map((diagnostic) => diagnostic.code).join(', ')} -->` : '';
+  return { role: 'user', content: `<checkpoint authority="data_only">\n${text}${notes}\n</checkpoint>`, hidden: true, authority: 'data_only', checkpoint: true };
+}

@@ -1,0 +1,36 @@
+import type { ToolResultMessage } from './messages.js';
+
+export interface PreviewOptions {
+  /** Default: 300 characters. */
+  readonly headChars: number;
+  /** Default: 200 characters. */
+  readonly tailChars: number;
+}
+
+export const PREVIEW_DEFAULTS: PreviewOptions = Object.freeze({ headChars: 300, tailChars: 200 });
+
+/** Cuts at `index` without splitting a surrogate pair. */
+function safeCut(text: string, index: number): number {
+  const code = text.charCodeAt(index - 1);
+  return index > 0 && code >= 0xd800 && code <= 0xdbff ? index - 1 : index;
+}
+
+/**
+ * A stored result's body as a small head/tail preview plus its structured
+ * reference. Undefined when the result has no reference (it is never blindly
+ * deleted) or when the preview would not be smaller.
+ */
+export function previewToolResult(result: ToolResultMessage, options: PreviewOptions = PREVIEW_DEFAULTS): ToolResultMessage | undefined {
+  const ref = result.outputRef;
+  if (!ref || result.masked) return undefined;
+  const body = result.content;
+  if (body.length <= options.headChars + options.tailChars + 200) return undefined;
+  const head = body.slice(0, safeCut(body, options.headChars));
+  const tailStart = body.length - options.tailChars;
+  const tail = body.slice(safeCut(body, tailStart) === tailStart ? tailStart : tailStart + 1);
+  const content =
+    `[stored output ref="${ref.id}": ${ref.chars} characters, ${ref.lines} lines; only the head and tail are shown. ` +
+    `Read more with read_tool_output using ref "${ref.id}" and a query or a line range]\n` +
+    `${head}\n[… ${body.length - head.length - tail.length} characters omitted …]\n${tail}`;
+  return { ...result, content, masked: true };
+}
