@@ -181,3 +181,31 @@ test('a damaged session message is STORE_CORRUPTED naming the context and versio
     await sessions.close();
   }
 });
+
+test('four processes opening a new file at once each migrate safely, and their appends interleave without loss', async () => {
+  const path = freshPath();
+  const children = Array.from({ length: 4 }, (_, writer) =>
+    startStoreChild({
+      childOpen: `store.openSqliteStores({ path: ${JSON.stringify(path)} })`,
+      input: { writer },
+      work: `for (let index = 0; index < 20; index += 1) await opened.sessions.append('shared', [{ role: 'user', content: input.writer + ':' + index }]);`,
+    }),
+  );
+  await Promise.all(children.map((child) => child.ready));
+  for (const child of children) child.go();
+  await Promise.all(children.map((child) => child.result));
+  const sessions = openSqliteSessionStore({ path });
+  try {
+    const final = await sessions.load('shared');
+    assert.equal(final?.version, 80);
+    assert.deepEqual(await sessions.versions('shared'), Array.from({ length: 80 }, (_, index) => index + 1));
+    for (let writer = 0; writer < 4; writer += 1) {
+      assert.deepEqual(
+        final?.messages.map((message) => message.content).filter((content) => content.startsWith(`${writer}:`)),
+        Array.from({ length: 20 }, (_, index) => `${writer}:${index}`),
+      );
+    }
+  } finally {
+    await sessions.close();
+  }
+});
