@@ -10,7 +10,7 @@ import { checkedBaseURL, parseModelSpecifier } from './model-specifier.js';
 import type { ModelSpecifier } from './model-specifier.js';
 import { createProxyFetch, proxyForTarget } from './proxy-fetch.js';
 
-export type Environment = Readonly<Record<string, string | undefined>>;
+export type ModelEnvironment = Readonly<Record<string, string | undefined>>;
 
 export interface LanguageModelOptions {
   /** A model string (`openai:gpt-4.1`) or a parsed one. */
@@ -21,7 +21,7 @@ export interface LanguageModelOptions {
    * `OPENAI_COMPATIBLE_API_KEY`, `HTTPS_PROXY`, `HTTP_PROXY`, `NO_PROXY`.
    * Default: `process.env`, read here and nowhere else.
    */
-  readonly env?: Environment;
+  readonly env?: ModelEnvironment;
   /** Wins over the key variable. */
   readonly apiKey?: string;
   /** Wins over the base-URL variable (and over the URL in an openai-compatible model string). */
@@ -85,7 +85,7 @@ export function createModelClientFromSpecifier(options: LanguageModelOptions & O
   return createModelClient({ ...options, model: createLanguageModel(options) });
 }
 
-function requiredKey(options: { explicit: string | undefined; env: Environment; variable: string; label: string; providerLabel: string }): string {
+function requiredKey(options: { explicit: string | undefined; env: ModelEnvironment; variable: string; label: string; providerLabel: string }): string {
   const key = nonEmpty(options.explicit) ?? nonEmpty(options.env[options.variable]);
   if (key === undefined) {
     throw new ModelConfigurationError({
@@ -97,13 +97,13 @@ function requiredKey(options: { explicit: string | undefined; env: Environment; 
   return key;
 }
 
-function baseURLOf(explicit: string | undefined, env: Environment, variable: string): string | undefined {
+function baseURLOf(explicit: string | undefined, env: ModelEnvironment, variable: string): string | undefined {
   if (explicit !== undefined) return checkedBaseURL(explicit, 'baseURL');
   const fromEnv = nonEmpty(env[variable]);
   return fromEnv === undefined ? undefined : checkedBaseURL(fromEnv, variable);
 }
 
-function fetchFor(options: LanguageModelOptions, env: Environment, baseURL: string): { fetch?: typeof globalThis.fetch } {
+function fetchFor(options: LanguageModelOptions, env: ModelEnvironment, baseURL: string): { fetch?: typeof globalThis.fetch } {
   if (options.fetch !== undefined) return { fetch: options.fetch };
   if (options.proxy === false) return {};
   const proxy = options.proxy === undefined ? proxyForTarget(baseURL, env) : { url: options.proxy, setting: 'proxy' };

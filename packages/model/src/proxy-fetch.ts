@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import { connect as tlsConnect } from 'node:tls';
 import { ModelConfigurationError } from './errors/model-configuration-error.js';
 
-type Environment = Readonly<Record<string, string | undefined>>;
+type ModelEnvironment = Readonly<Record<string, string | undefined>>;
 
 /**
  * The proxy for requests to `target`, from the environment record, the way
@@ -16,7 +16,7 @@ type Environment = Readonly<Record<string, string | undefined>>;
  * none when `NO_PROXY` matches the host (`*`, a host, a `.suffix`, an
  * optional `:port`). `setting` names the variable the URL came from.
  */
-export function proxyForTarget(target: string, env: Environment): { url: string; setting: string } | undefined {
+export function proxyForTarget(target: string, env: ModelEnvironment): { url: string; setting: string } | undefined {
   const url = new URL(target);
   const candidates = url.protocol === 'https:' ? ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'] : ['HTTP_PROXY', 'http_proxy'];
   const setting = candidates.find((name) => (env[name] ?? '').trim().length > 0);
