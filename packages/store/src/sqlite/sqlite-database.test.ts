@@ -209,3 +209,32 @@ test('four processes opening a new file at once each migrate safely, and their a
     await sessions.close();
   }
 });
+
+test('golden: the persisted SQLite layout (schema version 1 of each component)', async () => {
+  const path = freshPath();
+  const stores = [openSqliteToolOutputStore({ path }), openSqliteSessionStore({ path })];
+  await Promise.all(stores.map((store) => store.close()));
+  const raw = new Database(path, { readonly: true });
+  try {
+    const columns = (table: string): string[] =>
+      (raw.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string; type: string; pk: number }>).map(
+        (column) => `${column.name} ${column.type}${column.pk > 0 ? ` pk${column.pk}` : ''}`,
+      );
+    assert.deepEqual(columns('strata_migrations'), ['component TEXT pk1', 'version INTEGER pk2', 'name TEXT', 'applied_at TEXT']);
+    assert.deepEqual(columns('strata_tool_outputs'), [
+      'id TEXT pk1',
+      'context_id TEXT',
+      'tool_call_id TEXT',
+      'tool_name TEXT',
+      'encoding TEXT',
+      'body BLOB',
+      'sha256 TEXT',
+      'created_at TEXT',
+    ]);
+    assert.deepEqual(columns('strata_sessions'), ['context_id TEXT pk1', 'latest_version INTEGER']);
+    assert.deepEqual(columns('strata_session_versions'), ['context_id TEXT pk1', 'version INTEGER pk2', 'segment_start INTEGER', 'compaction TEXT', 'created_at TEXT']);
+    assert.deepEqual(columns('strata_session_messages'), ['context_id TEXT pk1', 'version INTEGER pk2', 'position INTEGER pk3', 'message TEXT']);
+  } finally {
+    raw.close();
+  }
+});
