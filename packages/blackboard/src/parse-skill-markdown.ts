@@ -39,7 +39,8 @@ export function parseSkillMarkdown(options: ParseSkillMarkdownOptions): WorkerSk
   const document = parseDocument(lines.slice(1, closing).join('\n'), { lineCounter, prettyErrors: false });
   const yamlError = document.errors[0];
   if (yamlError !== undefined) {
-    const line = (yamlError.linePos?.[0]?.line ?? 1) + firstLine - 1;
+    // The line where the parser found the fault (an unclosed flow is found on the line after it).
+    const line = lineCounter.linePos(yamlError.pos[0]).line + firstLine - 1;
     throw new SkillFormatError({ file, line, message: `malformed YAML frontmatter: ${yamlError.message.split('\n')[0]}`, cause: yamlError });
   }
   const reader = new FrontmatterReader({ file, document, lineCounter, firstLine });
