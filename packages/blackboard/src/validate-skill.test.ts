@@ -49,7 +49,7 @@ test('each checklist violation is reported with its code and field', () => {
     [{ variants: { short: { omitSegments: ['scene'] } } }, ['SKILL_VARIANT_UNKNOWN_SEGMENT', 'variants.short.omitSegments[0]']],
     [{ variants: { short: { policies: { history: 'newest' } } } }, ['SKILL_POLICY_INVALID', 'variants.short.policies.history']],
     [{ variants: { short: { segments: [{ id: 'events', tags: ['设计.worker集'] }] } } }, ['SKILL_SEGMENT_OUTSIDE_INPUT_TAGS', 'variants.short.segments[0].tags[0]']],
-    [{ inputTags: ['角色卡.确认稿', '运行.*', '对话..历史'] }, ['SKILL_TAG_PATTERN_INVALID', 'inputTags[2]']],
+    [{ inputTags: ['角色卡.确认稿', '运行.*', '对话.历史', '对话..旧'] }, ['SKILL_TAG_PATTERN_INVALID', 'inputTags[3]']],
     [{ inputTags: [], contextSegments: undefined, variants: {} }, ['SKILL_INPUT_TAGS_EMPTY', 'inputTags']],
     [{ outputTags: ['运行.*'], finalTags: [] }, ['SKILL_OUTPUT_TAG_INVALID', 'outputTags[0]']],
     [{ finalTags: ['运行.草稿'] }, ['SKILL_FINAL_TAG_NOT_OUTPUT', 'finalTags[0]']],
