@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +23,24 @@ function isAlive(pid: number): boolean {
     assert.equal((error as NodeJS.ErrnoException).code, 'ESRCH');
     return false;
   }
+}
+
+/** Live child processes of this test process whose command line mentions `needle` (Linux /proc; [] elsewhere). */
+function childProcessesRunning(needle: string): number[] {
+  if (!existsSync('/proc')) return [];
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+      if (parent === process.pid && state !== 'Z' && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(needle)) found.push(Number(entry));
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return found;
 }
 
 function stdioFixture(name = 'fixture') {
@@ -83,6 +102,7 @@ test('stdio: tools are deferred until discovered, then callable; errors are stru
     await connection.close();
   }
   assert.equal(isAlive(pid), false);
+  assert.deepEqual(childProcessesRunning(FIXTURE), []);
   await connection.close();
 });
 
@@ -168,4 +188,13 @@ test('a tool with a malformed input schema is skipped with a diagnostic; the oth
   } finally {
     await connection.close();
   }
+});
+
+test('an aborted connect rethrows the abort and leaves no child behind', async () => {
+  const controller = new AbortController();
+  const marker = 'strata-abort-marker';
+  const pending = connectMcpServer({ server: { name: 'cancelled', transport: { type: 'stdio', command: process.execPath, args: [FIXTURE, marker] } }, signal: controller.signal });
+  controller.abort(new Error('run cancelled'));
+  await assert.rejects(pending, (error: unknown) => error instanceof Error && error.message === 'run cancelled');
+  assert.deepEqual(childProcessesRunning(marker), []);
 });

@@ -57,6 +57,8 @@ export interface McpServerConnection {
 }
 
 const DEFAULTS = Object.freeze({ callTimeoutMs: 60_000, connectTimeoutMs: 30_000 });
+/** Longest wait for a failed server to go away: the SDK's stdin-close and SIGTERM grace periods, then SIGKILL. */
+const SHUTDOWN_WAIT_MS = 5_000;
 /** Kept from a stdio server's stderr to explain a failed connection. */
 const STDERR_TAIL_CHARS = 2_000;
 
@@ -75,16 +77,23 @@ export async function connectMcpServer(options: ConnectMcpServerOptions): Promis
   const { transport, stderrTail } = createTransport(server.transport);
   const client = new Client({ name: 'strata', version: '0.1.0' });
   let closed = false;
-  client.onclose = () => {
-    closed = true;
-  };
+  // Fires when the transport is gone: for stdio, once the child process has exited.
+  const transportClosed = new Promise<void>((resolve) => {
+    client.onclose = () => {
+      closed = true;
+      resolve();
+    };
+  });
   const requestOptions = { timeout: connectTimeoutMs, ...(signal === undefined ? {} : { signal }) };
 
   try {
     await client.connect(transport, requestOptions);
   } catch (error) {
+    // The SDK starts closing on a failed initialize without waiting; wait here so no child outlives the error.
     await client.close().catch(() => undefined);
     await transport.close().catch(() => undefined);
+    await Promise.race([transportClosed, delay(SHUTDOWN_WAIT_MS)]);
+    if (signal?.aborted === true) throw signal.reason;
     const tail = stderrTail();
     throw new McpConnectionError({
       code: 'MCP_CONNECT_FAILED',
@@ -187,4 +196,8 @@ function createTransport(config: McpTransportConfig): { transport: Transport; st
     tail = (tail + chunk.toString()).slice(-STDERR_TAIL_CHARS);
   });
   return { transport, stderrTail: () => tail.trim() };
+}
+
+function delay(milliseconds: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, milliseconds).unref());
 }
