@@ -4,7 +4,7 @@ export * from './errors/session-conflict-error.js';
 export { measureToolOutput, countLines, newToolOutputId, isToolOutputId } from './tool-output-body.js';
 export * from './memory/memory-tool-output-store.js';
 export * from './memory/memory-session-store.js';
-export { SQLITE_DEFAULTS, type SqliteStoreOptions } from './sqlite/sqlite-database.js';
+export { SQLITE_DEFAULTS, type SqliteStoreOptions, type SqliteMigration } from './sqlite/sqlite-database.js';
 export * from './sqlite/sqlite-tool-output-store.js';
 export * from './sqlite/sqlite-session-store.js';
 export {
