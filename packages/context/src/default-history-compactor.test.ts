@@ -54,7 +54,7 @@ function scripted(...answers: Array<string | Error | 'hang'>): Summarizer & { ca
 
 test('projection masks old stored bodies first, keeps their refs, and leaves the newest step whole', async () => {
   const history = longRun(8);
-  const result = await new DefaultHistoryCompactor().compact(request(history));
+  const result = await new DefaultHistoryCompactor().compact(request(history, { targetHistoryTokens: 12_000 }));
   assert.equal(result.changed, true);
   const masked = result.history.filter((message): message is ToolResultMessage => message.role === 'tool' && message.masked === true);
   assert.ok(masked.length >= 5);
@@ -77,7 +77,7 @@ test('a result without a stored reference is never masked', async () => {
 
 test('when pressure remains, the oldest finished steps become one checkpoint; anchor and suffix stay', async () => {
   const summarizer = scripted(goodCheckpoint);
-  const history = longRun(30);
+  const history: CanonicalMessage[] = [...longRun(30), { role: 'assistant', content: 'Found HAT001.' }];
   const result = await new DefaultHistoryCompactor({ summarizer }).compact(request(history, { targetHistoryTokens: 3_000 }));
   const checkpoint = result.history.find((message) => message.role === 'user' && message.checkpoint);
   assert.ok(checkpoint, 'a checkpoint was written');
@@ -89,6 +89,15 @@ test('when pressure remains, the oldest finished steps become one checkpoint; an
   assert.equal(result.trace.summaryAttempts, 1);
   assert.ok(result.trace.checkpointTokens! < result.trace.summarySourceTokens!);
   assert.ok(result.trace.estimatedTokensAfter! < result.trace.estimatedTokensBefore!);
+});
+
+test('when nothing else is enough, the newest step body is masked too, its ref kept', async () => {
+  const history = longRun(3);
+  const result = await new DefaultHistoryCompactor().compact(request(history, { targetHistoryTokens: 500 }));
+  const newest = result.history.at(-1) as ToolResultMessage;
+  assert.equal(newest.masked, true);
+  assert.equal(newest.outputRef, (history.at(-1) as ToolResultMessage).outputRef);
+  assert.equal(newest.toolCallId, 'c3');
 });
 
 for (const [name, answers, reason] of [

@@ -65,35 +65,64 @@ export class DefaultHistoryCompactor implements HistoryCompactor {
     const units = buildHistoryUnits(request.history);
     const protectedUnits = this.protectedUnits(units, request);
 
-    // 1. Deterministic projection, oldest first.
-    const projected = [...request.history];
-    const compactedOutputRefs: ToolOutputRef[] = [];
-    let current = before;
-    for (let unitIndex = 0; unitIndex < units.length && (forced || current > goal); unitIndex += 1) {
-      if (protectedUnits.has(unitIndex)) continue;
-      const unit = units[unitIndex]!;
-      for (let offset = 0; offset < unit.messages.length; offset += 1) {
-        const message = unit.messages[offset]!;
-        if (message.role !== 'tool') continue;
-        const preview = previewToolResult(message, this.options.preview ?? PREVIEW_DEFAULTS);
-        if (!preview) continue;
-        projected[unit.start + offset] = preview;
-        current += estimator.countMessage(preview) - estimator.countMessage(message);
-        compactedOutputRefs.push(message.outputRef!);
-      }
-    }
-    let trace: CompactionTrace = { ...EMPTY_COMPACTION_TRACE, reason: request.reason, estimatedTokensBefore: before, compactedOutputRefs };
-    let history: CanonicalHistory = compactedOutputRefs.length > 0 ? projected : request.history;
+    // 1. Deterministic projection of old stored bodies, oldest first.
+    const old = this.project({ history: request.history, estimator, current: before, goal: forced ? -1 : goal, eligible: (unit, index) => !protectedUnits.has(index) && !isOpenUnit(unit) });
+    let history = old.history;
+    let current = old.current;
+    const compactedOutputRefs = [...old.refs];
+    let trace: CompactionTrace = { ...EMPTY_COMPACTION_TRACE, reason: request.reason };
 
     // 2. Summarize the oldest finished steps while pressure remains.
     const needsSummary = request.reason === 'message-count' ? this.exceedsMessageCount(history) : current > goal;
     if (needsSummary && this.options.summarizer) {
       const summarized = await this.summarize(history, request, protectedUnits);
       trace = { ...trace, ...summarized.trace };
-      if (summarized.history) history = summarized.history;
+      if (summarized.history) {
+        history = summarized.history;
+        current = sumTokens(history, estimator);
+      }
     }
-    const after = history === request.history ? before : sumTokens(history, estimator);
-    return { history, changed: history !== request.history, trace: { ...trace, estimatedTokensAfter: after } };
+
+    // 3. Last resort: the recent suffix and the newest step's bodies too (never an open unit).
+    if (current > goal) {
+      const recent = this.project({ history, estimator, current, goal, eligible: (unit) => !isOpenUnit(unit) });
+      history = recent.history;
+      current = recent.current;
+      compactedOutputRefs.push(...recent.refs);
+    }
+    const changed = history !== request.history;
+    return {
+      history,
+      changed,
+      trace: { ...trace, estimatedTokensBefore: before, estimatedTokensAfter: changed ? sumTokens(history, estimator) : before, compactedOutputRefs },
+    };
+  }
+
+  /** Replaces stored bodies in eligible units by previews, oldest first, until `current` is at most `goal`. */
+  private project(options: {
+    history: CanonicalHistory;
+    estimator: TokenEstimator;
+    current: number;
+    goal: number;
+    eligible: (unit: HistoryUnit, index: number) => boolean;
+  }): { history: CanonicalHistory; current: number; refs: ToolOutputRef[] } {
+    const units = buildHistoryUnits(options.history);
+    const projected = [...options.history];
+    const refs: ToolOutputRef[] = [];
+    let current = options.current;
+    for (let unitIndex = 0; unitIndex < units.length && current > options.goal; unitIndex += 1) {
+      const unit = units[unitIndex]!;
+      if (!options.eligible(unit, unitIndex)) continue;
+      unit.messages.forEach((message, offset) => {
+        if (message.role !== 'tool') return;
+        const preview = previewToolResult(message, this.options.preview ?? PREVIEW_DEFAULTS);
+        if (!preview) return;
+        projected[unit.start + offset] = preview;
+        current += options.estimator.countMessage(preview) - options.estimator.countMessage(message);
+        refs.push(message.outputRef!);
+      });
+    }
+    return refs.length > 0 ? { history: projected, current, refs } : { history: options.history, current, refs };
   }
 
   /** Units never projected or summarized: leading system messages, open units, the newest step and the recent suffix. */
