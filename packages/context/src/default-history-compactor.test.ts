@@ -54,7 +54,7 @@ function scripted(...answers: Array<string | Error | 'hang'>): Summarizer & { ca
 
 test('projection masks old stored bodies first, keeps their refs, and leaves the newest step whole', async () => {
   const history = longRun(8);
-  const result = await new DefaultHistoryCompactor().compact(request(history, { targetHistoryTokens: 12_000 }));
+  const result = await new DefaultHistoryCompactor().compact(request(history, { targetHistoryTokens: 16_000 }));
   assert.equal(result.changed, true);
   const masked = result.history.filter((message): message is ToolResultMessage => message.role === 'tool' && message.masked === true);
   assert.ok(masked.length >= 5);
