@@ -11,7 +11,8 @@ export { isZodSchema, normalizeParameterSchema } from './registry/parameter-sche
 export * from './registry/tool-registry.js';
 export * from './registry/tool-search.js';
 export * from './registry/search-tools-tool.js';
-export * from './registry/zod-tool.js';
+export * from './registry/standard-schema.js';
+export * from './registry/schema-tool.js';
 export * from './tool-output/read-arguments.js';
 export { LineIndex, splitsSurrogatePair, pairSafeOffset } from './tool-output/line-index.js';
 export * from './tool-output/read-tool-output.js';

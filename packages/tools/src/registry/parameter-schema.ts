@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ToolDefinitionError } from '../errors/tool-definition-error.js';
 import { checkToolParameterSchema } from '../schema/json-schema-check.js';
+import { isStandardJsonSchema } from './standard-schema.js';
 
 /** True for a zod 4 schema object. */
 export function isZodSchema(value: unknown): value is z.ZodType {
@@ -8,23 +9,28 @@ export function isZodSchema(value: unknown): value is z.ZodType {
 }
 
 /**
- * The JSON Schema of a tool's parameters, checked. A zod schema is converted
- * with `z.toJSONSchema` (input side: defaults make fields optional) and its
- * `$schema` marker dropped. Throws `ToolDefinitionError` naming the tool and
- * the JSON Pointer of the first problem.
+ * The JSON Schema of a tool's parameters, checked. Accepts a JSON Schema
+ * object, a Standard Schema with the JSON Schema converter (input side,
+ * draft 2020-12), or a zod 4 schema (`z.toJSONSchema`, input side, so
+ * fields with defaults are optional); a `$schema` marker is dropped. Throws
+ * `ToolDefinitionError` naming the tool and the JSON Pointer of the first
+ * problem.
  */
 export function normalizeParameterSchema(toolName: string, parameters: unknown): Readonly<Record<string, unknown>> {
   let schema = parameters;
-  if (isZodSchema(parameters)) {
+  if (isStandardJsonSchema(parameters) || isZodSchema(parameters)) {
     try {
-      const { $schema: _dialect, ...converted } = z.toJSONSchema(parameters, { io: 'input' }) as Record<string, unknown>;
-      schema = converted;
+      const converted = isStandardJsonSchema(parameters)
+        ? parameters['~standard'].jsonSchema.input({ target: 'draft-2020-12' })
+        : (z.toJSONSchema(parameters as z.ZodType, { io: 'input' }) as Record<string, unknown>);
+      const { $schema: _dialect, ...rest } = converted;
+      schema = rest;
     } catch (error) {
       throw new ToolDefinitionError({
         code: 'TOOL_SCHEMA_INVALID',
         toolName,
         schemaPath: '',
-        message: `tool "${toolName}": its zod parameter schema has no JSON Schema form: ${(error as Error).message}`,
+        message: `tool "${toolName}": its parameter schema has no JSON Schema form: ${(error as Error).message}`,
         cause: error,
       });
     }
