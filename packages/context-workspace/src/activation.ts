@@ -34,9 +34,14 @@ export const PROJECTIONS_LARGEST_FIRST: readonly Projection[] = Object.freeze(['
  * went backwards counts as no time passed.
  */
 export function applyTimeFade(options: { score: number; elapsedMs: number; timeFadeFactor: number }): number {
-  const elapsedSeconds = Math.max(0, options.elapsedMs) / MILLISECONDS_PER_SECOND;
-  if (elapsedSeconds === 0 || options.timeFadeFactor === 0) return options.score;
-  return Math.max(0, options.score - (elapsedSeconds * options.timeFadeFactor) / SECONDS_PER_MINUTE);
+  return timeFadedScore(options.score, options.elapsedMs, options.timeFadeFactor);
+}
+
+/** `applyTimeFade` with positional arguments, for the workspace's hot loop. */
+export function timeFadedScore(score: number, elapsedMs: number, timeFadeFactor: number): number {
+  if (!(elapsedMs > 0) || timeFadeFactor === 0) return score;
+  const elapsedSeconds = elapsedMs / MILLISECONDS_PER_SECOND;
+  return Math.max(0, score - (elapsedSeconds * timeFadeFactor) / SECONDS_PER_MINUTE);
 }
 
 /** `score − replaceFadeFactor`, never below 0. */
@@ -60,7 +65,11 @@ export function projectionLevel(score: number): ProjectionLevel {
  * above 100 and never below the score it started from.
  */
 export function activate(options: { score: number; exposure: Exposure; activateFactor: number }): number {
-  const { score, exposure, activateFactor } = options;
+  return activateScore(options.score, options.exposure, options.activateFactor);
+}
+
+/** `activate` with positional arguments, for the workspace's hot loop. */
+export function activateScore(score: number, exposure: Exposure, activateFactor: number): number {
   const level = projectionLevel(score);
   const increase = activateFactor * activationMultiplier(exposure, level);
   const raised = Math.min(activationCeiling(exposure, level), score + increase);

@@ -1,8 +1,8 @@
 import { ConfigurationError, type TokenEstimator } from '@strata/context';
 import {
-  activate,
+  activateScore,
   applyReplaceFade,
-  applyTimeFade,
+  timeFadedScore,
   INITIAL_ACTIVATION_SCORE,
   projectionFor,
   projectionLevel,
@@ -19,13 +19,7 @@ import {
 } from './context-block.js';
 import { knownDomains, parseDomain, parseRequestedDomains, type FocusedDomain } from './focused-domain.js';
 import { renderBlockElement } from './render-block.js';
-import {
-  BLOCK_SEPARATOR,
-  buildResolvedBlock,
-  EMPTY_RESOLVED_CONTEXT,
-  type ResolvedContext,
-  type ResolvedMember,
-} from './resolved-context.js';
+import { buildResolvedBlock, resolvedContext, type ResolvedContext, type ResolvedMember } from './resolved-context.js';
 import { readSnapshotV1, writeSnapshotV1, type ContextWorkspaceSnapshotV1 } from './snapshot.js';
 import { fitToTokenBudget, parseTokenBudget } from './token-budget.js';
 import { CONTEXT_WORKSPACE_TRACE_EVENT, type ContextWorkspaceTraceBlock, type TraceRecorder } from './trace-recorder.js';
@@ -60,15 +54,26 @@ export interface WorkspaceBlockState {
 interface Entry {
   readonly block: ContextBlock;
   readonly sequence: number;
-  readonly keyId: string;
+  readonly group: SourceGroup;
   score: number;
   touchedAtMs: number;
 }
 
+/** The live blocks of one SourceKey. `rank` is the key's position in (block name, source) order. */
+interface SourceGroup {
+  readonly keyId: string;
+  entries: Entry[];
+  rank: number;
+}
+
+/** The sort keys are copied flat so ranking compares numbers on one object. */
 interface Candidate {
-  readonly entry: Entry;
   readonly weight: number;
-  readonly exposure: Exposure;
+  readonly score: number;
+  readonly rank: number;
+  readonly sequence: number;
+  readonly group: SourceGroup;
+  readonly member: ResolvedMember;
 }
 
 const DEFAULTS = Object.freeze({ now: Date.now });
@@ -89,7 +94,14 @@ export class ContextWorkspace {
   readonly #known: ReadonlySet<FocusedDomain>;
   /** By sequence, in registration order. */
   readonly #entries = new Map<number, Entry>();
-  readonly #bySourceKey = new Map<string, Entry[]>();
+  readonly #groups = new Map<string, SourceGroup>();
+  /**
+   * Key ids in code-unit order, which is (block name, source) order because a
+   * block name never holds the NUL separator. Ranks are renumbered lazily, so
+   * ranking compares numbers, not strings.
+   */
+  readonly #sortedKeyIds: string[] = [];
+  #ranksStale = false;
   #nextSequence = 0;
 
   constructor(options: ContextWorkspaceOptions = {}) {
@@ -107,7 +119,7 @@ export class ContextWorkspace {
     const workspace = new ContextWorkspace(options);
     const { nextSequence, entries } = readSnapshotV1(snapshot, { known: workspace.#known });
     for (const { block, sequence, score, touchedAtMs } of entries) {
-      workspace.#add({ block, sequence, keyId: sourceKeyId(block), score, touchedAtMs });
+      workspace.#add({ block, sequence, score, touchedAtMs });
     }
     workspace.#nextSequence = nextSequence;
     return workspace;
@@ -133,13 +145,12 @@ export class ContextWorkspace {
     const valid = ensureContextBlock(block);
     valid.focusedOn.forEach((domain, index) => parseDomain(domain, { known: this.#known, field: `focusedOn[${index}]` }));
     const now = this.#clock();
-    const keyId = sourceKeyId(valid);
-    for (const older of [...(this.#bySourceKey.get(keyId) ?? [])]) {
+    for (const older of [...(this.#groups.get(sourceKeyId(valid))?.entries ?? [])]) {
       this.#fade(older, now);
       older.score = applyReplaceFade(older.score, older.block.replaceFadeFactor);
       if (older.score <= 0) this.#remove(older);
     }
-    this.#add({ block: valid, sequence: this.#nextSequence, keyId, score: INITIAL_ACTIVATION_SCORE, touchedAtMs: now });
+    this.#add({ block: valid, sequence: this.#nextSequence, score: INITIAL_ACTIVATION_SCORE, touchedAtMs: now });
     this.#nextSequence += 1;
     this.#record({ action: 'register', changed: [valid], now });
   }
@@ -149,7 +160,7 @@ export class ContextWorkspace {
     requireNonEmptyString(blockName, 'blockName');
     requireNonEmptyString(source, 'source');
     const key: SourceKey = { blockName, source };
-    const group = this.#bySourceKey.get(sourceKeyId(key)) ?? [];
+    const group = this.#groups.get(sourceKeyId(key))?.entries ?? [];
     const removed = group.length;
     for (const entry of [...group]) this.#remove(entry);
     if (removed > 0) this.#record({ action: 'expire', changed: [key], now: this.#clock() });
@@ -169,13 +180,18 @@ export class ContextWorkspace {
   resolve(domains: readonly FocusedDomain[], options: ResolveOptions = {}): ResolvedContext {
     const requested = parseRequestedDomains(domains, { known: this.#known, field: 'domains' });
     const budget = parseTokenBudget(options);
-    if (requested.length === 0) return budget === undefined ? EMPTY_RESOLVED_CONTEXT : { ...EMPTY_RESOLVED_CONTEXT, budget: { maxTokens: budget.maxTokens, usedTokens: 0, degraded: [], dropped: [] } };
+    if (requested.length === 0) {
+      return resolvedContext({ blocks: [], ...(budget && { budget: { maxTokens: budget.maxTokens, usedTokens: 0, degraded: [], dropped: [] } }) });
+    }
     const weights = new Map<FocusedDomain, number>(requested.map((domain, index) => [domain, requested.length - index]));
     const primary = requested[0];
     const now = this.#clock();
 
+    this.#renumberRanks();
     const candidates: Candidate[] = [];
-    for (const entry of [...this.#entries.values()]) {
+    // Deleting the current entry while iterating a Map is well defined.
+    for (const entry of this.#entries.values()) {
+      const { block } = entry;
       this.#fade(entry, now);
       if (entry.score <= 0) {
         this.#remove(entry);
@@ -183,47 +199,47 @@ export class ContextWorkspace {
       }
       let weight = 0;
       let exposure: Exposure = 'SECONDARY';
-      for (const domain of entry.block.focusedOn) {
+      for (const domain of block.focusedOn) {
         const domainWeight = weights.get(domain);
         if (domainWeight === undefined) continue;
         weight += domainWeight;
         if (domain === primary) exposure = 'PRIMARY';
       }
       if (weight === 0) continue;
-      entry.score = activate({ score: entry.score, exposure, activateFactor: entry.block.activateFactor });
-      candidates.push({ entry, weight, exposure });
-    }
-    candidates.sort(compareCandidates);
-
-    const groups = new Map<string, ResolvedMember[]>();
-    for (const { entry, weight, exposure } of candidates) {
-      const level = projectionLevel(entry.score);
+      const score = activateScore(entry.score, exposure, block.activateFactor);
+      entry.score = score;
+      const level = projectionLevel(score);
       const projection = projectionFor(level, exposure);
       const member: ResolvedMember = {
-        block: entry.block,
+        block,
         sequence: entry.sequence,
-        activationScore: entry.score,
+        activationScore: score,
         level,
         exposure,
         domainWeight: weight,
         activatedProjection: projection,
         projection,
       };
-      const group = groups.get(entry.keyId);
-      if (group === undefined) groups.set(entry.keyId, [member]);
-      else group.push(member);
+      candidates.push({ weight, score, rank: entry.group.rank, sequence: entry.sequence, group: entry.group, member });
     }
-    const blocks = [...groups.values()].map(buildResolvedBlock);
-    if (budget === undefined) {
-      return { blocks, text: blocks.map((block) => block.text).join(BLOCK_SEPARATOR), diagnostics: [] };
+    candidates.sort(compareCandidates);
+
+    // Same-key members in rank order; each group sits where its first member ranks.
+    const groups: ResolvedMember[][] = [];
+    const groupIndex = new Map<SourceGroup, number>();
+    for (const { group, member } of candidates) {
+      const index = groupIndex.get(group);
+      if (index === undefined) {
+        groupIndex.set(group, groups.length);
+        groups.push([member]);
+      } else {
+        groups[index]!.push(member);
+      }
     }
+    const blocks = groups.map(buildResolvedBlock);
+    if (budget === undefined) return resolvedContext({ blocks });
     const fitted = fitToTokenBudget({ blocks, budget });
-    return {
-      blocks: fitted.blocks,
-      text: fitted.blocks.map((block) => block.text).join(BLOCK_SEPARATOR),
-      budget: fitted.report,
-      diagnostics: fitted.diagnostics,
-    };
+    return resolvedContext({ blocks: fitted.blocks, budget: fitted.report, diagnostics: fitted.diagnostics });
   }
 
   /** Every block in registration order, scores as of now; changes nothing. */
@@ -249,7 +265,7 @@ export class ContextWorkspace {
   }
 
   #scoreAt(entry: Entry, now: number): number {
-    return applyTimeFade({ score: entry.score, elapsedMs: now - entry.touchedAtMs, timeFadeFactor: entry.block.timeFadeFactor });
+    return timeFadedScore(entry.score, now - entry.touchedAtMs, entry.block.timeFadeFactor);
   }
 
   /** Charges time fade up to `now`. A clock that went backwards charges nothing and keeps the later mark. */
@@ -258,20 +274,48 @@ export class ContextWorkspace {
     entry.touchedAtMs = Math.max(entry.touchedAtMs, now);
   }
 
-  #add(entry: Entry): void {
+  #add(fields: Omit<Entry, 'group'>): void {
+    const keyId = sourceKeyId(fields.block);
+    let group = this.#groups.get(keyId);
+    if (group === undefined) {
+      group = { keyId, entries: [], rank: 0 };
+      this.#groups.set(keyId, group);
+      this.#sortedKeyIds.splice(this.#keyPosition(keyId), 0, keyId);
+      this.#ranksStale = true;
+    }
+    const entry: Entry = { ...fields, group };
+    group.entries.push(entry);
     this.#entries.set(entry.sequence, entry);
-    const group = this.#bySourceKey.get(entry.keyId);
-    if (group === undefined) this.#bySourceKey.set(entry.keyId, [entry]);
-    else group.push(entry);
   }
 
   #remove(entry: Entry): void {
     this.#entries.delete(entry.sequence);
-    const group = this.#bySourceKey.get(entry.keyId);
-    if (group === undefined) return;
-    const rest = group.filter((member) => member !== entry);
-    if (rest.length === 0) this.#bySourceKey.delete(entry.keyId);
-    else this.#bySourceKey.set(entry.keyId, rest);
+    const { group } = entry;
+    group.entries = group.entries.filter((member) => member !== entry);
+    if (group.entries.length > 0) return;
+    this.#groups.delete(group.keyId);
+    this.#sortedKeyIds.splice(this.#keyPosition(group.keyId), 1);
+    this.#ranksStale = true;
+  }
+
+  /** Where `keyId` is, or would be inserted, in the sorted key ids (binary search). */
+  #keyPosition(keyId: string): number {
+    let low = 0;
+    let high = this.#sortedKeyIds.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (this.#sortedKeyIds[middle]! < keyId) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+
+  #renumberRanks(): void {
+    if (!this.#ranksStale) return;
+    this.#sortedKeyIds.forEach((keyId, rank) => {
+      this.#groups.get(keyId)!.rank = rank;
+    });
+    this.#ranksStale = false;
   }
 
   #record(options: { action: 'register' | 'expire'; changed: readonly SourceKey[]; now: number }): void {
@@ -303,12 +347,12 @@ function compareSourceKeys(left: SourceKey, right: SourceKey): number {
   return compareCodeUnits(left.blockName, right.blockName) || compareCodeUnits(left.source, right.source);
 }
 
-/** Weight descending, score descending, block name, source, then newer first. */
+/** Weight descending, score descending, block name, source (the key's rank), then newer first. */
 function compareCandidates(left: Candidate, right: Candidate): number {
   return (
     right.weight - left.weight ||
-    right.entry.score - left.entry.score ||
-    compareSourceKeys(left.entry.block, right.entry.block) ||
-    right.entry.sequence - left.entry.sequence
+    right.score - left.score ||
+    left.rank - right.rank ||
+    right.sequence - left.sequence
   );
 }

@@ -31,24 +31,50 @@ export function projectionContent(block: ContextBlock, projection: Projection): 
   return block.abstractBlock;
 }
 
-/** Everything after the tag name up to the closing tag: attributes, `>`, escaped text. Cached per block. */
-const tails = new WeakMap<ContextBlock, Record<Projection, string>>();
+/** Rendered strings of one block, built on first use; blocks are immutable, so they never go stale. */
+interface RenderCache {
+  readonly tails: Record<Projection, string>;
+  readonly elements: Partial<Record<Projection, string>>;
+  readonly snapshotLines: Partial<Record<Projection, string>>;
+  readonly historyLines: Partial<Record<Projection, string>>;
+}
 
-function elementTail(block: ContextBlock, projection: Projection): string {
-  let cached = tails.get(block);
-  if (cached === undefined) {
+const caches = new WeakMap<ContextBlock, RenderCache>();
+
+function cacheOf(block: ContextBlock): RenderCache {
+  let cache = caches.get(block);
+  if (cache === undefined) {
     const source = escapeXmlAttribute(block.source);
+    // Everything after the tag name up to the closing tag: attributes, `>`, escaped text.
     const tail = (content: BlockContent) =>
       ` source="${source}" urgency="${content.urgency.toLowerCase()}">${escapeXmlText(content.content)}`;
-    cached = { full: tail(block.blockContent), compact: tail(block.compactBlock), abstract: tail(block.abstractBlock) };
-    tails.set(block, cached);
+    cache = {
+      tails: { full: tail(block.blockContent), compact: tail(block.compactBlock), abstract: tail(block.abstractBlock) },
+      elements: {},
+      snapshotLines: {},
+      historyLines: {},
+    };
+    caches.set(block, cache);
   }
-  return cached[projection];
+  return cache;
+}
+
+function element(tag: string, tail: string): string {
+  return `<${tag}${tail}</${tag}>`;
 }
 
 /** One block as its own element, or under another tag (`snapshot`, `history_snapshot`). */
 export function renderBlockElement(block: ContextBlock, projection: Projection, tag: string = block.blockName): string {
-  return `<${tag}${elementTail(block, projection)}</${tag}>`;
+  const cache = cacheOf(block);
+  if (tag !== block.blockName) return element(tag, cache.tails[projection]);
+  return (cache.elements[projection] ??= element(tag, cache.tails[projection]));
+}
+
+/** A member's indented line inside an aggregate. */
+function memberLine(block: ContextBlock, projection: Projection, snapshot: boolean): string {
+  const cache = cacheOf(block);
+  const lines = snapshot ? cache.snapshotLines : cache.historyLines;
+  return (lines[projection] ??= `  ${element(snapshot ? 'snapshot' : 'history_snapshot', cache.tails[projection])}`);
 }
 
 /** The urgency of an aggregate: the highest among the rendered projections, not the full contents. */
@@ -65,10 +91,9 @@ export function renderAggregate(options: { readonly members: readonly RenderMemb
   const first = members[0];
   if (first === undefined) throw new RangeError('an aggregate needs at least one member');
   const name = first.block.blockName;
-  const lines = [`<${name} source="${escapeXmlAttribute(first.block.source)}" urgency="${aggregateUrgency(members).toLowerCase()}">`];
+  let text = `<${name} source="${escapeXmlAttribute(first.block.source)}" urgency="${aggregateUrgency(members).toLowerCase()}">`;
   members.forEach((member, index) => {
-    lines.push(`  ${renderBlockElement(member.block, member.projection, index === snapshotIndex ? 'snapshot' : 'history_snapshot')}`);
+    text += `\n${memberLine(member.block, member.projection, index === snapshotIndex)}`;
   });
-  lines.push(`</${name}>`);
-  return lines.join('\n');
+  return `${text}\n</${name}>`;
 }

@@ -35,13 +35,14 @@ export interface ResolvedBlock {
   readonly members: readonly ResolvedMember[];
   /** The member rendered as `<snapshot>`: the highest score, the earlier-ranked on a tie. */
   readonly snapshotIndex: number;
+  /** The XML element. Rendered on first read. */
   readonly text: string;
 }
 
 export interface ResolvedContext {
   /** In rank order: domain weight descending, then score descending, then block name, source. */
   readonly blocks: readonly ResolvedBlock[];
-  /** The blocks' text joined by a newline; empty when no block matched. */
+  /** The blocks' text joined by a newline; empty when no block matched. Rendered on first read. */
   readonly text: string;
   /** Present when the resolve had a token budget. */
   readonly budget?: TokenBudgetReport;
@@ -49,32 +50,89 @@ export interface ResolvedContext {
   readonly diagnostics: readonly ContextDiagnostic[];
 }
 
-export const EMPTY_RESOLVED_CONTEXT: ResolvedContext = Object.freeze({
-  blocks: Object.freeze([]),
-  text: '',
-  diagnostics: Object.freeze([]),
-});
-
 /** Joins resolved blocks into the result text. */
 export const BLOCK_SEPARATOR = '\n';
 
-/** Builds (or rebuilds, after a degradation) one result element from its members. */
+/**
+ * A resolve's result. `text` is rendered on first read and kept: ranking
+ * 10,000 blocks does not pay for joining a megabyte of XML nobody reads.
+ */
+class ResolvedContextResult implements ResolvedContext {
+  readonly blocks: readonly ResolvedBlock[];
+  readonly budget?: TokenBudgetReport;
+  readonly diagnostics: readonly ContextDiagnostic[];
+  #text: string | undefined;
+
+  constructor(options: { blocks: readonly ResolvedBlock[]; budget?: TokenBudgetReport; diagnostics?: readonly ContextDiagnostic[] }) {
+    this.blocks = options.blocks;
+    if (options.budget !== undefined) this.budget = options.budget;
+    this.diagnostics = options.diagnostics ?? [];
+  }
+
+  get text(): string {
+    return (this.#text ??= joinBlockTexts(this.blocks));
+  }
+}
+
+export function resolvedContext(options: {
+  readonly blocks: readonly ResolvedBlock[];
+  readonly budget?: TokenBudgetReport;
+  readonly diagnostics?: readonly ContextDiagnostic[];
+}): ResolvedContext {
+  return new ResolvedContextResult(options);
+}
+
+export function joinBlockTexts(blocks: readonly ResolvedBlock[]): string {
+  return blocks.map((block) => block.text).join(BLOCK_SEPARATOR);
+}
+
+/** One result element; `text` is rendered on first read and kept. */
+class ResolvedBlockResult implements ResolvedBlock {
+  readonly blockName: string;
+  readonly source: string;
+  readonly urgency: Urgency;
+  readonly domainWeight: number;
+  readonly members: readonly ResolvedMember[];
+  readonly snapshotIndex: number;
+  #text: string | undefined;
+
+  constructor(members: readonly ResolvedMember[], first: ResolvedMember) {
+    let snapshotIndex = 0;
+    let best = first.activationScore;
+    for (let index = 1; index < members.length; index += 1) {
+      const score = members[index]!.activationScore;
+      if (score > best) {
+        best = score;
+        snapshotIndex = index;
+      }
+    }
+    this.blockName = first.block.blockName;
+    this.source = first.block.source;
+    this.urgency = members.length === 1 ? projectionContent(first.block, first.projection).urgency : aggregateUrgency(members);
+    this.domainWeight = first.domainWeight;
+    this.members = members;
+    this.snapshotIndex = snapshotIndex;
+  }
+
+  get text(): string {
+    if (this.#text === undefined) {
+      const first = this.members[0]!;
+      this.#text =
+        this.members.length === 1
+          ? renderBlockElement(first.block, first.projection)
+          : renderAggregate({ members: this.members, snapshotIndex: this.snapshotIndex });
+    }
+    return this.#text;
+  }
+}
+
+/**
+ * Builds (or rebuilds, after a degradation) one result element from its
+ * members in rank order. The `<snapshot>` is the highest score, the
+ * earlier-ranked on a tie.
+ */
 export function buildResolvedBlock(members: readonly ResolvedMember[]): ResolvedBlock {
   const first = members[0];
   if (first === undefined) throw new RangeError('a resolved block needs at least one member');
-  let snapshotIndex = 0;
-  members.forEach((member, index) => {
-    const best = members[snapshotIndex];
-    if (best !== undefined && member.activationScore > best.activationScore) snapshotIndex = index;
-  });
-  const single = members.length === 1;
-  return {
-    blockName: first.block.blockName,
-    source: first.block.source,
-    urgency: single ? projectionContent(first.block, first.projection).urgency : aggregateUrgency(members),
-    domainWeight: first.domainWeight,
-    members,
-    snapshotIndex,
-    text: single ? renderBlockElement(first.block, first.projection) : renderAggregate({ members, snapshotIndex }),
-  };
+  return new ResolvedBlockResult(members, first);
 }

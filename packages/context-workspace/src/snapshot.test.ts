@@ -106,7 +106,10 @@ test('restore resumes the same scores with time fade for the time that passed', 
   const neverStopped = buildWorkspace(manualClock(0));
   const liveClock = manualClock(121_000);
   const live = ContextWorkspace.restore(neverStopped.snapshot(), { now: liveClock.now });
-  assert.deepEqual(restored.resolve(['ACTION']), live.resolve(['ACTION']));
+  const restoredResult = restored.resolve(['ACTION']);
+  const liveResult = live.resolve(['ACTION']);
+  assert.deepEqual(restoredResult, liveResult);
+  assert.equal(restoredResult.text, liveResult.text);
   assert.equal(
     restored.resolve(['ACTION']).text,
     [

@@ -76,21 +76,24 @@ test('higher-ranked blocks degrade only once every lower one is at its smallest'
   assert.equal(resolveWithin(75).budget?.usedTokens, 73);
 });
 
-test('when every block is at its smallest, the lowest-ranked are dropped whole', () => {
+test('blocks that would not fit even at their smallest are dropped whole, lowest-ranked first', () => {
+  // At their smallest both cost 36 + 1 + 36 = 73 > 72: b is dropped, and a alone fits at full.
   const resolved = resolveWithin(72);
-  assert.equal(resolved.text, '<a source="s" urgency="normal">A</a>');
+  assert.equal(resolved.text, '<a source="s" urgency="normal">AAAAAAAAAA</a>');
   assert.deepEqual(resolved.budget, {
     maxTokens: 72,
-    usedTokens: 36,
-    degraded: [{ blockName: 'a', source: 's', from: ['full'], to: ['abstract'] }],
+    usedTokens: 45,
+    degraded: [],
     dropped: [{ blockName: 'b', source: 's', rank: 1 }],
   });
-  assert.deepEqual(resolved.diagnostics.map((diagnostic) => [diagnostic.code, diagnostic.severity]), [
-    ['CONTEXT_WORKSPACE_BLOCK_DEGRADED', 'info'],
-    ['CONTEXT_WORKSPACE_BLOCK_DROPPED', 'warning'],
+  assert.deepEqual(resolved.diagnostics.map((diagnostic) => [diagnostic.code, diagnostic.severity, diagnostic.subject]), [
+    ['CONTEXT_WORKSPACE_BLOCK_DROPPED', 'warning', 'b@s'],
   ]);
+  // What is kept still degrades when it must: a at compact is 39.
+  assert.deepEqual(resolveWithin(40).budget?.degraded, [{ blockName: 'a', source: 's', from: ['full'], to: ['compact'] }]);
   const nothing = resolveWithin(35);
   assert.equal(nothing.text, '');
+  assert.deepEqual(nothing.blocks, []);
   assert.deepEqual(nothing.budget?.dropped, [
     { blockName: 'b', source: 's', rank: 1 },
     { blockName: 'a', source: 's', rank: 0 },

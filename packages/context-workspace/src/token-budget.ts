@@ -1,7 +1,7 @@
 import type { ContextDiagnostic, TokenEstimator } from '@strata/context';
 import { smallerProjection, type Projection } from './activation.js';
 import { ContextWorkspaceInputError } from './errors/context-workspace-input-error.js';
-import { BLOCK_SEPARATOR, buildResolvedBlock, type ResolvedBlock } from './resolved-context.js';
+import { BLOCK_SEPARATOR, buildResolvedBlock, joinBlockTexts, type ResolvedBlock } from './resolved-context.js';
 import { describe, requireInteger } from './validate.js';
 
 export interface TokenBudget {
@@ -53,62 +53,75 @@ export function parseTokenBudget(value: { readonly maxTokens?: unknown; readonly
 }
 
 /**
- * Fits ranked elements into `maxTokens`. First the lowest-ranked element is
- * rendered one projection smaller at a time (full → compact → abstract, every
- * member together) until it is at its smallest, then the next lowest, and so
- * on; when every element is at its smallest and the text is still too long,
- * elements are dropped, lowest-ranked first. Text is never cut inside a block.
- * The count is checked on the final text, so a tokenizer that does not add
- * up across blocks still ends within the budget.
+ * Fits ranked elements into `maxTokens` without cutting text inside a block.
+ * Elements are dropped from the bottom of the ranking when even their
+ * smallest projections (every element at its smallest) would not fit; the
+ * elements kept are then degraded, lowest-ranked first, one projection at a
+ * time (full → compact → abstract, every member of an aggregate together),
+ * until the text fits: the top of the ranking keeps the most detail. Only
+ * the kept prefix (and one more element) is rendered and counted. The count
+ * is checked on the final text, so a tokenizer that does not add up across
+ * blocks still ends within the budget.
  */
 export function fitToTokenBudget(options: { readonly blocks: readonly ResolvedBlock[]; readonly budget: TokenBudget }): {
   readonly blocks: readonly ResolvedBlock[];
   readonly report: TokenBudgetReport;
   readonly diagnostics: readonly ContextDiagnostic[];
 } {
+  const { blocks } = options;
   const { maxTokens, estimator } = options.budget;
   const count = (text: string) => estimator.countText(text);
-  const units = options.blocks.map((block) => ({ block, original: block, tokens: count(block.text) }));
   const separatorTokens = count(BLOCK_SEPARATOR);
-  let total = units.reduce((sum, unit) => sum + unit.tokens, 0) + separatorTokens * Math.max(0, units.length - 1);
 
-  for (let index = units.length - 1; index >= 0 && total > maxTokens; index -= 1) {
-    const unit = units[index]!;
-    for (let smaller = degrade(unit.block); smaller !== undefined && total > maxTokens; smaller = degrade(smaller)) {
+  // Each kept element's projections from the activated one down, each strictly smaller in tokens.
+  const ladders: { block: ResolvedBlock; tokens: number }[][] = [];
+  let smallestTotal = 0;
+  for (const block of blocks) {
+    const ladder = [{ block, tokens: count(block.text) }];
+    for (let smaller = degrade(block); smaller !== undefined; smaller = degrade(smaller)) {
       const tokens = count(smaller.text);
-      if (tokens >= unit.tokens) continue;
-      total -= unit.tokens - tokens;
-      unit.block = smaller;
-      unit.tokens = tokens;
+      if (tokens < ladder[ladder.length - 1]!.tokens) ladder.push({ block: smaller, tokens });
     }
+    const cost = ladder[ladder.length - 1]!.tokens + (ladders.length > 0 ? separatorTokens : 0);
+    if (smallestTotal + cost > maxTokens) break;
+    smallestTotal += cost;
+    ladders.push(ladder);
   }
 
-  const dropped: DroppedBlock[] = [];
-  let kept = units.length;
-  const dropLast = () => {
-    kept -= 1;
-    const unit = units[kept]!;
-    dropped.push({ blockName: unit.block.blockName, source: unit.block.source, rank: kept });
-    total -= unit.tokens + (kept > 0 ? separatorTokens : 0);
-  };
-  while (kept > 0 && total > maxTokens) dropLast();
-  let text = units.slice(0, kept).map((unit) => unit.block.text).join(BLOCK_SEPARATOR);
+  const steps = ladders.map(() => 0);
+  let total = ladders.reduce((sum, ladder) => sum + ladder[0]!.tokens, 0) + separatorTokens * Math.max(0, ladders.length - 1);
+  for (let index = ladders.length - 1; index >= 0 && total > maxTokens; index -= 1) {
+    const ladder = ladders[index]!;
+    while (total > maxTokens && steps[index]! < ladder.length - 1) {
+      total -= ladder[steps[index]!]!.tokens - ladder[steps[index]! + 1]!.tokens;
+      steps[index] = steps[index]! + 1;
+    }
+  }
+  let kept = ladders.map((ladder, index) => ladder[steps[index]!]!.block);
+  let text = joinBlockTexts(kept);
   let usedTokens = count(text);
-  while (kept > 0 && usedTokens > maxTokens) {
-    dropLast();
-    text = units.slice(0, kept).map((unit) => unit.block.text).join(BLOCK_SEPARATOR);
+  while (kept.length > 0 && usedTokens > maxTokens) {
+    kept = kept.slice(0, -1);
+    text = joinBlockTexts(kept);
     usedTokens = count(text);
   }
 
-  const keptUnits = units.slice(0, kept);
-  const degraded: DegradedBlock[] = keptUnits
-    .filter((unit) => unit.block !== unit.original)
-    .map((unit) => ({
-      blockName: unit.block.blockName,
-      source: unit.block.source,
-      from: unit.original.members.map((member) => member.projection),
-      to: unit.block.members.map((member) => member.projection),
-    }));
+  const dropped: DroppedBlock[] = [];
+  for (let rank = blocks.length - 1; rank >= kept.length; rank -= 1) {
+    const block = blocks[rank]!;
+    dropped.push({ blockName: block.blockName, source: block.source, rank });
+  }
+  const degraded: DegradedBlock[] = [];
+  kept.forEach((block, rank) => {
+    const original = blocks[rank]!;
+    if (block === original) return;
+    degraded.push({
+      blockName: block.blockName,
+      source: block.source,
+      from: original.members.map((member) => member.projection),
+      to: block.members.map((member) => member.projection),
+    });
+  });
   const diagnostics: ContextDiagnostic[] = [
     ...degraded.map((block) => ({
       code: BLOCK_DEGRADED_CODE,
@@ -123,11 +136,7 @@ export function fitToTokenBudget(options: { readonly blocks: readonly ResolvedBl
       subject: `${block.blockName}@${block.source}`,
     })),
   ];
-  return {
-    blocks: keptUnits.map((unit) => unit.block),
-    report: { maxTokens, usedTokens, degraded, dropped },
-    diagnostics,
-  };
+  return { blocks: kept, report: { maxTokens, usedTokens, degraded, dropped }, diagnostics };
 }
 
 /** Every member one projection smaller; undefined when all are at their smallest. */
