@@ -1,15 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigurationError } from '@strata/context';
 import { DEFAULT_DATABASE_FILE, openDefaultStores, openStores } from './open-stores.js';
+import { temporaryDirectory } from './testing/temporary-directory.js';
 
 const user = (content: string) => ({ role: 'user', content }) as const;
 
 test('openDefaultStores keeps both stores in <dataDir>/strata.db, making the directory 0700, and they reopen', async () => {
-  const dataDir = join(mkdtempSync(join(tmpdir(), 'strata-data-')), 'nested', 'data');
+  const dataDir = join(temporaryDirectory('strata-data-'), 'nested', 'data');
   let stores = openDefaultStores({ dataDir });
   assert.equal(stores.location, join(dataDir, DEFAULT_DATABASE_FILE));
   assert.equal(statSync(dataDir).mode & 0o777, 0o700);
@@ -32,7 +32,7 @@ test('openStores chooses the backend by URL', async () => {
   await memory.sessions.append('ctx', [user('in memory')]);
   await memory.close();
 
-  const base = mkdtempSync(join(tmpdir(), 'strata-url-'));
+  const base = temporaryDirectory('strata-url-');
   const relative = await openStores('sqlite:relative.db', { baseDirectory: base });
   assert.equal(relative.location, join(base, 'relative.db'));
   await relative.close();

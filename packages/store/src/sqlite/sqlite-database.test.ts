@@ -1,15 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { StoreAccessError } from '../errors/store-access-error.js';
 import { startStoreChild } from '../testing/child-process.js';
 import { openSqliteToolOutputStore } from './sqlite-tool-output-store.js';
 import { openSqliteSessionStore } from './sqlite-session-store.js';
+import { temporaryDirectory } from '../testing/temporary-directory.js';
 
-const freshPath = (): string => join(mkdtempSync(join(tmpdir(), 'strata-sqlite-')), 'strata.db');
+const freshPath = (): string => join(temporaryDirectory('strata-sqlite-'), 'strata.db');
 
 const accessError = (code: string, path: string) => (error: unknown) => {
   assert.ok(StoreAccessError.isInstance(error), `expected a StoreAccessError, got ${String(error)}`);
@@ -82,7 +82,7 @@ test('a damaged body reads as STORE_CORRUPTED (never a wrong body); other bodies
 });
 
 test('a missing database or directory is STORE_MISSING; a directory in its place is STORE_UNREADABLE', () => {
-  const directory = mkdtempSync(join(tmpdir(), 'strata-sqlite-'));
+  const directory = temporaryDirectory('strata-sqlite-');
   const absent = join(directory, 'absent.db');
   assert.throws(() => openSqliteToolOutputStore({ path: absent, fileMustExist: true }), accessError('STORE_MISSING', absent));
   assert.equal(existsSync(absent), false);

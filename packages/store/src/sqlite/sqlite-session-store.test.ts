@@ -1,10 +1,9 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sessionStoreContract } from '../testing/session-store-contract.js';
 import { openSqliteSessionStore } from './sqlite-session-store.js';
+import { temporaryDirectory } from '../testing/temporary-directory.js';
 
-const path = join(mkdtempSync(join(tmpdir(), 'strata-sqlite-sessions-')), 'strata.db');
+const path = join(temporaryDirectory('strata-sqlite-sessions-'), 'strata.db');
 sessionStoreContract({
   name: 'SQLite SessionStore',
   open: () => openSqliteSessionStore({ path }),

@@ -1,10 +1,9 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { toolOutputStoreContract } from '../testing/tool-output-store-contract.js';
 import { openSqliteToolOutputStore } from './sqlite-tool-output-store.js';
+import { temporaryDirectory } from '../testing/temporary-directory.js';
 
-const path = join(mkdtempSync(join(tmpdir(), 'strata-sqlite-outputs-')), 'strata.db');
+const path = join(temporaryDirectory('strata-sqlite-outputs-'), 'strata.db');
 toolOutputStoreContract({
   name: 'SQLite ToolOutputStore',
   open: () => openSqliteToolOutputStore({ path }),

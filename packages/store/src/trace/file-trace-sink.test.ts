@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { StoreInputError } from '../errors/store-input-error.js';
 import { createFileTraceSink, defaultTraceDirectory, traceFilePath } from './file-trace-sink.js';
+import { temporaryDirectory } from '../testing/temporary-directory.js';
 
-const freshDirectory = (): string => join(mkdtempSync(join(tmpdir(), 'strata-trace-')), 'context-traces');
+const freshDirectory = (): string => join(temporaryDirectory('strata-trace-'), 'context-traces');
 
 test('one file per turn and per recovery attempt, at the documented paths, modes 0600 and 0700', async () => {
   const directory = freshDirectory();
@@ -49,7 +49,7 @@ test('parallel writes of the same turn: exactly one wins, the rest fail, the fil
 });
 
 test('context ids with separators and dot-dot stay inside the trace directory', async () => {
-  const root = mkdtempSync(join(tmpdir(), 'strata-trace-'));
+  const root = temporaryDirectory('strata-trace-');
   const directory = join(root, 'traces');
   const sink = createFileTraceSink({ directory });
   await sink.write({ contextId: '../escape', turn: 1, body: {} });

@@ -1,0 +1,157 @@
+import {
+  BlackboardConflictError,
+  parseTagPattern,
+  validateCommit,
+  type BlackboardAuthor,
+  type BlackboardCommit,
+  type BlackboardCommitResult,
+  type BlackboardEntry,
+  type BlackboardQueryOptions,
+  type BlackboardStore,
+} from '@strata/blackboard';
+import { SqliteConnection } from '../sqlite/sqlite-connection.js';
+import type { SqliteMigration, SqliteStoreOptions } from '../sqlite/sqlite-database.js';
+
+export const SQLITE_BLACKBOARD_MIGRATIONS: readonly SqliteMigration[] = Object.freeze([
+  {
+    version: 1,
+    name: 'create strata_blackboard_entries and strata_blackboard_heads',
+    sql: `CREATE TABLE strata_blackboard_entries (
+      board_id TEXT NOT NULL,
+      revision INTEGER NOT NULL,
+      tag TEXT NOT NULL,
+      content TEXT NOT NULL,
+      author_kind TEXT NOT NULL CHECK (author_kind IN ('worker', 'user', 'runtime')),
+      author_name TEXT,
+      role TEXT,
+      created_at TEXT NOT NULL,
+      PRIMARY KEY (board_id, revision)
+    );
+    CREATE INDEX strata_blackboard_entries_tag ON strata_blackboard_entries (board_id, tag);
+    CREATE TABLE strata_blackboard_heads (
+      board_id TEXT PRIMARY KEY,
+      revision INTEGER NOT NULL
+    );`,
+  },
+]);
+
+export interface SqliteBlackboardStoreOptions extends SqliteStoreOptions {
+  /** Several blackboards share one file, each under its own id. */
+  readonly boardId: string;
+  /** Clock for `createdAt`. Default: the system clock. */
+  readonly now?: () => Date;
+}
+
+interface Row {
+  revision: number;
+  tag: string;
+  content: string;
+  author_kind: BlackboardAuthor['kind'];
+  author_name: string | null;
+  role: string | null;
+  created_at: string;
+}
+
+/**
+ * A blackboard in a SQLite file. Each commit is one IMMEDIATE transaction:
+ * the head check, removals and writes land together or not at all. The head
+ * revision is kept apart from the entries, so a removed entry's revision is
+ * never reused.
+ */
+export function openSqliteBlackboardStore(options: SqliteBlackboardStoreOptions): BlackboardStore {
+  const { boardId } = options;
+  const now = options.now ?? (() => new Date());
+  const connection = new SqliteConnection({ ...options, component: 'blackboard', migrations: SQLITE_BLACKBOARD_MIGRATIONS });
+  const head = (database: Parameters<Parameters<SqliteConnection['use']>[1]>[0]): number =>
+    database.prepare<[string], number>('SELECT revision FROM strata_blackboard_heads WHERE board_id = ?').pluck().get(boardId) ?? 0;
+
+  return {
+    async query(patterns: readonly string[], queryOptions: BlackboardQueryOptions = {}): Promise<readonly BlackboardEntry[]> {
+      queryOptions.signal?.throwIfAborted();
+      const parsed = patterns.map((pattern) => parseTagPattern(pattern));
+      if (parsed.length === 0) return [];
+      const clauses: string[] = [];
+      const parameters: (string | number)[] = [boardId];
+      for (const pattern of parsed) {
+        if (pattern.kind === 'all') {
+          clauses.push('1');
+        } else if (pattern.kind === 'exact') {
+          clauses.push('tag = ?');
+          parameters.push(pattern.tag);
+        } else {
+          // substr and length count characters on both sides, so the prefix test is exact for any Unicode.
+          clauses.push('(substr(tag, 1, length(?)) = ? AND length(tag) > length(?))');
+          parameters.push(pattern.prefix, pattern.prefix, pattern.prefix);
+        }
+      }
+      return connection.use('query', (database) =>
+        database
+          .prepare<(string | number)[], Row>(`SELECT * FROM strata_blackboard_entries WHERE board_id = ? AND (${clauses.join(' OR ')}) ORDER BY revision`)
+          .all(...parameters)
+          .map(toEntry),
+      );
+    },
+
+    async commit(commit: BlackboardCommit, commitOptions: BlackboardQueryOptions = {}): Promise<BlackboardCommitResult> {
+      commitOptions.signal?.throwIfAborted();
+      validateCommit(commit);
+      const createdAt = now().toISOString();
+      const authorName = commit.author.kind === 'worker' ? commit.author.name : null;
+      return connection.use('commit', (database) =>
+        database
+          .transaction((): BlackboardCommitResult => {
+            let revision = head(database);
+            if (commit.expectedRevision !== undefined && commit.expectedRevision !== revision) {
+              throw new BlackboardConflictError({ expectedRevision: commit.expectedRevision, actualRevision: revision });
+            }
+            const removeRevision = database.prepare('DELETE FROM strata_blackboard_entries WHERE board_id = ? AND revision = ?');
+            for (const removed of commit.remove ?? []) removeRevision.run(boardId, removed);
+            const removeTag = database.prepare('DELETE FROM strata_blackboard_entries WHERE board_id = ? AND tag = ?');
+            const insert = database.prepare(
+              'INSERT INTO strata_blackboard_entries (board_id, revision, tag, content, author_kind, author_name, role, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+            );
+            const entries: BlackboardEntry[] = [];
+            for (const write of commit.writes) {
+              if (write.mode === 'replace') removeTag.run(boardId, write.tag);
+              revision += 1;
+              insert.run(boardId, revision, write.tag, write.content, commit.author.kind, authorName, write.role ?? null, createdAt);
+              entries.push({
+                tag: write.tag,
+                content: write.content,
+                author: commit.author,
+                ...(write.role === undefined ? {} : { role: write.role }),
+                revision,
+                createdAt,
+              });
+            }
+            database
+              .prepare('INSERT INTO strata_blackboard_heads (board_id, revision) VALUES (?, ?) ON CONFLICT (board_id) DO UPDATE SET revision = excluded.revision')
+              .run(boardId, revision);
+            return { entries, revision };
+          })
+          .immediate(),
+      );
+    },
+
+    async headRevision(headOptions: BlackboardQueryOptions = {}): Promise<number> {
+      headOptions.signal?.throwIfAborted();
+      return connection.use('headRevision', head);
+    },
+
+    async close(): Promise<void> {
+      connection.close();
+    },
+  };
+}
+
+function toEntry(row: Row): BlackboardEntry {
+  const author: BlackboardAuthor = row.author_kind === 'worker' ? { kind: 'worker', name: row.author_name ?? '' } : { kind: row.author_kind };
+  return {
+    tag: row.tag,
+    content: row.content,
+    author,
+    ...(row.role === null ? {} : { role: row.role }),
+    revision: row.revision,
+    createdAt: row.created_at,
+  };
+}
