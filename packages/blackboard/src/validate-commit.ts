@@ -2,6 +2,9 @@ import type { BlackboardCommit } from './blackboard-store.js';
 import { TagError } from './errors/tag-error.js';
 import { assertValidTag } from './tag-pattern.js';
 
+/** In a `u` regex a surrogate class matches only surrogates that are not part of a pair. */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
 /**
  * Checks a commit before any store touches its data, so every store rejects
  * the same commits the same way. Throws `TagError` naming the culprit.
@@ -17,6 +20,7 @@ export function validateCommit(commit: BlackboardCommit): void {
   });
   commit.writes.forEach((write, index) => {
     try {
+      if (LONE_SURROGATE.test(write.tag)) throw new TagError({ culprit: write.tag, message: 'tag holds a lone surrogate' });
       assertValidTag(write.tag);
     } catch (error) {
       if (TagError.isInstance(error)) throw new TagError({ culprit: write.tag, message: `writes[${index}]: ${error.message}` });
@@ -24,6 +28,10 @@ export function validateCommit(commit: BlackboardCommit): void {
     }
     if (typeof write.content !== 'string') {
       throw new TagError({ culprit: write.tag, message: `writes[${index}] (${write.tag}): content must be a string` });
+    }
+    // A lone surrogate cannot round-trip through UTF-8 stores; reject it everywhere alike.
+    if (LONE_SURROGATE.test(write.content)) {
+      throw new TagError({ culprit: write.tag, message: `writes[${index}] (${write.tag}): content holds a lone surrogate (not well-formed Unicode)` });
     }
     if (write.mode !== undefined && write.mode !== 'append' && write.mode !== 'replace') {
       throw new TagError({ culprit: write.tag, message: `writes[${index}] (${write.tag}): mode must be "append" or "replace"` });

@@ -123,6 +123,10 @@ export function runBlackboardStoreContract(options: BlackboardStoreContractOptio
         store.commit({ author: { kind: 'user' }, writes: [{ tag: '世界.蓝图', content: '冲突' }], expectedRevision: 0 }),
         (error) => BlackboardConflictError.isInstance(error) && error.actualRevision === 1,
       );
+      await assert.rejects(
+        store.commit({ author: { kind: 'user' }, writes: [{ tag: '世界.蓝图', content: '新' }, { tag: '世界.蓝图', content: 'bad \ud800' }] }),
+        (error) => TagError.isInstance(error) && error.culprit === '世界.蓝图',
+      );
       assert.deepEqual(await store.query(['**']), before);
       assert.equal(await store.headRevision(), 1);
       const next = await store.commit({ author: { kind: 'user' }, writes: [{ tag: '世界.蓝图', content: '新' }], expectedRevision: 1 });
