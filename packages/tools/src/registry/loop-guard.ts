@@ -1,4 +1,4 @@
-import type { JsonValue } from '@strata/context';
+import { ConfigurationError, type JsonValue } from '@strata/context';
 import { canonicalJson } from '../canonical-json.js';
 
 /** Default: the third identical call in a row is refused. */
@@ -13,7 +13,9 @@ export class RepeatedCallGuard {
   readonly #streaks = new Map<string, { key: string; count: number }>();
 
   constructor(limit: number = DEFAULT_REPEATED_CALL_LIMIT) {
-    if (!Number.isInteger(limit) || limit < 2) throw new RangeError(`repeatedCallLimit must be an integer >= 2, got ${limit}`);
+    if (!Number.isInteger(limit) || limit < 2) {
+      throw new ConfigurationError({ setting: 'repeatedCallLimit', message: `repeatedCallLimit must be an integer >= 2, got ${limit}` });
+    }
     this.#limit = limit;
   }
 

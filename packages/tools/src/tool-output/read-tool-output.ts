@@ -1,3 +1,4 @@
+import { ConfigurationError } from '@strata/context';
 import { LineIndex } from './line-index.js';
 import { readQuery } from './query-read.js';
 import { readCharRange, readLineRange } from './range-read.js';
@@ -36,8 +37,12 @@ const MIN_TEXT_BUDGET_CHARS = 500;
  */
 export function readToolOutput(options: ReadToolOutputOptions): ReadToolOutputAnswer | ReadFailure {
   const { maxChars, contextLines } = { ...READ_TOOL_OUTPUT_DEFAULTS, ...options };
-  if (!Number.isInteger(maxChars) || maxChars < MIN_MAX_CHARS) throw new RangeError(`maxChars must be an integer >= ${MIN_MAX_CHARS}, got ${maxChars}`);
-  if (!Number.isInteger(contextLines) || contextLines < 0) throw new RangeError(`contextLines must be a non-negative integer, got ${contextLines}`);
+  if (!Number.isInteger(maxChars) || maxChars < MIN_MAX_CHARS) {
+    throw new ConfigurationError({ setting: 'maxChars', message: `read_tool_output maxChars must be an integer >= ${MIN_MAX_CHARS}, got ${maxChars}` });
+  }
+  if (!Number.isInteger(contextLines) || contextLines < 0) {
+    throw new ConfigurationError({ setting: 'contextLines', message: `read_tool_output contextLines must be a non-negative integer, got ${contextLines}` });
+  }
   const request = options.arguments;
   const chosen = (['query', 'lines', 'chars'] as const).filter((key) => request[key] !== undefined);
   if (chosen.length > 1) return readFailure('TOOL_OUTPUT_ARGUMENTS_INVALID', `give only one of query, lines or chars (got ${chosen.join(' and ')})`);
