@@ -9,6 +9,7 @@ import { flattenWorkerContext } from './worker-context.js';
 import { workerContextToBags } from './worker-context-bags.js';
 import { assembleWorkerContextSections, type AssembleWorkerContextOptions } from './worker-context-sections.js';
 import type { WorkerMessage } from './worker-message.js';
+import { CODE_POINT_ESTIMATOR } from './testing/fixtures.js';
 
 const skills = workedSkills();
 const narrator = skills.get('narrator')!;
@@ -128,4 +129,20 @@ test('the flat form of the same skill renders the history as a transcript', () =
     ].join('\n\n'),
     diagnostics: sections.diagnostics,
   });
+});
+
+test('tail_tokens_N in assembly keeps whole CJK lines only (28 fits two lines, 27 only one)', () => {
+  const withBudget = (policy: string) => {
+    const skill = { ...narrator, contextSegments: narrator.contextSegments!.map((segment) => (segment.id === 'events' ? { ...segment, policy } : segment)) };
+    const contract = resolveWorkerContract({ skill });
+    const sections = assembleWorkerContextSections({ contract, entries: workedEntries(), estimator: CODE_POINT_ESTIMATOR });
+    const events = sections.chunks.find((chunk) => chunk.id === 'events');
+    return events?.kind === 'block' ? events.text : undefined;
+  };
+  // Code points without newlines: "22:05 门铃响了。" = 11, "22:06 一个湿透的男人走进来。" = 17.
+  assert.equal(withBudget('tail_tokens_28'), '22:05 门铃响了。\n22:06 一个湿透的男人走进来。');
+  assert.equal(withBudget('tail_tokens_27'), '22:06 一个湿透的男人走进来。');
+  assert.equal(withBudget('concat'), '22:00 药房只剩林晚一人。\n22:05 门铃响了。\n22:06 一个湿透的男人走进来。');
+  assert.equal(withBudget('latest'), '22:06 一个湿透的男人走进来。');
+  assert.equal(withBudget('tail_lines_3'), '22:00 药房只剩林晚一人。\n22:05 门铃响了。\n22:06 一个湿透的男人走进来。');
 });

@@ -1,4 +1,4 @@
-import type { TokenEstimator } from '@strata/context';
+import { ConfigurationError, type TokenEstimator } from '@strata/context';
 import type { BlackboardEntry } from './blackboard-store.js';
 import type { BlackboardDiagnostic } from './diagnostics.js';
 
@@ -80,7 +80,9 @@ export function applySegmentPolicy(entries: readonly BlackboardEntry[], options:
       return tailByLines(entries, options, (lines) => lines.length <= policy.lines);
     case 'tail_tokens': {
       const estimator = options.estimator;
-      if (estimator === undefined) throw new TypeError(`policy tail_tokens_${policy.tokens} for ${options.subject} needs a token estimator`);
+      if (estimator === undefined) {
+        throw new ConfigurationError({ setting: 'estimator', message: `policy tail_tokens_${policy.tokens} for ${options.subject} needs a token estimator` });
+      }
       const fits = (lines: readonly string[]) => estimator.countText(lines.join('\n')) <= policy.tokens;
       const result = tailByLines(entries, options, fits);
       if (result.entries.length > 0 || entries.length === 0) return result;

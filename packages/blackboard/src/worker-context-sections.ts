@@ -1,4 +1,4 @@
-import type { TokenEstimator } from '@strata/context';
+import { ConservativeTokenEstimator, type TokenEstimator } from '@strata/context';
 import type { BlackboardEntry } from './blackboard-store.js';
 import { applyContextIsolation } from './context-isolation.js';
 import type { ContextOrder } from './context-order.js';
@@ -77,7 +77,7 @@ export interface AssembleWorkerContextOptions {
   readonly task?: string;
   /** A tag within `inputTags` holding the draft under revision (its newest entry goes in the tail). */
   readonly draftTag?: string;
-  /** Needed by `tail_tokens_N` policies. */
+  /** Counts for `tail_tokens_N` policies. Default: the conservative estimator of `@strata/context` (unknown family). */
   readonly estimator?: TokenEstimator;
   readonly tags?: WellKnownTags;
   readonly labels?: TailLabels;
@@ -111,7 +111,7 @@ export function assembleWorkerContextSections(options: AssembleWorkerContextOpti
   if (sharedContext.length > 0) chunks.push({ kind: 'block', id: 'shared-context', tier: 'static', tags: [], text: sharedContext });
   if (contract.body.length > 0) chunks.push({ kind: 'block', id: 'skill-body', tier: 'static', tags: [], text: contract.body });
 
-  const renderer = new ChunkRenderer({ entries, tags, labels, diagnostics, ...(options.estimator === undefined ? {} : { estimator: options.estimator }) });
+  const renderer = new ChunkRenderer({ entries, tags, labels, diagnostics, estimator: options.estimator ?? defaultEstimator() });
   let form: WorkerContextSections['form'];
   if (contract.segments === undefined) {
     form = 'fallback';
@@ -150,6 +150,13 @@ export function assembleWorkerContextSections(options: AssembleWorkerContextOpti
     tail,
     diagnostics,
   };
+}
+
+let sharedEstimator: TokenEstimator | undefined;
+
+function defaultEstimator(): TokenEstimator {
+  sharedEstimator ??= new ConservativeTokenEstimator();
+  return sharedEstimator;
 }
 
 function newest(entries: readonly BlackboardEntry[], tag: string): BlackboardEntry | undefined {
