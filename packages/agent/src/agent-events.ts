@@ -1,0 +1,18 @@
+import type { ContextTraceV5, ToolCall, ToolResultMessage } from '@strata/context';
+import type { ModelUsage } from '@strata/model';
+
+/** What a run reports as it goes. Names are noun then verb. */
+export type AgentEvent =
+  | { readonly type: 'turn-start'; readonly turn: number }
+  | { readonly type: 'context-assembled'; readonly turn: number; readonly trace: ContextTraceV5 }
+  | { readonly type: 'history-compacted'; readonly turn: number; readonly reason: string; readonly messagesBefore: number; readonly messagesAfter: number }
+  | { readonly type: 'overflow-recovery'; readonly turn: number; readonly attempt: number }
+  | { readonly type: 'text-delta'; readonly text: string }
+  | { readonly type: 'reasoning-delta'; readonly text: string }
+  | { readonly type: 'usage'; readonly usage: ModelUsage }
+  | { readonly type: 'tool-call-start'; readonly call: ToolCall }
+  | { readonly type: 'tool-call-end'; readonly call: ToolCall; readonly result: ToolResultMessage }
+  | { readonly type: 'turn-end'; readonly turn: number }
+  | { readonly type: 'run-end'; readonly stopReason: AgentStopReason };
+
+export type AgentStopReason = 'completed' | 'max-turns' | 'interrupted' | 'timeout' | 'idle-timeout' | 'context-overflow' | 'model-error' | 'context-error';

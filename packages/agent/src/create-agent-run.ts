@@ -1,0 +1,153 @@
+import { createHash } from 'node:crypto';
+import {
+  buildHistoryUnits,
+  ContextContributorRegistry,
+  createContextAssembler,
+  DefaultHistoryCompactor,
+  interruptedResult,
+  resolveContextBudget,
+  type CanonicalMessage,
+  type ContextConfiguration,
+  type ContextContributorFactory,
+  type ContextScope,
+  type HistoryCompactorOptions,
+  type ResolvedContextBudget,
+  type SessionStore,
+  type Summarizer,
+  type TokenEstimator,
+  type ToolOutputStore,
+  type TraceSink,
+} from '@strata/context';
+import type { ModelClient } from '@strata/model';
+import type { ToolRegistry } from '@strata/tools';
+import type { AgentEvent } from './agent-events.js';
+import { AgentRunState } from './agent-run-state.js';
+import { NativeAgent, type AgentRunResult } from './native-agent.js';
+import { RunDeadline } from './run-deadline.js';
+import { skillReferenceContributorFactory, type SkillReference } from './skill-reference-contributor.js';
+
+/** Who the agent is: stable across runs. */
+export interface AgentProfile {
+  readonly id: string;
+  readonly scope?: ContextScope;
+  readonly contributors?: readonly ContextContributorFactory[];
+  /** Default 50. */
+  readonly maxTurns?: number;
+  readonly runTimeoutMs?: number;
+  readonly idleTimeoutMs?: number;
+  readonly compaction?: Omit<HistoryCompactorOptions, 'summarizer'>;
+  /** The legacy path's system prompt (modes legacy and shadow). */
+  readonly legacySystemPrompt?: string;
+}
+
+/** The infrastructure a run uses, injected by the caller (the CLI, an API server, a test). */
+export interface AgentBindings {
+  readonly model: ModelClient;
+  readonly tools: ToolRegistry;
+  readonly outputStore: ToolOutputStore;
+  readonly sessionStore?: SessionStore;
+  readonly traceSink?: TraceSink;
+  readonly configuration: ContextConfiguration;
+  readonly estimator?: TokenEstimator;
+  readonly exactEstimator?: TokenEstimator;
+  /** Enables checkpoint summaries during compaction. */
+  readonly summarizer?: Summarizer;
+}
+
+export interface AgentRunInput {
+  readonly contextId: string;
+  /** A new user request; omitted to resume the stored session as it is. */
+  readonly prompt?: string;
+  readonly signal?: AbortSignal;
+  readonly onEvent?: (event: AgentEvent) => void;
+}
+
+/** The authorities that shaped a run's result, frozen when it starts. */
+export interface AgentVersionRecord {
+  readonly profileId: string;
+  readonly model: string;
+  readonly mode: ContextConfiguration['mode'];
+  readonly budget: ResolvedContextBudget;
+  readonly tools: readonly string[];
+  /** sha256 of the visible tool schemas, sorted by name. */
+  readonly toolSetHash: string;
+  readonly skills: readonly SkillReference[];
+}
+
+export interface AgentRun {
+  execute(): Promise<AgentRunResult & { readonly version: AgentVersionRecord }>;
+  /** Pauses the run deadline while waiting on a person or a subagent. */
+  beginExternalWait(): () => void;
+}
+
+/**
+ * The executor seam: every main, subagent and reviewer run enters here.
+ * Loads the stored session (so a run resumes after a restart), appends the
+ * prompt, and runs the native loop.
+ */
+export function createAgentRun(profile: AgentProfile, bindings: AgentBindings, input: AgentRunInput): AgentRun {
+  const deadline = new RunDeadline({
+    ...(profile.runTimeoutMs === undefined ? {} : { runTimeoutMs: profile.runTimeoutMs }),
+    ...(profile.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: profile.idleTimeoutMs }),
+    ...(input.signal ? { signal: input.signal } : {}),
+  });
+  return {
+    beginExternalWait: () => deadline.beginExternalWait(),
+    async execute() {
+      const stored = await bindings.sessionStore?.load(input.contextId);
+      const state = new AgentRunState({ contextId: input.contextId, history: [], ...(bindings.sessionStore ? { sessionStore: bindings.sessionStore } : {}) });
+      await state.replace(stored?.messages ?? [], 'resume');
+      await state.append([...closeInterruptedCalls(state.history), ...(input.prompt === undefined ? [] : [{ role: 'user' as const, content: input.prompt }])]);
+
+      const scope = profile.scope ?? 'main';
+      const registry = new ContextContributorRegistry();
+      for (const factory of [...(profile.contributors ?? []), skillReferenceContributorFactory({ references: () => state.skillReferences })]) {
+        registry.registerFactory(factory, { contextId: input.contextId, scope });
+      }
+      const budget = resolveContextBudget(bindings.configuration);
+      const assembler = createContextAssembler({
+        registry,
+        budget,
+        mode: bindings.configuration.mode,
+        configuration: bindings.configuration,
+        compactor: new DefaultHistoryCompactor({ ...profile.compaction, ...(bindings.summarizer ? { summarizer: bindings.summarizer } : {}) }),
+        ...(bindings.estimator ? { estimator: bindings.estimator } : {}),
+        ...(bindings.exactEstimator ? { exactEstimator: bindings.exactEstimator } : {}),
+        ...(bindings.traceSink ? { traceSink: bindings.traceSink } : {}),
+        ...(profile.legacySystemPrompt === undefined ? {} : { legacySystemPrompt: profile.legacySystemPrompt }),
+      });
+      const tools = bindings.tools.visibleTools();
+      const agent = new NativeAgent({
+        state,
+        assembler,
+        client: bindings.model,
+        registry: bindings.tools,
+        outputStore: bindings.outputStore,
+        deadline,
+        scope,
+        ...(profile.maxTurns === undefined ? {} : { maxTurns: profile.maxTurns }),
+        ...(input.onEvent ? { onEvent: input.onEvent } : {}),
+      });
+      const result = await agent.execute();
+      const version: AgentVersionRecord = {
+        profileId: profile.id,
+        model: `${bindings.model.provider}:${bindings.model.modelId}`,
+        mode: bindings.configuration.mode,
+        budget,
+        tools: tools.map((tool) => tool.name),
+        toolSetHash: createHash('sha256').update(JSON.stringify(tools)).digest('hex'),
+        skills: state.skillReferences,
+      };
+      return { ...result, version };
+    },
+  };
+}
+
+/** A stored session that stopped mid-step gets "interrupted" results, so the next model call is valid. */
+function closeInterruptedCalls(history: readonly CanonicalMessage[]): CanonicalMessage[] {
+  const last = buildHistoryUnits(history).at(-1);
+  if (!last || last.pendingCallIds.length === 0) return [];
+  const first = last.messages[0]!;
+  const calls = first.role === 'assistant' ? first.toolCalls ?? [] : [];
+  return last.pendingCallIds.map((id) => interruptedResult(id, calls.find((call) => call.id === id)?.name ?? 'unknown'));
+}
