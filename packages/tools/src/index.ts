@@ -27,3 +27,4 @@ export * from './skills/load-skills.js';
 export * from './skills/skill-catalog-section.js';
 export * from './skills/read-skill-tool.js';
 export * from './registry/standard-tools.js';
+export * from './registry/deferred-tools-section.js';

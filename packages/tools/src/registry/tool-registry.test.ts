@@ -184,3 +184,19 @@ test('zod parameter schemas are converted to JSON Schema (input side) and valida
   const error = errorOf(await registry.execute({ id: '2', name: 'sum', input: { numbers: [] } }, context));
   assert.deepEqual(error['issues'], [{ path: '/numbers', message: 'must have at least 1 items' }]);
 });
+
+test('an exact name finds only that tool; the deferred-tools section names every deferred tool and does not change on promotion', async () => {
+  const { deferredToolsSection } = await import('./deferred-tools-section.js');
+  const registry = new ToolRegistry();
+  registry.register(createSearchToolsTool({ registry }));
+  assert.equal(deferredToolsSection(registry), undefined);
+  for (const name of ['mcp__srv__read', 'mcp__srv__write', 'mcp__srv__list']) registry.register(echoTool(name), { deferred: true, routingHints: ['srv'] });
+  const before = deferredToolsSection(registry);
+  assert.equal(before?.slot, 'capabilities');
+  assert.ok(before?.content.endsWith('\nmcp__srv__list\nmcp__srv__read\nmcp__srv__write'));
+  const found = await registry.execute({ id: '1', name: 'search_tools', input: { query: 'mcp__srv__write' } }, context);
+  assert.deepEqual((found.data as { promoted: string[] }).promoted, ['mcp__srv__write']);
+  assert.deepEqual(deferredToolsSection(registry), before);
+  const broad = await registry.execute({ id: '2', name: 'search_tools', input: { query: 'srv' } }, context);
+  assert.deepEqual((broad.data as { promoted: string[] }).promoted, ['mcp__srv__list', 'mcp__srv__read', 'mcp__srv__write']);
+});

@@ -208,7 +208,7 @@ export class ToolRegistry {
         outcome: toolErrorOutcome({
           code: 'TOOL_NOT_DISCOVERED',
           tool: call.name,
-          message: `tool "${call.name}" is not available yet: discover it first with search_tools (for example {"query":${JSON.stringify(call.name)}}); it becomes callable from your next step`,
+          message: `tool "${call.name}" is not available yet: discover it first with search_tools (for example {"names":[${JSON.stringify(call.name)}]}); it becomes callable from your next step`,
         }),
       };
     }
