@@ -43,8 +43,8 @@ function childProcessesRunning(needle: string): number[] {
   return found;
 }
 
-function stdioFixture(name = 'fixture') {
-  return connectMcpServer({ server: { name, transport: { type: 'stdio', command: process.execPath, args: [FIXTURE] } }, callTimeoutMs: 500 });
+function stdioFixture(name = 'fixture', callTimeoutMs = 30_000) {
+  return connectMcpServer({ server: { name, transport: { type: 'stdio', command: process.execPath, args: [FIXTURE] } }, callTimeoutMs });
 }
 
 function errorMessage(content: string): string {
@@ -96,8 +96,6 @@ test('stdio: tools are deferred until discovered, then callable; errors are stru
     const exploded = await registry.execute({ id: '10', name: 'mcp__fixture__explode', input: {} }, context);
     assert.equal(toolErrorCodeOf(exploded), 'MCP_TOOL_ERROR');
     assert.match(errorMessage(exploded.content), /kaboom/);
-    const hung = await registry.execute({ id: '11', name: 'mcp__fixture__hang', input: {} }, context);
-    assert.equal(toolErrorCodeOf(hung), 'MCP_TIMEOUT');
   } finally {
     await connection.close();
   }
@@ -120,12 +118,14 @@ test('stdio: a server that dies mid-call gives a structured error, and close sti
   assert.equal(isAlive(pid), false);
 });
 
-test('an aborted call is reported as aborted, not as a server failure', async () => {
-  const connection = await stdioFixture('aborting');
+test('a call the server never answers times out; an aborted call is reported as aborted, not as a server failure', async () => {
+  const connection = await stdioFixture('aborting', 300);
   try {
     const registry = new ToolRegistry();
     registry.registerAll(connection.registrations);
     registry.promote(['mcp__aborting__hang']);
+    const hung = await registry.execute({ id: '0', name: 'mcp__aborting__hang', input: {} }, context);
+    assert.equal(toolErrorCodeOf(hung), 'MCP_TIMEOUT');
     const controller = new AbortController();
     const pending = registry.execute({ id: '1', name: 'mcp__aborting__hang', input: {} }, { contextId: 'ctx', signal: controller.signal });
     controller.abort();
