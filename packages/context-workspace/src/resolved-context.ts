@@ -46,7 +46,7 @@ export interface ResolvedContext {
   readonly text: string;
   /** Present when the resolve had a token budget. */
   readonly budget?: TokenBudgetReport;
-  /** What a budget degraded or dropped, as data (`CONTEXT_WORKSPACE_BLOCK_DEGRADED`, `..._DROPPED`). */
+  /** What a budget degraded or dropped, as data (`CONTEXT_WORKSPACE_BLOCK_DEGRADED` per degraded element, one `CONTEXT_WORKSPACE_BLOCKS_DROPPED`). */
   readonly diagnostics: readonly ContextDiagnostic[];
 }
 

@@ -86,8 +86,12 @@ test('blocks that would not fit even at their smallest are dropped whole, lowest
     degraded: [],
     dropped: [{ blockName: 'b', source: 's', rank: 1 }],
   });
-  assert.deepEqual(resolved.diagnostics.map((diagnostic) => [diagnostic.code, diagnostic.severity, diagnostic.subject]), [
-    ['CONTEXT_WORKSPACE_BLOCK_DROPPED', 'warning', 'b@s'],
+  assert.deepEqual(resolved.diagnostics, [
+    {
+      code: 'CONTEXT_WORKSPACE_BLOCKS_DROPPED',
+      severity: 'warning',
+      message: '1 block(s) left out to fit 72 tokens, lowest-ranked first: b@s',
+    },
   ]);
   // What is kept still degrades when it must: a at compact is 39.
   assert.deepEqual(resolveWithin(40).budget?.degraded, [{ blockName: 'a', source: 's', from: ['full'], to: ['compact'] }]);
@@ -161,6 +165,17 @@ test('with the conservative estimator the kept text fits and every block is whol
     assert.match(kept.text, new RegExp(`^<${kept.blockName} source="notes" urgency="normal">[^<]*</${kept.blockName}>$`));
   });
   assert.equal(budgeted.blocks.length + (budgeted.budget?.dropped.length ?? 0), unbudgeted.blocks.length);
+  // Many drops are one diagnostic naming the ten lowest-ranked and counting the rest.
+  const dropped = budgeted.budget?.dropped ?? [];
+  assert.ok(dropped.length > 10);
+  const droppedDiagnostics = budgeted.diagnostics.filter((diagnostic) => diagnostic.code === 'CONTEXT_WORKSPACE_BLOCKS_DROPPED');
+  assert.equal(droppedDiagnostics.length, 1);
+  assert.equal(
+    droppedDiagnostics[0]?.message,
+    `${dropped.length} block(s) left out to fit 300 tokens, lowest-ranked first: ` +
+      `${dropped.slice(0, 10).map((block) => `${block.blockName}@notes`).join(', ')} and ${dropped.length - 10} more`,
+  );
+  assert.equal(dropped[0]?.rank, unbudgeted.blocks.length - 1);
 });
 
 test('a malformed budget is a clear error naming the field', () => {

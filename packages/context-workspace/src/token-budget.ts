@@ -36,7 +36,10 @@ export interface TokenBudgetReport {
 }
 
 export const BLOCK_DEGRADED_CODE = 'CONTEXT_WORKSPACE_BLOCK_DEGRADED';
-export const BLOCK_DROPPED_CODE = 'CONTEXT_WORKSPACE_BLOCK_DROPPED';
+/** One diagnostic for all dropped elements (the full list is in the report): 6,000 drops are one fact, not 6,000. */
+export const BLOCKS_DROPPED_CODE = 'CONTEXT_WORKSPACE_BLOCKS_DROPPED';
+/** How many dropped elements the diagnostic names before summing up the rest. */
+const DROPPED_NAMED_IN_DIAGNOSTIC = 10;
 
 export function parseTokenBudget(value: { readonly maxTokens?: unknown; readonly estimator?: unknown }): TokenBudget | undefined {
   if (value.maxTokens === undefined && value.estimator === undefined) return undefined;
@@ -129,14 +132,19 @@ export function fitToTokenBudget(options: { readonly blocks: readonly ResolvedBl
       message: `${block.blockName} from ${block.source} rendered ${block.to.join(', ')} instead of ${block.from.join(', ')} to fit ${maxTokens} tokens`,
       subject: `${block.blockName}@${block.source}`,
     })),
-    ...dropped.map((block) => ({
-      code: BLOCK_DROPPED_CODE,
-      severity: 'warning' as const,
-      message: `${block.blockName} from ${block.source} (rank ${block.rank}) left out to fit ${maxTokens} tokens`,
-      subject: `${block.blockName}@${block.source}`,
-    })),
   ];
+  if (dropped.length > 0) diagnostics.push(droppedDiagnostic(dropped, maxTokens));
   return { blocks: kept, report: { maxTokens, usedTokens, degraded, dropped }, diagnostics };
+}
+
+function droppedDiagnostic(dropped: readonly DroppedBlock[], maxTokens: number): ContextDiagnostic {
+  const named = dropped.slice(0, DROPPED_NAMED_IN_DIAGNOSTIC).map((block) => `${block.blockName}@${block.source}`);
+  const rest = dropped.length - named.length;
+  return {
+    code: BLOCKS_DROPPED_CODE,
+    severity: 'warning',
+    message: `${dropped.length} block(s) left out to fit ${maxTokens} tokens, lowest-ranked first: ${named.join(', ')}${rest > 0 ? ` and ${rest} more` : ''}`,
+  };
 }
 
 /** Every member one projection smaller; undefined when all are at their smallest. */
@@ -146,7 +154,16 @@ function degrade(block: ResolvedBlock): ResolvedBlock | undefined {
     const projection = smallerProjection(member.projection);
     if (projection === undefined) return member;
     changed = true;
-    return { ...member, projection };
+    return {
+      block: member.block,
+      sequence: member.sequence,
+      activationScore: member.activationScore,
+      level: member.level,
+      exposure: member.exposure,
+      domainWeight: member.domainWeight,
+      activatedProjection: member.activatedProjection,
+      projection,
+    };
   });
   return changed ? buildResolvedBlock(members) : undefined;
 }
