@@ -150,3 +150,30 @@ test('read_blackboard lists entries with their revision, tag, role and author, a
   assert.equal((await tool.execute({ patterns: [] }, context())).isError, true);
   assert.equal((await tool.execute({ patterns: ['不存在'] }, context())).content, 'no entries match 不存在');
 });
+
+test('run_worker: a play worker assembles in the order table on the blackboard; a malformed table is an error result', async () => {
+  const model = new RecordingModel(['好。']);
+  const { store, runWorker } = setup(model);
+  await store.commit({
+    author: { kind: 'runtime' },
+    writes: [{ tag: '设计.上下文投影排序', content: JSON.stringify({ inserts: [{ order: 0, tag: '对话.历史', policy: 'last_1_turns' }, { order: 1, tag: '用户.最新输入' }] }) }],
+  });
+  await runWorker.execute({ skill: 'narrator' }, context());
+  const messages = model.requests[0]!.messages;
+  // Shared context and body before the history; the segments the table leaves out are appended after it; the summary last.
+  assert.deepEqual(messages.map((message) => message.role), ['system', 'system', 'assistant', 'user', 'system']);
+  assert.match(messages[1]!.content, /^## 角色设定\n/);
+  assert.deepEqual(messages.slice(2, 4), [
+    { role: 'assistant', content: '他说要一盒安眠药，声音很低。' },
+    { role: 'user', content: '我把药递给他，问他叫什么名字。' },
+  ]);
+  assert.equal(messages.some((message) => message.content.includes('inserts')), false);
+
+  await store.commit({ author: { kind: 'runtime' }, writes: [{ tag: '设计.上下文投影排序', content: '{"inserts": 3}' }] });
+  const before = await snapshot(store);
+  const outcome = await runWorker.execute({ skill: 'narrator' }, context());
+  assert.equal(outcome.isError, true);
+  assert.match(outcome.content, /assembling the context of narrator failed: context_order inserts/);
+  assert.deepEqual(await snapshot(store), before);
+  assert.equal(model.requests.length, 1);
+});

@@ -1,5 +1,5 @@
 import { StrataError, type JsonValue, type TokenEstimator, type ToolDefinition, type ToolExecutionContext, type ToolOutcome } from '@strata/context';
-import { assembleWorkerMessages } from './assemble-worker-messages.js';
+import { assembleWorkerMessages, type WorkerMessages } from './assemble-worker-messages.js';
 import type { BlackboardStore } from './blackboard-store.js';
 import { BlackboardConflictError } from './errors/blackboard-conflict-error.js';
 import { fetchWorkerInputs } from './fetch-worker-inputs.js';
@@ -79,24 +79,33 @@ async function runWorker(options: RunWorkerToolOptions, input: JsonValue, contex
     throw error;
   }
 
-  const inputs = await fetchWorkerInputs({
-    store: options.store,
-    contract,
-    signal: context.signal,
-    ...(options.tags === undefined ? {} : { tags: options.tags }),
-  });
-  const sections = assembleWorkerContextSections({
-    contract,
-    entries: inputs.entries,
-    ...(inputs.contextOrder === undefined ? {} : { contextOrder: inputs.contextOrder }),
-    ...(options.sharedContext === undefined ? {} : { sharedContext: options.sharedContext }),
-    ...(request.task === undefined ? {} : { task: request.task }),
-    ...(request.pov === undefined ? {} : { pov: request.pov }),
-    ...(options.estimator === undefined ? {} : { estimator: options.estimator }),
-    ...(options.tags === undefined ? {} : { tags: options.tags }),
-  });
   const preset = options.preset ?? DEFAULT_PRESET;
-  const assembled = assembleWorkerMessages({ sections, preset, ...(options.cardSegments === undefined ? {} : { cardSegments: options.cardSegments }) });
+  let assembled: WorkerMessages;
+  let revision: number;
+  try {
+    const inputs = await fetchWorkerInputs({
+      store: options.store,
+      contract,
+      signal: context.signal,
+      ...(options.tags === undefined ? {} : { tags: options.tags }),
+    });
+    revision = inputs.revision;
+    const sections = assembleWorkerContextSections({
+      contract,
+      entries: inputs.entries,
+      ...(inputs.contextOrder === undefined ? {} : { contextOrder: inputs.contextOrder }),
+      ...(options.sharedContext === undefined ? {} : { sharedContext: options.sharedContext }),
+      ...(request.task === undefined ? {} : { task: request.task }),
+      ...(request.pov === undefined ? {} : { pov: request.pov }),
+      ...(options.estimator === undefined ? {} : { estimator: options.estimator }),
+      ...(options.tags === undefined ? {} : { tags: options.tags }),
+    });
+    assembled = assembleWorkerMessages({ sections, preset, ...(options.cardSegments === undefined ? {} : { cardSegments: options.cardSegments }) });
+  } catch (error) {
+    // A malformed order table, an unreadable store: the agent reads why; nothing was written.
+    if (StrataError.isInstance(error)) return failure(`assembling the context of ${contract.skill} failed: ${error.message}`);
+    throw error;
+  }
 
   let text: string;
   try {
@@ -111,7 +120,7 @@ async function runWorker(options: RunWorkerToolOptions, input: JsonValue, contex
 
   try {
     const result = await options.store.commit(
-      { author: { kind: 'worker', name: contract.skill }, writes: output.writes, expectedRevision: inputs.revision },
+      { author: { kind: 'worker', name: contract.skill }, writes: output.writes, expectedRevision: revision },
       { signal: context.signal },
     );
     const written = result.entries.map((entry) => `${entry.tag} (revision ${entry.revision})`);
