@@ -6,3 +6,4 @@ export * from './model-turn.js';
 export * from './skill-reference-contributor.js';
 export * from './native-agent.js';
 export * from './create-agent-run.js';
+export * from './replay.js';

@@ -1,0 +1,74 @@
+import {
+  ConservativeTokenEstimator,
+  ContextContributorRegistry,
+  createContextAssembler,
+  DefaultHistoryCompactor,
+  resolveContextBudget,
+  type AssembledTurn,
+  type CanonicalHistory,
+  type CanonicalMessage,
+  type HistoryCompactorOptions,
+  type TokenEstimator,
+  type ToolOutputStore,
+} from '@strata/context';
+import { storeToolResult } from '@strata/tools';
+
+export interface ReplayOptions {
+  /** A recorded run, as canonical messages (see the trajectory importers of @strata/context). */
+  readonly trajectory: CanonicalHistory;
+  readonly contextId: string;
+  /** The input cap every replayed model call is assembled for. */
+  readonly windowTokens: number;
+  readonly store: ToolOutputStore;
+  /** `false`: window only, no compaction. */
+  readonly compaction: HistoryCompactorOptions | false;
+  readonly estimator?: TokenEstimator;
+  readonly exactEstimator?: TokenEstimator;
+}
+
+export interface ReplayTurn {
+  /** Index in the trajectory of the assistant message this call produced. */
+  readonly trajectoryIndex: number;
+  readonly assembled: AssembledTurn;
+  /** The canonical history as the session held it when the call was made. */
+  readonly canonical: CanonicalHistory;
+}
+
+export interface ReplayResult {
+  readonly turns: readonly ReplayTurn[];
+  readonly compactions: number;
+  readonly finalHistory: CanonicalHistory;
+}
+
+/**
+ * Replays a recorded run through the real pipeline: every assistant message
+ * of the trajectory is one model call, assembled over the canonical history
+ * as the session would hold it (compacted where compaction ran, each tool
+ * result stored with its reference), then the recorded answer is appended.
+ */
+export async function replayTrajectory(options: ReplayOptions): Promise<ReplayResult> {
+  const assembler = createContextAssembler({
+    registry: new ContextContributorRegistry(),
+    budget: resolveContextBudget({ modelMaxTokens: options.windowTokens + 1, outputReserveTokens: 1 }),
+    estimator: options.estimator ?? new ConservativeTokenEstimator({ family: options.exactEstimator?.family ?? 'unknown' }),
+    ...(options.exactEstimator ? { exactEstimator: options.exactEstimator } : {}),
+    ...(options.compaction === false ? {} : { compactor: new DefaultHistoryCompactor(options.compaction) }),
+  });
+  let canonical: CanonicalMessage[] = [];
+  const turns: ReplayTurn[] = [];
+  let compactions = 0;
+  for (const [index, message] of options.trajectory.entries()) {
+    if (message.role === 'assistant' && canonical.some((earlier) => earlier.role === 'user')) {
+      const assembled = await assembler.assemble({ contextId: options.contextId, turn: turns.length + 1, history: canonical, tools: [] });
+      if (assembled.historyChanged) {
+        compactions += 1;
+        canonical = [...assembled.history];
+      }
+      turns.push({ trajectoryIndex: index, assembled, canonical: [...canonical] });
+    }
+    if (message.role === 'tool') {
+      canonical.push({ ...(await storeToolResult({ store: options.store, contextId: options.contextId, call: { id: message.toolCallId, name: message.toolName }, outcome: { content: message.content, ...(message.isError ? { isError: true } : {}) } })) });
+    } else canonical.push(message);
+  }
+  return { turns, compactions, finalHistory: canonical };
+}
