@@ -21,6 +21,7 @@ export * from './context-isolation.js';
 export * from './context-order.js';
 export * from './bind-play-projection.js';
 export * from './worker-message.js';
+export * from './worker-context-chunk.js';
 export * from './worker-context-sections.js';
 export * from './worker-context.js';
 export * from './worker-context-bags.js';

@@ -1,4 +1,5 @@
-import type { HistoryTurn, WorkerContextSections } from './worker-context-sections.js';
+import type { HistoryTurn } from './worker-context-chunk.js';
+import type { WorkerContextSections } from './worker-context-sections.js';
 import { renderChunkText, renderTailItem } from './worker-context.js';
 
 /** A rendered block (label and content) with the segment it came from, so a preset can bind it elsewhere. */

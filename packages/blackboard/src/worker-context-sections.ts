@@ -1,41 +1,21 @@
 import { ConservativeTokenEstimator, type TokenEstimator } from '@strata/context';
+import { ChunkRenderer, newest } from './chunk-renderer.js';
 import type { BlackboardEntry } from './blackboard-store.js';
 import { applyContextIsolation } from './context-isolation.js';
 import type { ContextOrder } from './context-order.js';
 import type { BlackboardDiagnostic } from './diagnostics.js';
 import { TagError } from './errors/tag-error.js';
 import type { ResolvedSegment, WorkerContract } from './resolve-worker-contract.js';
-import { applySegmentPolicy, DEFAULT_SEGMENT_POLICY, parseSegmentPolicy, type SegmentPolicy } from './segment-policy.js';
-import { matchesAnyTagPattern, matchesTagPattern, tagPatternWithin, tagPatternWithinAny } from './tag-pattern.js';
+import { DEFAULT_SEGMENT_POLICY, parseSegmentPolicy } from './segment-policy.js';
+import { matchesAnyTagPattern, matchesTagPattern, tagPatternWithinAny } from './tag-pattern.js';
 import { DEFAULT_WELL_KNOWN_TAGS, type WellKnownTags } from './well-known-tags.js';
-import type { SegmentTier } from './worker-skill.js';
-
-export interface HistoryTurn {
-  readonly role: 'user' | 'assistant';
-  readonly content: string;
-}
-
-interface ChunkBase {
-  /** The segment id; in the `context_order` form the insert's tag when no segment holds it alone. */
-  readonly id: string;
-  /** Cache hint: a leading run of static chunks forms the stable prefix. */
-  readonly tier: SegmentTier;
-  readonly label?: string;
-  /** The tags whose entries this chunk shows, in first-shown order. */
-  readonly tags: readonly string[];
-}
-
-/** `block`: Markdown content; `history`: real dialogue turns; `turn`: the user's current input. */
-export type WorkerContextChunk =
-  | (ChunkBase & { readonly kind: 'block'; readonly text: string })
-  | (ChunkBase & { readonly kind: 'history'; readonly turns: readonly HistoryTurn[] })
-  | (ChunkBase & { readonly kind: 'turn'; readonly text: string });
-
-export interface WorkerContextTailItem {
-  readonly kind: 'final-summary' | 'draft' | 'task';
-  readonly label: string;
-  readonly text: string;
-}
+import {
+  DEFAULT_TAIL_LABELS,
+  type Placement,
+  type TailLabels,
+  type WorkerContextChunk,
+  type WorkerContextTailItem,
+} from './worker-context-chunk.js';
 
 export interface WorkerContextSections {
   readonly skill: string;
@@ -47,21 +27,6 @@ export interface WorkerContextSections {
   readonly tail: readonly WorkerContextTailItem[];
   readonly diagnostics: readonly BlackboardDiagnostic[];
 }
-
-export interface TailLabels {
-  readonly finalSummary: string;
-  readonly draft: string;
-  readonly task: string;
-  /** First line of the read-only recap of accepted creation content. */
-  readonly recap: string;
-}
-
-export const DEFAULT_TAIL_LABELS: TailLabels = Object.freeze({
-  finalSummary: '## 定稿摘要',
-  draft: '## 待改底稿',
-  task: '## 本步任务',
-  recap: '【前情提要·只读】',
-});
 
 export interface AssembleWorkerContextOptions {
   readonly contract: WorkerContract;
@@ -81,13 +46,6 @@ export interface AssembleWorkerContextOptions {
   readonly estimator?: TokenEstimator;
   readonly tags?: WellKnownTags;
   readonly labels?: TailLabels;
-}
-
-interface Placement {
-  readonly id: string;
-  readonly tier: SegmentTier;
-  readonly label?: string;
-  readonly patterns: readonly { readonly pattern: string; readonly policy: SegmentPolicy }[];
 }
 
 /**
@@ -159,10 +117,6 @@ function defaultEstimator(): TokenEstimator {
   return sharedEstimator;
 }
 
-function newest(entries: readonly BlackboardEntry[], tag: string): BlackboardEntry | undefined {
-  return entries.filter((entry) => matchesTagPattern(tag, entry.tag)).at(-1);
-}
-
 function segmentPlacement(segment: ResolvedSegment): Placement {
   return {
     id: segment.id,
@@ -223,89 +177,4 @@ function fallbackJson(inputTags: readonly string[], entries: readonly Blackboard
     }
   }
   return JSON.stringify(inputs, null, 2);
-}
-
-class ChunkRenderer {
-  readonly #entries: readonly BlackboardEntry[];
-  readonly #tags: WellKnownTags;
-  readonly #labels: TailLabels;
-  readonly #diagnostics: BlackboardDiagnostic[];
-  readonly #estimator: TokenEstimator | undefined;
-
-  constructor(options: { entries: readonly BlackboardEntry[]; tags: WellKnownTags; labels: TailLabels; diagnostics: BlackboardDiagnostic[]; estimator?: TokenEstimator }) {
-    this.#entries = options.entries;
-    this.#tags = options.tags;
-    this.#labels = options.labels;
-    this.#diagnostics = options.diagnostics;
-    this.#estimator = options.estimator;
-  }
-
-  /**
-   * One placement becomes one chunk, or several when it holds the history
-   * or turn tag: those split out where they stand. The label goes on the first.
-   */
-  render(placement: Placement): WorkerContextChunk[] {
-    const chunks: WorkerContextChunk[] = [];
-    let blockParts: string[] = [];
-    let blockTags: string[] = [];
-    const base = () => ({
-      id: placement.id,
-      tier: placement.tier,
-      ...(chunks.length === 0 && placement.label !== undefined ? { label: placement.label } : {}),
-    });
-    const flushBlock = () => {
-      if (blockParts.length === 0) return;
-      chunks.push({ ...base(), kind: 'block', tags: blockTags, text: blockParts.join('\n\n') });
-      blockParts = [];
-      blockTags = [];
-    };
-    for (const { pattern, policy } of placement.patterns) {
-      const matched = this.#entries.filter((entry) => matchesTagPattern(pattern, entry.tag));
-      if (matched.length === 0) continue;
-      if (this.#isRecap(pattern)) {
-        blockParts.push(this.#recap(matched));
-        blockTags.push(...distinctTags(matched));
-        continue;
-      }
-      const trimmed = applySegmentPolicy(matched, { policy, subject: pattern, ...(this.#estimator === undefined ? {} : { estimator: this.#estimator }) });
-      this.#diagnostics.push(...trimmed.diagnostics);
-      if (trimmed.entries.length === 0) continue;
-      const shownTags = distinctTags(trimmed.entries);
-      if (pattern === this.#tags.history) {
-        flushBlock();
-        const turns = trimmed.entries.map((entry): HistoryTurn => ({ role: entry.author.kind === 'user' ? 'user' : 'assistant', content: entry.content }));
-        chunks.push({ ...base(), kind: 'history', tags: shownTags, turns });
-      } else if (pattern === this.#tags.turn) {
-        flushBlock();
-        chunks.push({ ...base(), kind: 'turn', tags: shownTags, text: trimmed.entries.map((entry) => entry.content).join('\n') });
-      } else {
-        blockParts.push(trimmed.entries.map((entry) => entry.content).join('\n'));
-        blockTags.push(...shownTags);
-      }
-    }
-    flushBlock();
-    if (chunks.length === 0) {
-      this.#diagnostics.push({ code: 'BLACKBOARD_SEGMENT_EMPTY', subject: placement.id, message: `segment ${placement.id} matched no entry; left out` });
-    }
-    return chunks;
-  }
-
-  #isRecap(pattern: string): boolean {
-    const accepted = this.#tags.acceptedContent;
-    return tagPatternWithin(pattern, accepted) || tagPatternWithin(pattern, `${accepted}.*`);
-  }
-
-  /** The newest accepted slice of each unit (tag), units in first-accepted order, as a read-only recap. */
-  #recap(entries: readonly BlackboardEntry[]): string {
-    const accepted = this.#tags.acceptedContent;
-    const units = distinctTags(entries).map((tag) => {
-      const unit = tag === accepted ? accepted : tag.slice(accepted.length + 1);
-      return `### ${unit}\n${(newest(entries, tag) as BlackboardEntry).content}`;
-    });
-    return [this.#labels.recap, ...units].join('\n');
-  }
-}
-
-function distinctTags(entries: readonly BlackboardEntry[]): string[] {
-  return [...new Set(entries.map((entry) => entry.tag))];
 }

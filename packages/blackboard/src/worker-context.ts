@@ -1,12 +1,7 @@
 import type { BlackboardDiagnostic } from './diagnostics.js';
 import type { WorkerMessage } from './worker-message.js';
-import {
-  assembleWorkerContextSections,
-  type AssembleWorkerContextOptions,
-  type WorkerContextChunk,
-  type WorkerContextSections,
-  type WorkerContextTailItem,
-} from './worker-context-sections.js';
+import type { WorkerContextChunk, WorkerContextTailItem } from './worker-context-chunk.js';
+import { assembleWorkerContextSections, type AssembleWorkerContextOptions, type WorkerContextSections } from './worker-context-sections.js';
 
 /**
  * The flat single-pack form: the leading run of static chunks (shared
