@@ -27,8 +27,6 @@ export type Exposure = 'PRIMARY' | 'SECONDARY';
 /** Which of a block's three contents is rendered, smallest last. */
 export type Projection = 'full' | 'compact' | 'abstract';
 
-export const PROJECTIONS_LARGEST_FIRST: readonly Projection[] = Object.freeze(['full', 'compact', 'abstract']);
-
 /**
  * `score − elapsedSeconds × timeFadeFactor / 60`, never below 0. A clock that
  * went backwards counts as no time passed.

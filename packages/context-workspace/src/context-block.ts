@@ -108,10 +108,6 @@ export function ensureContextBlock(block: ContextBlock | ContextBlockInit): Cont
   return validated.has(block as ContextBlock) ? (block as ContextBlock) : contextBlock(block);
 }
 
-export function sourceKeyOf(block: SourceKey): SourceKey {
-  return { blockName: block.blockName, source: block.source };
-}
-
 /** A map key for a SourceKey; NUL cannot occur in an XML name. */
 export function sourceKeyId(key: SourceKey): string {
   return `${key.blockName}\u0000${key.source}`;

@@ -64,6 +64,9 @@ interface SourceGroup {
   readonly keyId: string;
   entries: Entry[];
   rank: number;
+  /** Scratch for grouping one resolve's members: the resolve's number and the group's slot in its output. */
+  resolveNumber: number;
+  resolveSlot: number;
 }
 
 /** The sort keys are copied flat so ranking compares numbers on one object. */
@@ -103,6 +106,7 @@ export class ContextWorkspace {
   readonly #sortedKeyIds: string[] = [];
   #ranksStale = false;
   #nextSequence = 0;
+  #resolveCount = 0;
 
   constructor(options: ContextWorkspaceOptions = {}) {
     const merged = { ...DEFAULTS, ...options };
@@ -225,15 +229,15 @@ export class ContextWorkspace {
     candidates.sort(compareCandidates);
 
     // Same-key members in rank order; each group sits where its first member ranks.
+    const resolveNumber = (this.#resolveCount += 1);
     const groups: ResolvedMember[][] = [];
-    const groupIndex = new Map<SourceGroup, number>();
     for (const { group, member } of candidates) {
-      const index = groupIndex.get(group);
-      if (index === undefined) {
-        groupIndex.set(group, groups.length);
-        groups.push([member]);
+      if (group.resolveNumber === resolveNumber) {
+        groups[group.resolveSlot]!.push(member);
       } else {
-        groups[index]!.push(member);
+        group.resolveNumber = resolveNumber;
+        group.resolveSlot = groups.length;
+        groups.push([member]);
       }
     }
     const blocks = groups.map(buildResolvedBlock);
@@ -278,7 +282,7 @@ export class ContextWorkspace {
     const keyId = sourceKeyId(fields.block);
     let group = this.#groups.get(keyId);
     if (group === undefined) {
-      group = { keyId, entries: [], rank: 0 };
+      group = { keyId, entries: [], rank: 0, resolveNumber: 0, resolveSlot: 0 };
       this.#groups.set(keyId, group);
       this.#sortedKeyIds.splice(this.#keyPosition(keyId), 0, keyId);
       this.#ranksStale = true;
