@@ -1,55 +1,66 @@
 import { type LineIndex, pairSafeOffset } from './line-index.js';
-import { type ReadFailure, type ReadPart, type ReadToolOutputArguments, isPositiveInteger, readFailure } from './read-arguments.js';
+import { type ReadFailure, type ReadPart, type ReadToolOutputArguments, isNonNegativeInteger, isPositiveInteger, readFailure } from './read-arguments.js';
 
 export interface QueryReadOptions {
   readonly ref: string;
   readonly query: string;
   readonly ignoreCase: boolean;
-  readonly fromLine: number;
+  /** Search from the start of this 1-based line. */
+  readonly fromLine?: number;
+  /** Search from this UTF-16 offset (inside an over-wide line); wins over `fromLine`. */
+  readonly fromChar?: number;
   /** Lines of context before and after each matching line. */
   readonly contextLines: number;
   readonly budgetChars: number;
 }
 
-/** Shown lines longer than this are cut; a matching line is cut around its first match. */
+/** Lines longer than this are over-wide: each match in them is shown as its own excerpt. */
 const LINE_DISPLAY_MAX_CHARS = 400;
 const CONTEXT_DISPLAY_CHARS = 160;
-const MATCH_LEAD_CHARS = 120;
+const EXCERPT_LEAD_CHARS = 120;
+const EXCERPT_CHARS = 320;
 
 function escapeRegExp(text: string): string {
   return text.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
 }
 
+/** A shown unit: a narrow matching line with its context, or one excerpt of an over-wide line. */
+interface Hit {
+  readonly line: number;
+  /** Body offset of the match that opened this unit. */
+  readonly offset: number;
+  /** For an over-wide line: the excerpt's body offsets. */
+  readonly excerpt?: { readonly start: number; readonly end: number };
+}
+
 /**
- * The lines holding a literal `query` (from `fromLine` on), each with a
- * little context and its line number; `>` marks a matching line. Bounded by
- * `budgetChars`; when more matches remain, the next part's arguments carry
- * `fromLine`. Finding nothing is an answer, not an error.
+ * The places holding a literal `query`, from `fromChar` or `fromLine` on:
+ * a narrow matching line with a little context and its line number (`>`
+ * marks a matching line), and for over-wide lines (compact JSON) an excerpt
+ * around each match with its body offsets. Bounded by `budgetChars`; when
+ * more remain, the next part's arguments carry `fromLine` or `fromChar`.
+ * Finding nothing is an answer, not an error.
  */
 export function readQuery(index: LineIndex, options: QueryReadOptions): ReadPart | ReadFailure {
-  const { ref, query, ignoreCase, fromLine, contextLines, budgetChars } = options;
-  if (query.length === 0) return readFailure('TOOL_OUTPUT_ARGUMENTS_INVALID', 'query must not be empty');
-  if (!isPositiveInteger(fromLine)) return readFailure('TOOL_OUTPUT_ARGUMENTS_INVALID', 'fromLine must be an integer >= 1');
+  const { ref, query, ignoreCase, contextLines, budgetChars } = options;
   const total = index.lineCount;
-  if (fromLine > Math.max(total, 1)) return readFailure('TOOL_OUTPUT_RANGE_INVALID', `fromLine (${fromLine}) is past the last line (${total})`);
+  if (query.length === 0) return readFailure('TOOL_OUTPUT_ARGUMENTS_INVALID', 'query must not be empty');
+  if (options.fromLine !== undefined && !isPositiveInteger(options.fromLine)) return readFailure('TOOL_OUTPUT_ARGUMENTS_INVALID', 'fromLine must be an integer >= 1');
+  if (options.fromChar !== undefined && !isNonNegativeInteger(options.fromChar)) return readFailure('TOOL_OUTPUT_ARGUMENTS_INVALID', 'fromChar must be an integer >= 0');
+  if (options.fromLine !== undefined && options.fromLine > Math.max(total, 1)) return readFailure('TOOL_OUTPUT_RANGE_INVALID', `fromLine (${options.fromLine}) is past the last line (${total})`);
+  if (options.fromChar !== undefined && options.fromChar > index.body.length) return readFailure('TOOL_OUTPUT_RANGE_INVALID', `fromChar (${options.fromChar}) is past the end (${index.body.length} chars)`);
+  const from = options.fromChar ?? index.startOf(options.fromLine ?? 1);
 
-  const firstMatchColumn = new Map<number, number>();
-  const pattern = new RegExp(escapeRegExp(query), ignoreCase ? 'giu' : 'gu');
-  pattern.lastIndex = index.startOf(fromLine);
-  for (let match = pattern.exec(index.body); match !== null; match = pattern.exec(index.body)) {
-    const first = index.lineAt(match.index);
-    const last = index.lineAt(match.index + match[0].length - 1);
-    if (!firstMatchColumn.has(first)) firstMatchColumn.set(first, match.index - index.startOf(first));
-    for (let line = first + 1; line <= last; line += 1) if (!firstMatchColumn.has(line)) firstMatchColumn.set(line, 0);
-    if (match[0].length === 0) pattern.lastIndex += 1;
-  }
-  const matched = [...firstMatchColumn.keys()].sort((left, right) => left - right);
+  const { hits, matchCount, matchedLines } = findHits(index, query, ignoreCase, from);
   const quoted = JSON.stringify(query);
-  if (matched.length === 0) {
+  const caseNote = ignoreCase ? ' (ignoring case)' : '';
+  const lineCount = `${total} line${total === 1 ? '' : 's'}`;
+  const scope = from > 0 ? ` from ${options.fromChar !== undefined ? `char ${from}` : `line ${options.fromLine}`} on` : '';
+  if (hits.length === 0) {
     return {
       ok: true,
       mode: 'query',
-      description: `no line${fromLine > 1 ? ` from line ${fromLine} on` : ''} contains ${quoted}${ignoreCase ? ' (ignoring case)' : ''}; the output has ${total} lines; read by range with ${JSON.stringify({ ref, lines: { start: 1 } })}`,
+      description: `no match for ${quoted}${caseNote}${scope}; the output has ${lineCount}; read by range with ${JSON.stringify({ ref, lines: { start: 1 } })}`,
       text: '',
     };
   }
@@ -58,53 +69,96 @@ export function readQuery(index: LineIndex, options: QueryReadOptions): ReadPart
   const out: string[] = [];
   let used = 0;
   let shownThrough = 0;
-  let stoppedAt: number | undefined;
-  let shownMatches = 0;
-  for (const line of matched) {
-    const from = Math.max(line - contextLines, shownThrough + 1, 1);
-    const to = Math.min(line + contextLines, total);
+  let shown = 0;
+  let stoppedAt: Hit | undefined;
+  for (const hit of hits) {
     const block: string[] = [];
-    if (out.length > 0 && from > shownThrough + 1) block.push('--');
-    for (let current = from; current <= to; current += 1) {
-      block.push(renderLine(index, current, width, firstMatchColumn.get(current)));
+    let through = shownThrough;
+    if (hit.excerpt !== undefined) {
+      if (out.length > 0) block.push('--');
+      block.push(renderExcerpt(index, hit, width));
+      through = Math.max(shownThrough, hit.line);
+    } else {
+      const first = Math.max(hit.line - contextLines, shownThrough + 1, 1);
+      const last = Math.min(hit.line + contextLines, total);
+      if (out.length > 0 && first > shownThrough + 1) block.push('--');
+      for (let line = first; line <= last; line += 1) block.push(renderLine(index, line, width, matchedLines.has(line)));
+      through = Math.max(shownThrough, last);
     }
     let cost = block.reduce((sum, text) => sum + text.length + 1, 0);
-    let through = to;
     if (used + cost > budgetChars && out.length > 0) {
-      stoppedAt = line;
+      stoppedAt = hit;
       break;
     }
     if (cost > budgetChars) {
-      // A first block too wide for the bound keeps only its matching line (at most a few hundred chars).
-      block.splice(0, block.length, renderLine(index, line, width, firstMatchColumn.get(line)));
+      // A first block too wide for the bound keeps only its matching line (a few hundred chars at most).
+      block.splice(0, block.length, hit.excerpt === undefined ? renderLine(index, hit.line, width, true) : renderExcerpt(index, hit, width));
       cost = block[0]!.length + 1;
-      through = line;
+      through = hit.line;
     }
     out.push(...block);
     used += cost;
     shownThrough = through;
-    shownMatches += 1;
+    shown += 1;
   }
-  const next: ReadToolOutputArguments | undefined =
-    stoppedAt === undefined ? undefined : { ref, query, ...(ignoreCase ? { ignoreCase } : {}), fromLine: stoppedAt };
-  const scope = fromLine > 1 ? ` from line ${fromLine} on` : '';
+  let next: ReadToolOutputArguments | undefined;
+  if (stoppedAt !== undefined) {
+    const position = stoppedAt.excerpt === undefined ? { fromLine: stoppedAt.line } : { fromChar: stoppedAt.offset };
+    next = { ref, query, ...(ignoreCase ? { ignoreCase } : {}), ...position };
+  }
+  const places = `${matchCount} match${matchCount === 1 ? '' : 'es'} on ${matchedLines.size} line${matchedLines.size === 1 ? '' : 's'}`;
   return {
     ok: true,
     mode: 'query',
-    description: `${matched.length} line${matched.length === 1 ? '' : 's'}${scope} contain${matched.length === 1 ? 's' : ''} ${quoted}${ignoreCase ? ' (ignoring case)' : ''}; showing ${shownMatches} with ${contextLines} line${contextLines === 1 ? '' : 's'} of context (">" marks a match; lines of ${total})`,
+    description: `${places} for ${quoted}${caseNote}${scope}; showing ${shown} place${shown === 1 ? '' : 's'} (">" marks a matching line, ${contextLines} line${contextLines === 1 ? '' : 's'} of context; the output has ${lineCount})`,
     text: out.join('\n'),
     ...(next === undefined ? {} : { next }),
   };
 }
 
-/** `>  12: text` for a match, `   12: text` for context; long lines cut with the body offsets shown. */
-function renderLine(index: LineIndex, line: number, width: number, matchColumn: number | undefined): string {
-  const marker = matchColumn === undefined ? ' ' : '>';
-  const prefix = `${marker}${String(line).padStart(width)}: `;
+function findHits(index: LineIndex, query: string, ignoreCase: boolean, from: number): { hits: Hit[]; matchCount: number; matchedLines: Set<number> } {
+  const hits: Hit[] = [];
+  const matchedLines = new Set<number>();
+  let matchCount = 0;
+  let lastNarrowLine = 0;
+  let excerptEnd = -1;
+  const pattern = new RegExp(escapeRegExp(query), ignoreCase ? 'giu' : 'gu');
+  pattern.lastIndex = from;
+  for (let match = pattern.exec(index.body); match !== null; match = pattern.exec(index.body)) {
+    matchCount += 1;
+    const line = index.lineAt(match.index);
+    const lastLine = index.lineAt(match.index + match[0].length - 1);
+    for (let covered = line; covered <= lastLine; covered += 1) matchedLines.add(covered);
+    if (index.textOf(line).length > LINE_DISPLAY_MAX_CHARS) {
+      if (match.index < excerptEnd) continue;
+      const lineStart = index.startOf(line);
+      const lineEnd = lineStart + index.textOf(line).length;
+      const start = pairSafeOffset(index.body, Math.max(lineStart, match.index - EXCERPT_LEAD_CHARS));
+      const end = pairSafeOffset(index.body, Math.min(lineEnd, start + EXCERPT_CHARS));
+      excerptEnd = end;
+      hits.push({ line, offset: match.index, excerpt: { start, end } });
+    } else if (line > lastNarrowLine) {
+      lastNarrowLine = line;
+      hits.push({ line, offset: match.index });
+    }
+  }
+  return { hits, matchCount, matchedLines };
+}
+
+/** `>  12: text` for a matching line, `   12: text` for context; a long context line is cut. */
+function renderLine(index: LineIndex, line: number, width: number, matching: boolean): string {
+  const prefix = `${matching ? '>' : ' '}${String(line).padStart(width)}: `;
   const text = index.textOf(line);
   if (text.length <= LINE_DISPLAY_MAX_CHARS) return prefix + text;
   const lineStart = index.startOf(line);
-  const from = matchColumn === undefined ? 0 : pairSafeOffset(text, Math.max(0, matchColumn - MATCH_LEAD_CHARS));
-  const to = pairSafeOffset(text, Math.min(text.length, from + (matchColumn === undefined ? CONTEXT_DISPLAY_CHARS : LINE_DISPLAY_MAX_CHARS - 80)));
-  return `${prefix}${from > 0 ? '…' : ''}${text.slice(from, to)}… [line is ${text.length} chars; shown: chars ${lineStart + from}-${lineStart + to} of the output]`;
+  const end = pairSafeOffset(text, CONTEXT_DISPLAY_CHARS);
+  return `${prefix}${text.slice(0, end)}… [line is ${text.length} chars; shown: chars ${lineStart}-${lineStart + end} of the output]`;
+}
+
+function renderExcerpt(index: LineIndex, hit: Hit, width: number): string {
+  const { start, end } = hit.excerpt!;
+  const lineStart = index.startOf(hit.line);
+  const lineEnd = lineStart + index.textOf(hit.line).length;
+  const text = index.body.slice(start, end);
+  return `>${String(hit.line).padStart(width)}: ${start > lineStart ? '…' : ''}${text}${end < lineEnd ? '…' : ''} [line is ${lineEnd - lineStart} chars; shown: chars ${start}-${end} of the output]`;
 }

@@ -27,6 +27,8 @@ export interface ReadToolOutputArguments {
   readonly ignoreCase?: boolean;
   /** Query only: search from this 1-based line (where the previous answer stopped). */
   readonly fromLine?: number;
+  /** Query only: search from this character offset (where the previous answer stopped inside an over-wide line). */
+  readonly fromChar?: number;
   readonly lines?: LineRange;
   readonly chars?: CharRange;
 }

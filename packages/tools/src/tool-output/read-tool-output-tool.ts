@@ -25,6 +25,7 @@ export const READ_TOOL_OUTPUT_PARAMETERS = Object.freeze({
     query: { type: 'string', minLength: 1, description: 'Literal text to find; returns matching lines with line numbers and a little context.' },
     ignoreCase: { type: 'boolean', description: 'With query: match regardless of letter case.' },
     fromLine: { type: 'integer', minimum: 1, description: 'With query: search from this line (given in the previous answer).' },
+    fromChar: { type: 'integer', minimum: 0, description: 'With query: search from this character offset (given in the previous answer).' },
     lines: {
       type: 'object',
       description: 'A 1-based line range; end is inclusive and optional.',

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { type ReadToolOutputAnswer, nextArgumentsOf, readToolOutput } from './read-tool-output.js';
 import type { ReadToolOutputArguments } from './read-arguments.js';
-import { splitsSurrogatePair } from './line-index.js';
+import { LineIndex, splitsSurrogatePair } from './line-index.js';
 
 const REF = 'out_7f3a';
 
@@ -90,7 +90,7 @@ test('query: matching lines with context, line numbers, and a fromLine to contin
   const body = Array.from({ length: 100 }, (_, index) => (index % 10 === 4 ? `row ${index + 1} ERROR disk full` : `row ${index + 1} ok`)).join('\n');
   const result = answer(body, { query: 'ERROR' });
   assert.equal(result.mode, 'query');
-  assert.match(result.description, /^10 lines contain "ERROR"; showing 10 with 2 lines of context/);
+  assert.equal(result.description, '10 matches on 10 lines for "ERROR"; showing 10 places (">" marks a matching line, 2 lines of context; the output has 100 lines)');
   const lines = result.text.split('\n');
   assert.deepEqual(lines.slice(0, 6), ['   3: row 3 ok', '   4: row 4 ok', '>  5: row 5 ERROR disk full', '   6: row 6 ok', '   7: row 7 ok', '--']);
   assert.equal(result.next, undefined);
@@ -102,14 +102,14 @@ test('query: matching lines with context, line numbers, and a fromLine to contin
   assert.ok(following.text.includes(`>${String(paged.next.fromLine).padStart(3)}: row ${paged.next.fromLine} ERROR`));
 
   const insensitive = answer(body, { query: 'error', ignoreCase: true, fromLine: 90 });
-  assert.match(insensitive.description, /^1 line from line 90 on contains "error" \(ignoring case\)/);
+  assert.match(insensitive.description, /^1 match on 1 line for "error" \(ignoring case\) from line 90 on;/);
   // A query that itself holds the header's marker still yields parseable next arguments.
   const tricky = answer(`${'x] next: y\n'.repeat(400)}`, { query: 'x] next: y' }, 1_000);
   assert.deepEqual(nextArgumentsOf(tricky.content), tricky.next);
   assert.equal(tricky.next?.query, 'x] next: y');
   const none = answer(body, { query: 'segfault' });
   assert.equal(none.text, '');
-  assert.match(none.description, /^no line contains "segfault"; the output has 100 lines; read by range with/);
+  assert.match(none.description, /^no match for "segfault"; the output has 100 lines; read by range with/);
 });
 
 test('query: a match on an over-wide line is shown around the match with its body offsets', () => {
@@ -120,6 +120,56 @@ test('query: a match on an over-wide line is shown around the match with its bod
   assert.ok(first.includes('NEEDLE'));
   assert.match(first, /\[line is 10006 chars; shown: chars 4880-5200 of the output\]$/);
   assert.ok(result.content.length < 1_000);
+});
+
+test('query on compact JSON: one excerpt per match, continued with fromChar', () => {
+  const body = JSON.stringify({ flights: Array.from({ length: 80 }, (_, index) => ({ flight_number: `HAT${String(index).padStart(3, '0')}`, status: index % 4 === 0 ? 'cancelled' : 'available' })) });
+  const first = answer(body, { query: 'cancelled' }, 2_000);
+  assert.match(first.description, /^20 matches on 1 line for "cancelled"; showing \d+ places .*the output has 1 line\)$/);
+  const excerpts = first.text.split('\n').filter((line) => line.startsWith('>'));
+  assert.ok(excerpts.length >= 2);
+  assert.ok(excerpts.every((line) => line.includes('cancelled') && /\[line is \d+ chars; shown: chars \d+-\d+ of the output\]$/.test(line)));
+  assert.ok(first.next?.fromChar !== undefined && first.next.fromLine === undefined);
+  const second = answer(body, { query: 'cancelled', fromChar: first.next.fromChar });
+  assert.match(second.description, new RegExp(`from char ${first.next.fromChar} on`));
+});
+
+test('property: following a query\'s "next" shows every match once, each page within the bound', () => {
+  const pieces = fc.oneof(fc.constantFrom('\n', 'NEEDLE', '中文', '😀', 'needle'), fc.string({ unit: 'grapheme', maxLength: 30 }), fc.integer({ min: 1, max: 900 }).map((count) => 'x'.repeat(count)));
+  fc.assert(
+    fc.property(fc.array(pieces, { maxLength: 80 }), fc.integer({ min: 1_000, max: 2_000 }), (parts, maxChars) => {
+      const body = parts.join('');
+      const index = new LineIndex(body);
+      const offsets: number[] = [];
+      for (let at = body.indexOf('NEEDLE'); at !== -1; at = body.indexOf('NEEDLE', at + 6)) offsets.push(at);
+      const shownLines = new Set<number>();
+      const shownRanges: Array<[number, number]> = [];
+      let request: ReadToolOutputArguments | undefined = { ref: REF, query: 'NEEDLE' };
+      let pages = 0;
+      while (request !== undefined) {
+        const result = readToolOutput({ body, arguments: request, maxChars });
+        assert.ok(result.ok, result.ok ? '' : result.message);
+        assert.ok(result.content.length <= maxChars);
+        for (const line of result.text.split('\n')) {
+          const matched = /^>\s*(\d+): /.exec(line);
+          if (matched === null) continue;
+          shownLines.add(Number(matched[1]));
+          const range = /shown: chars (\d+)-(\d+) of the output\]$/.exec(line);
+          if (range !== null) shownRanges.push([Number(range[1]), Number(range[2])]);
+        }
+        request = result.next;
+        pages += 1;
+        assert.ok(pages <= offsets.length + 1);
+      }
+      for (const offset of offsets) {
+        const line = index.lineAt(offset);
+        const wide = index.textOf(line).length > 400;
+        if (wide) assert.ok(shownRanges.some(([start, end]) => start <= offset && offset < end), `match at ${offset} not shown`);
+        else assert.ok(shownLines.has(line), `line ${line} not shown`);
+      }
+    }),
+    { numRuns: 200 },
+  );
 });
 
 test('bad arguments are structured failures', () => {

@@ -46,13 +46,24 @@ export function readToolOutput(options: ReadToolOutputOptions): ReadToolOutputAn
   const request = options.arguments;
   const chosen = (['query', 'lines', 'chars'] as const).filter((key) => request[key] !== undefined);
   if (chosen.length > 1) return readFailure('TOOL_OUTPUT_ARGUMENTS_INVALID', `give only one of query, lines or chars (got ${chosen.join(' and ')})`);
-  if (request.query === undefined && (request.fromLine !== undefined || request.ignoreCase !== undefined)) {
-    return readFailure('TOOL_OUTPUT_ARGUMENTS_INVALID', 'fromLine and ignoreCase apply only with a query');
+  if (request.query === undefined && (request.fromLine !== undefined || request.fromChar !== undefined || request.ignoreCase !== undefined)) {
+    return readFailure('TOOL_OUTPUT_ARGUMENTS_INVALID', 'fromLine, fromChar and ignoreCase apply only with a query');
+  }
+  if (request.fromLine !== undefined && request.fromChar !== undefined) {
+    return readFailure('TOOL_OUTPUT_ARGUMENTS_INVALID', 'give fromLine or fromChar, not both');
   }
   const index = new LineIndex(options.body);
   const build = (budgetChars: number): ReadPart | ReadFailure => {
     if (request.query !== undefined) {
-      return readQuery(index, { ref: request.ref, query: request.query, ignoreCase: request.ignoreCase === true, fromLine: request.fromLine ?? 1, contextLines, budgetChars });
+      return readQuery(index, {
+        ref: request.ref,
+        query: request.query,
+        ignoreCase: request.ignoreCase === true,
+        ...(request.fromLine === undefined ? {} : { fromLine: request.fromLine }),
+        ...(request.fromChar === undefined ? {} : { fromChar: request.fromChar }),
+        contextLines,
+        budgetChars,
+      });
     }
     if (request.chars !== undefined) return readCharRange(index, request.ref, request.chars, budgetChars);
     return readLineRange(index, request.ref, request.lines ?? { start: 1 }, budgetChars);
