@@ -26,6 +26,7 @@ export * from './worker-context-sections.js';
 export * from './worker-context.js';
 export * from './worker-context-bags.js';
 export * from './preset.js';
+export * from './parse-preset.js';
 export * from './assemble-play-worker-messages.js';
 export * from './import-sillytavern-preset.js';
 export * from './assemble-worker-messages.js';

@@ -106,3 +106,20 @@ test('same input, same bytes', () => {
   const twice = assembleWorkerContext({ contract: contractOf('world-simulator'), entries: workedEntries(), sharedContext: WORKED_SHARED_CONTEXT });
   assert.deepEqual(once, twice);
 });
+
+test('the tail carries the final summary, the draft under revision and the task, the task last', () => {
+  const contract = contractOf('world-simulator');
+  const sections = assembleWorkerContextSections({
+    contract: { ...contract, inputTags: [...contract.inputTags, '上下文.定稿摘要'] },
+    entries: workedEntries(),
+    draftTag: '运行.叙述',
+    task: '  修改底稿。  ',
+  });
+  assert.deepEqual(sections.tail, [
+    { kind: 'final-summary', label: '## 定稿摘要', text: '第一幕：雨夜，陌生男人来药房买安眠药。' },
+    { kind: 'draft', label: '## 待改底稿', text: '他接过药，没有回答。' },
+    { kind: 'task', label: '## 本步任务', text: '修改底稿。' },
+  ]);
+  // A draft tag outside the whitelist is the caller's mistake, named.
+  assert.throws(() => assembleWorkerContextSections({ contract, entries: workedEntries(), draftTag: '核心.主线' }), /draft tag "核心\.主线" is not within the inputTags of world-simulator/);
+});
