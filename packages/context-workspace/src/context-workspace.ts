@@ -10,7 +10,6 @@ import {
   type ProjectionLevel,
 } from './activation.js';
 import {
-  compareCodeUnits,
   ensureContextBlock,
   sourceKeyId,
   type ContextBlock,
@@ -18,11 +17,11 @@ import {
   type SourceKey,
 } from './context-block.js';
 import { knownDomains, parseDomain, parseRequestedDomains, type FocusedDomain } from './focused-domain.js';
-import { renderBlockElement } from './render-block.js';
 import { buildResolvedBlock, resolvedContext, type ResolvedContext, type ResolvedMember } from './resolved-context.js';
 import { readSnapshotV1, writeSnapshotV1, type ContextWorkspaceSnapshotV1 } from './snapshot.js';
 import { fitToTokenBudget, parseTokenBudget } from './token-budget.js';
-import { CONTEXT_WORKSPACE_TRACE_EVENT, type ContextWorkspaceTraceBlock, type TraceRecorder } from './trace-recorder.js';
+import { SourceKeyOrder } from './source-key-order.js';
+import { traceEvent, type TraceRecorder } from './trace-recorder.js';
 import { requireNonEmptyString } from './validate.js';
 
 export interface ContextWorkspaceOptions {
@@ -98,13 +97,7 @@ export class ContextWorkspace {
   /** By sequence, in registration order. */
   readonly #entries = new Map<number, Entry>();
   readonly #groups = new Map<string, SourceGroup>();
-  /**
-   * Key ids in code-unit order, which is (block name, source) order because a
-   * block name never holds the NUL separator. Ranks are renumbered lazily, so
-   * ranking compares numbers, not strings.
-   */
-  readonly #sortedKeyIds: string[] = [];
-  #ranksStale = false;
+  readonly #keyOrder = new SourceKeyOrder<SourceGroup>();
   #nextSequence = 0;
   #resolveCount = 0;
 
@@ -191,7 +184,7 @@ export class ContextWorkspace {
     const primary = requested[0];
     const now = this.#clock();
 
-    this.#renumberRanks();
+    this.#keyOrder.renumber();
     const candidates: Candidate[] = [];
     // Deleting the current entry while iterating a Map is well defined.
     for (const entry of this.#entries.values()) {
@@ -284,8 +277,7 @@ export class ContextWorkspace {
     if (group === undefined) {
       group = { keyId, entries: [], rank: 0, resolveNumber: 0, resolveSlot: 0 };
       this.#groups.set(keyId, group);
-      this.#sortedKeyIds.splice(this.#keyPosition(keyId), 0, keyId);
-      this.#ranksStale = true;
+      this.#keyOrder.insert(group);
     }
     // Spelled out, not spread: a spread-built object here was ten times slower to walk in resolve.
     const entry: Entry = { block: fields.block, sequence: fields.sequence, group, score: fields.score, touchedAtMs: fields.touchedAtMs };
@@ -299,57 +291,18 @@ export class ContextWorkspace {
     group.entries = group.entries.filter((member) => member !== entry);
     if (group.entries.length > 0) return;
     this.#groups.delete(group.keyId);
-    this.#sortedKeyIds.splice(this.#keyPosition(group.keyId), 1);
-    this.#ranksStale = true;
-  }
-
-  /** Where `keyId` is, or would be inserted, in the sorted key ids (binary search). */
-  #keyPosition(keyId: string): number {
-    let low = 0;
-    let high = this.#sortedKeyIds.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (this.#sortedKeyIds[middle]! < keyId) low = middle + 1;
-      else high = middle;
-    }
-    return low;
-  }
-
-  #renumberRanks(): void {
-    if (!this.#ranksStale) return;
-    this.#sortedKeyIds.forEach((keyId, rank) => {
-      this.#groups.get(keyId)!.rank = rank;
-    });
-    this.#ranksStale = false;
+    this.#keyOrder.delete(group);
   }
 
   #record(options: { action: 'register' | 'expire'; changed: readonly SourceKey[]; now: number }): void {
     if (this.#traceRecorder === undefined) return;
-    const blocks: ContextWorkspaceTraceBlock[] = [...this.#entries.values()]
-      .sort((left, right) => compareSourceKeys(left.block, right.block) || left.sequence - right.sequence)
-      .map((entry) => {
-        const activationScore = this.#scoreAt(entry, options.now);
-        return {
-          sequence: entry.sequence,
-          blockName: entry.block.blockName,
-          source: entry.block.source,
-          focusedOn: entry.block.focusedOn,
-          activationScore,
-          level: projectionLevel(activationScore),
-          fullRendered: renderBlockElement(entry.block, 'full'),
-          compactRendered: renderBlockElement(entry.block, 'compact'),
-          abstractRendered: renderBlockElement(entry.block, 'abstract'),
-        };
-      });
-    const changedSourceKeys = options.changed
-      .map((key) => ({ blockName: key.blockName, source: key.source }))
-      .sort(compareSourceKeys);
-    this.#traceRecorder.record({ name: CONTEXT_WORKSPACE_TRACE_EVENT, action: options.action, atMs: options.now, changedSourceKeys, blocks });
+    const blocks = [...this.#entries.values()].map((entry) => ({
+      sequence: entry.sequence,
+      block: entry.block,
+      activationScore: this.#scoreAt(entry, options.now),
+    }));
+    this.#traceRecorder.record(traceEvent({ action: options.action, atMs: options.now, changed: options.changed, blocks }));
   }
-}
-
-function compareSourceKeys(left: SourceKey, right: SourceKey): number {
-  return compareCodeUnits(left.blockName, right.blockName) || compareCodeUnits(left.source, right.source);
 }
 
 /** Weight descending, score descending, block name, source (the key's rank), then newer first. */

@@ -1,6 +1,7 @@
-import type { ProjectionLevel } from './activation.js';
+import { projectionLevel, type ProjectionLevel } from './activation.js';
+import { compareCodeUnits, type ContextBlock, type SourceKey } from './context-block.js';
 import type { FocusedDomain } from './focused-domain.js';
-import type { SourceKey } from './context-block.js';
+import { renderBlockElement } from './render-block.js';
 
 export const CONTEXT_WORKSPACE_TRACE_EVENT = 'context-workspace';
 
@@ -35,4 +36,34 @@ export interface ContextWorkspaceTraceEvent {
 /** Where the workspace reports its changes. Implemented by the application (a trace file, a log). */
 export interface TraceRecorder {
   record(event: ContextWorkspaceTraceEvent): void;
+}
+
+/** Builds an event: keys and blocks sorted by block name, then source (then sequence), every projection rendered. */
+export function traceEvent(options: {
+  readonly action: ContextWorkspaceTraceEvent['action'];
+  readonly atMs: number;
+  readonly changed: readonly SourceKey[];
+  readonly blocks: readonly { readonly sequence: number; readonly block: ContextBlock; readonly activationScore: number }[];
+}): ContextWorkspaceTraceEvent {
+  const blocks = [...options.blocks]
+    .sort((left, right) => compareSourceKeys(left.block, right.block) || left.sequence - right.sequence)
+    .map(({ sequence, block, activationScore }) => ({
+      sequence,
+      blockName: block.blockName,
+      source: block.source,
+      focusedOn: block.focusedOn,
+      activationScore,
+      level: projectionLevel(activationScore),
+      fullRendered: renderBlockElement(block, 'full'),
+      compactRendered: renderBlockElement(block, 'compact'),
+      abstractRendered: renderBlockElement(block, 'abstract'),
+    }));
+  const changedSourceKeys = options.changed
+    .map((key) => ({ blockName: key.blockName, source: key.source }))
+    .sort(compareSourceKeys);
+  return { name: CONTEXT_WORKSPACE_TRACE_EVENT, action: options.action, atMs: options.atMs, changedSourceKeys, blocks };
+}
+
+function compareSourceKeys(left: SourceKey, right: SourceKey): number {
+  return compareCodeUnits(left.blockName, right.blockName) || compareCodeUnits(left.source, right.source);
 }
