@@ -20,8 +20,9 @@ const CONTEXT_DISPLAY_CHARS = 160;
 const EXCERPT_LEAD_CHARS = 120;
 const EXCERPT_CHARS = 320;
 
+/** Escapes the syntax characters (and `/`), the only escapes a `u`-flag pattern accepts outside a class. */
 function escapeRegExp(text: string): string {
-  return text.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
+  return text.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
 }
 
 /** A shown unit: a narrow matching line with its context, or one excerpt of an over-wide line. */

@@ -107,6 +107,11 @@ test('query: matching lines with context, line numbers, and a fromLine to contin
   const tricky = answer(`${'x] next: y\n'.repeat(400)}`, { query: 'x] next: y' }, 1_000);
   assert.deepEqual(nextArgumentsOf(tricky.content), tricky.next);
   assert.equal(tricky.next?.query, 'x] next: y');
+  // Every regular-expression syntax character is matched literally.
+  const literal = 'a-b.c(d)*[x]{1}|/\\^$?+';
+  const special = answer(`before\n${literal}\nafter`, { query: literal });
+  assert.match(special.description, /^1 match on 1 line/);
+  assert.ok(special.text.includes(`>2: ${literal}`));
   const none = answer(body, { query: 'segfault' });
   assert.equal(none.text, '');
   assert.match(none.description, /^no match for "segfault"; the output has 100 lines; read by range with/);
