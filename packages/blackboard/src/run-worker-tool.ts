@@ -33,7 +33,8 @@ export const RUN_WORKER_TOOL_NAME = 'run_worker';
  * blackboard by its contract alone (never from the agent's messages), calls
  * the model, and writes the worker's output tags in one commit guarded by
  * the revision it read. Any failure (bad input, model, output, a blackboard
- * that moved) is an error result and writes nothing.
+ * that moved) is an error result and writes nothing; an aborted signal
+ * propagates as its abort reason.
  */
 export function createRunWorkerTool(options: RunWorkerToolOptions): ToolDefinition {
   const skillNames = [...(options.manifest?.runSkills ?? options.skills.keys())].sort();

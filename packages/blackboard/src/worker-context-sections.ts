@@ -59,7 +59,10 @@ export function assembleWorkerContextSections(options: AssembleWorkerContextOpti
   const tags = options.tags ?? DEFAULT_WELL_KNOWN_TAGS;
   const labels = options.labels ?? DEFAULT_TAIL_LABELS;
   const diagnostics: BlackboardDiagnostic[] = [];
-  const whitelisted = options.entries.filter((entry) => matchesAnyTagPattern(contract.inputTags, entry.tag));
+  // Revision order, whatever order the caller passed: same entries, same prompt.
+  const whitelisted = options.entries
+    .filter((entry) => matchesAnyTagPattern(contract.inputTags, entry.tag))
+    .sort((left, right) => left.revision - right.revision);
   const isolated = applyContextIsolation(whitelisted, { isolation: contract.isolation, ...(options.pov === undefined ? {} : { pov: options.pov }) });
   diagnostics.push(...isolated.diagnostics);
   const entries = isolated.entries;

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { assembleWorkerMessages } from './assemble-worker-messages.js';
 import type { Preset } from './preset.js';
 import { resolveWorkerContract } from './resolve-worker-contract.js';
@@ -61,6 +62,7 @@ test('without contextSegments the inputs go as JSON in inputTags order (newest e
   ]);
   const inputs = sections.chunks[1];
   assert.ok(inputs?.kind === 'block');
+  assert.deepEqual(JSON.parse(inputs.text), { '运行.事件流': '22:06 一个湿透的男人走进来。', '用户.最新输入': '我把药递给他，问他叫什么名字。' });
   assert.deepEqual(Object.keys(JSON.parse(inputs.text)), ['运行.事件流', '用户.最新输入']);
 });
 
@@ -99,6 +101,21 @@ test('entries outside inputTags never reach the prompt, whatever the caller pass
   for (const secret of ['林晚，二十七岁', '我其实很害怕', '三年前失踪']) {
     assert.equal(flat.system.includes(secret) || flat.user.includes(secret), false, secret);
   }
+});
+
+test('the order entries arrive in does not change the prompt (property)', () => {
+  const entries = workedEntries();
+  const expected = Object.fromEntries(
+    ['world-simulator', 'narrator', 'role-decide', 'reviewer', 'director'].map((name) => [name, assembleWorkerContext({ contract: contractOf(name), entries, pov: '林晚' })]),
+  );
+  fc.assert(
+    fc.property(fc.shuffledSubarray(entries, { minLength: entries.length, maxLength: entries.length }), (shuffled) => {
+      for (const [name, flat] of Object.entries(expected)) {
+        assert.deepEqual(assembleWorkerContext({ contract: contractOf(name), entries: shuffled, pov: '林晚' }), flat);
+      }
+    }),
+    { numRuns: 50 },
+  );
 });
 
 test('same input, same bytes', () => {
