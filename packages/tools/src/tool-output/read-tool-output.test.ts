@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { type ReadToolOutputAnswer, nextArgumentsOf, readToolOutput } from './read-tool-output.js';
 import type { ReadToolOutputArguments } from './read-arguments.js';
-import { LineIndex, splitsSurrogatePair } from './line-index.js';
+import { LineIndex, pairSafeOffset, splitsSurrogatePair } from './line-index.js';
 
 const REF = 'out_7f3a';
 
@@ -177,6 +177,35 @@ test('property: following a query\'s "next" shows every match once, each page wi
   );
 });
 
+test('property: any substring of the body, used as a query, is found where it first occurs', () => {
+  fc.assert(
+    fc.property(bodies, fc.nat(), fc.integer({ min: 1, max: 12 }), fc.boolean(), (body, startSeed, length, ignoreCase) => {
+      if (body.length === 0) return;
+      const start = pairSafeOffset(body, startSeed % body.length);
+      const needle = body.slice(start, pairSafeOffset(body, Math.min(body.length, start + length)));
+      if (needle === '' || /[\r\n]/.test(needle)) return;
+      const first = body.indexOf(needle);
+      const index = new LineIndex(body);
+      const line = index.lineAt(first);
+      const wide = index.textOf(line).length > 400;
+      let request: ReadToolOutputArguments | undefined = { ref: REF, query: needle, ...(ignoreCase ? { ignoreCase } : {}) };
+      let found = false;
+      while (request !== undefined && !found) {
+        const result = readToolOutput({ body, arguments: request, maxChars: 1_500 });
+        assert.ok(result.ok, result.ok ? '' : result.message);
+        found = result.text.split('\n').some((shown) => {
+          if (!new RegExp(`^>\\s*${line}: `).test(shown)) return false;
+          const range = /shown: chars (\d+)-(\d+) of the output\]$/.exec(shown);
+          return !wide || (range !== null && Number(range[1]) <= first + needle.length && first < Number(range[2]));
+        });
+        request = result.next;
+      }
+      assert.ok(found, `query ${JSON.stringify(needle)} not shown at line ${line}`);
+    }),
+    { numRuns: 300 },
+  );
+});
+
 test('bad arguments are structured failures', () => {
   const body = 'one\ntwo\n';
   const failures: ReadonlyArray<[Omit<ReadToolOutputArguments, 'ref'>, string]> = [
@@ -200,7 +229,7 @@ test('bad arguments are structured failures', () => {
 });
 
 const piece = fc.oneof(
-  fc.constantFrom('\n', '\r\n', '😀', '中文字符', '𠀀𠀁', '{"k":[1,2,3]}', ' ', 'é'),
+  fc.constantFrom('\n', '\r\n', '😀', '中文字符', '𠀀𠀁', '{"k":[1,2,3]}', ' ', 'é', 'a-b', '(x)*', '[^$]', '{2}|\\', '.+?/'),
   fc.string({ unit: 'grapheme', maxLength: 40 }),
   fc.string({ unit: 'binary', maxLength: 20 }),
   fc.tuple(fc.constantFrom('x', '😀', '中', '"a":1,'), fc.integer({ min: 1, max: 1_500 })).map(([unit, count]) => unit.repeat(count)),
