@@ -55,6 +55,7 @@ test('stdio: tools are deferred until discovered, then callable; errors are stru
   const connection = await stdioFixture();
   const pid = connection.pid;
   assert.ok(pid !== undefined && isAlive(pid));
+  const registry = new ToolRegistry();
   try {
     assert.equal(connection.instructions, 'A fixture for tests.');
     assert.deepEqual(
@@ -66,7 +67,6 @@ test('stdio: tools are deferred until discovered, then callable; errors are stru
     assert.deepEqual(echo.routingHints, ['fixture', 'mcp server fixture', 'echo', 'fixture-server']);
     assert.equal(echo.tool.concurrencySafe, true);
 
-    const registry = new ToolRegistry();
     registry.register(createSearchToolsTool({ registry }));
     registry.registerAll(connection.registrations);
     assert.deepEqual(registry.visibleTools().map((tool) => tool.name), ['search_tools']);
@@ -102,6 +102,8 @@ test('stdio: tools are deferred until discovered, then callable; errors are stru
   assert.equal(isAlive(pid), false);
   assert.deepEqual(childProcessesRunning(FIXTURE), []);
   await connection.close();
+  const afterClose = await registry.execute({ id: '12', name: 'mcp__fixture__echo', input: { text: 'anyone?' } }, context);
+  assert.equal(toolErrorCodeOf(afterClose), 'MCP_CONNECTION_CLOSED');
 });
 
 test('stdio: a server that dies mid-call gives a structured error, and close still succeeds', async () => {
