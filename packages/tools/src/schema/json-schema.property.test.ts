@@ -1,0 +1,43 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { checkSchemaNode } from './json-schema-check.js';
+import { validateJsonSchema } from './json-schema-validate.js';
+
+/** A schema that accepts exactly `value` (and values equal to it), built from the supported keywords. */
+function exactSchema(value: unknown): Record<string, unknown> {
+  if (value === null) return { type: 'null' };
+  if (typeof value === 'boolean') return { type: 'boolean', const: value };
+  if (typeof value === 'number') return { type: Number.isInteger(value) ? 'integer' : 'number', minimum: value, maximum: value };
+  if (typeof value === 'string') {
+    const length = [...value].length;
+    return { type: 'string', minLength: length, maxLength: length, enum: [value] };
+  }
+  if (Array.isArray(value)) {
+    return value.length === 0
+      ? { type: 'array', maxItems: 0 }
+      : { type: 'array', minItems: value.length, maxItems: value.length, items: { anyOf: value.map(exactSchema) } };
+  }
+  const entries = Object.entries(value as Record<string, unknown>);
+  return {
+    type: 'object',
+    properties: Object.fromEntries(entries.map(([key, item]) => [key, exactSchema(item)])),
+    required: entries.map(([key]) => key),
+    additionalProperties: false,
+  };
+}
+
+test('property: a value validates against a schema built from it; an extra property is reported at its path', () => {
+  fc.assert(
+    fc.property(fc.jsonValue(), (value) => {
+      const schema = exactSchema(value);
+      assert.equal(checkSchemaNode(schema, '', schema), undefined);
+      assert.deepEqual(validateJsonSchema(schema, value), []);
+      const wrapped = { type: 'object', properties: { data: schema }, required: ['data'], additionalProperties: false };
+      const issues = validateJsonSchema(wrapped, { data: value, 'extra/key': 1 });
+      assert.deepEqual(issues.map((issue) => [issue.path, issue.keyword]), [['/extra~1key', 'additionalProperties']]);
+      assert.deepEqual(validateJsonSchema(wrapped, {}).map((issue) => issue.path), ['/data']);
+    }),
+    { numRuns: 300 },
+  );
+});
