@@ -72,6 +72,26 @@ test('replace fade leaves a positive score: a <snapshot> plus <history_snapshot>
   assert.equal(resolved.blocks[0]?.snapshotIndex, 0);
 });
 
+test('same-key blocks with equal weight and score: the newer ranks first and is the snapshot', () => {
+  const workspace = new ContextWorkspace({ now: manualClock().now });
+  workspace.register(block({ blockContent: 'older', replaceFadeFactor: 0 }));
+  workspace.register(block({ blockContent: 'newer', replaceFadeFactor: 0 }));
+  const resolved = workspace.resolve(['MEMORY']);
+  assert.deepEqual(resolved.blocks[0]?.members.map((member) => [member.sequence, member.activationScore]), [
+    [1, 100],
+    [0, 100],
+  ]);
+  assert.equal(
+    resolved.text,
+    [
+      '<memory source="main" urgency="normal">',
+      '  <snapshot source="main" urgency="normal">newer</snapshot>',
+      '  <history_snapshot source="main" urgency="normal">older</history_snapshot>',
+      '</memory>',
+    ].join('\n'),
+  );
+});
+
 test('replace fade to 0 removes the older block; the newer is always added', () => {
   const workspace = new ContextWorkspace({ now: manualClock().now });
   workspace.register(block({ blockContent: 'older', replaceFadeFactor: 100 }));
