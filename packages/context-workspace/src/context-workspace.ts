@@ -111,8 +111,12 @@ export class ContextWorkspace {
     this.#known = knownDomains(merged.customDomains ?? []);
   }
 
-  /** Rebuilds a workspace from `snapshot()` output (or its JSON parsed); time fade resumes from each block's `touchedAtMs`. */
-  static restore(snapshot: ContextWorkspaceSnapshotV1 | unknown, options: ContextWorkspaceOptions = {}): ContextWorkspace {
+  /**
+   * Rebuilds a workspace from a `ContextWorkspaceSnapshotV1` (as `snapshot()` returned it, or parsed
+   * from its JSON); time fade resumes from each block's `touchedAtMs`. Throws `ContextWorkspaceInputError`
+   * naming the path of a malformed value or of a domain this workspace does not know.
+   */
+  static restore(snapshot: unknown, options: ContextWorkspaceOptions = {}): ContextWorkspace {
     const workspace = new ContextWorkspace(options);
     const { nextSequence, entries } = readSnapshotV1(snapshot, { known: workspace.#known });
     for (const { block, sequence, score, touchedAtMs } of entries) {
