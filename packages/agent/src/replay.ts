@@ -2,6 +2,7 @@ import {
   ConservativeTokenEstimator,
   ContextContributorRegistry,
   createContextAssembler,
+  DefaultContextMessageComposer,
   DefaultHistoryCompactor,
   resolveContextBudget,
   type AssembledTurn,
@@ -24,6 +25,10 @@ export interface ReplayOptions {
   readonly compaction: HistoryCompactorOptions | false;
   readonly estimator?: TokenEstimator;
   readonly exactEstimator?: TokenEstimator;
+  /** Share of the cap at which compaction starts (see resolveContextBudget). */
+  readonly pressureRatio?: number;
+  /** Observation masking as a view (see DefaultContextMessageComposer). Default false. */
+  readonly maskStoredResults?: boolean;
 }
 
 export interface ReplayTurn {
@@ -49,10 +54,11 @@ export interface ReplayResult {
 export async function replayTrajectory(options: ReplayOptions): Promise<ReplayResult> {
   const assembler = createContextAssembler({
     registry: new ContextContributorRegistry(),
-    budget: resolveContextBudget({ modelMaxTokens: options.windowTokens + 1, outputReserveTokens: 1 }),
+    budget: resolveContextBudget({ modelMaxTokens: options.windowTokens + 1, outputReserveTokens: 1, ...(options.pressureRatio === undefined ? {} : { pressureRatio: options.pressureRatio }) }),
     estimator: options.estimator ?? new ConservativeTokenEstimator({ family: options.exactEstimator?.family ?? 'unknown' }),
     ...(options.exactEstimator ? { exactEstimator: options.exactEstimator } : {}),
     ...(options.compaction === false ? {} : { compactor: new DefaultHistoryCompactor(options.compaction) }),
+    ...(options.maskStoredResults ? { stages: { composer: new DefaultContextMessageComposer({ maskStoredResults: true }) } } : {}),
   });
   let canonical: CanonicalMessage[] = [];
   const turns: ReplayTurn[] = [];

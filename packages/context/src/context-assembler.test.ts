@@ -140,7 +140,8 @@ test('near the cap, final decisions use exact counts and fill the window to with
   const exact = new ExactTokenEstimator({ family: 'o200k' });
   const long = tauBench!.slice(0, 30).flatMap((conversation) => conversation.messages.filter((message) => message.role !== 'system'));
   const cap = 12_000;
-  const subject = assembler({ cap, exactEstimator: exact });
+  // No headroom: this measures how full exact counts let the window get.
+  const subject = assembler({ cap, exactEstimator: exact, windowHeadroomShare: 0 });
   const fills: number[] = [];
   for (const end of [400, 401, 650, 900, long.length]) {
     // The model is called once a step's results are in: never end on a bare tool call.
@@ -154,4 +155,21 @@ test('near the cap, final decisions use exact counts and fill the window to with
   }
   console.log(`# exact fill of a ${cap}-token cap: ${fills.map((fill) => (fill * 100).toFixed(2) + '%').join(', ')}`);
   for (const fill of fills) assert.ok(fill >= 0.98, `window used only ${(fill * 100).toFixed(2)}% of the cap`);
+});
+
+test('with headroom, a cut window keeps its start on the next turns, so the prompt prefix is stable', { skip: tauBench ? false : '../shared is absent' }, async () => {
+  const long = tauBench!.slice(0, 10).flatMap((conversation) => conversation.messages.filter((message) => message.role !== 'system' && message.role !== 'tool' && !(message.role === 'assistant' && message.toolCalls)));
+  const subject = assembler({ cap: 6_000 });
+  let previous: readonly CanonicalMessage[] | undefined;
+  let stableTurns = 0;
+  let cuts = 0;
+  for (let end = 150; end < 190; end += 1) {
+    const turn = await subject.assemble({ contextId: 'stable', turn: end, history: long.slice(0, end), tools });
+    const history = turn.trace.renderedContext!.history;
+    if (previous && history[0] === previous[0]) stableTurns += 1;
+    else cuts += 1;
+    previous = history;
+  }
+  console.log(`# headroom: ${stableTurns} of 40 turns kept the previous start, ${cuts} cuts`);
+  assert.ok(stableTurns >= 30, `only ${stableTurns} of 40 turns kept the window start`);
 });

@@ -8,7 +8,7 @@ import { ContextBudgetError } from './errors/context-budget-error.js';
 import { ContextValidationError } from './errors/context-validation-error.js';
 import { EMPTY_COMPACTION_TRACE, type CompactionReason, type CompactionTrace, type HistoryCompactor } from './history-compactor.js';
 import type { HistoryWindow, HistoryWindowPolicy } from './history-window.js';
-import type { ContextMessageComposer } from './message-composer.js';
+import type { ComposedMessages, ContextMessageComposer } from './message-composer.js';
 import type { CanonicalHistory, CanonicalMessage } from './messages.js';
 import type { ModelInput } from './model-input.js';
 import { planProgressOf } from './plan-progress.js';
@@ -43,6 +43,12 @@ export interface ContextAssemblerOptions {
   readonly contributorTimeoutMs?: number;
   /** Clock for contributor durations in the trace. Default: performance.now. */
   readonly now?: () => number;
+  /**
+   * Share of the history budget a fresh window cut leaves free, so the next
+   * turns keep the same start and the provider's prompt cache keeps hitting.
+   * 0 fills the window to the cap every turn. Default 0.25.
+   */
+  readonly windowHeadroomShare?: number;
   /** Share of the cap above which final decisions use exact counts. Default 0.85. */
   readonly exactThresholdRatio?: number;
 }
@@ -70,6 +76,20 @@ export interface AssembledTurn {
   readonly historyChanged: boolean;
 }
 
+interface Prepared {
+  readonly admitted: AdmittedContext;
+  readonly rendered: RenderedSystemPrompt;
+  readonly composed: ComposedMessages;
+  readonly system: readonly CanonicalMessage[];
+  readonly tools: readonly ToolSchema[];
+  readonly estimator: TokenEstimator;
+  readonly toolTokens: number;
+  readonly systemTokens: number;
+  readonly callLocalTokens: number;
+  /** The composed history before windowing. */
+  readonly historyTokens: number;
+}
+
 interface Fit {
   readonly admitted: AdmittedContext;
   readonly rendered: RenderedSystemPrompt;
@@ -84,6 +104,9 @@ interface Fit {
   readonly totalTokens: number;
   readonly estimator: TokenEstimator;
 }
+
+/** Share of the history budget a fresh cut leaves free, so the next turns keep the same start. */
+export const WINDOW_HEADROOM_SHARE = 0.25;
 
 function byName(left: ToolSchema, right: ToolSchema): number {
   return left.name < right.name ? -1 : left.name > right.name ? 1 : 0;
@@ -102,6 +125,8 @@ function sum(values: Iterable<number>): number {
  */
 export class ContextAssembler {
   private readonly options: ContextAssemblerOptions;
+  /** Where each context's window started last turn, to keep the prompt prefix stable. */
+  private readonly windowStarts = new Map<string, CanonicalMessage>();
 
   constructor(options: ContextAssemblerOptions) {
     this.options = options;
@@ -135,18 +160,21 @@ export class ContextAssembler {
     if (this.options.compactor?.exceedsMessageCount(history)) await compact('message-count', this.options.budget.pressureTokens);
 
     let collected = await this.collect(request, scope, history, signal);
-    let fit = this.fitWithBestCounts(collected, history, tools);
-    const fixed = fit.toolTokens + fit.systemTokens + fit.callLocalTokens;
-    const pressure = fixed + sum(history.map((message) => fit.estimator.countMessage(message)));
+    // Token pressure is measured on what would be sent before any windowing.
+    let prepared: Prepared | undefined = this.prepare(collected, history, tools, this.options.estimator);
+    const fixed = prepared.toolTokens + prepared.systemTokens + prepared.callLocalTokens;
+    const pressure = fixed + prepared.historyTokens;
     if (this.options.compactor && (request.recovery || pressure >= this.options.budget.pressureTokens)) {
       const target = Math.max(0, this.options.budget.pressureTokens - fixed);
       if (await compact(request.recovery ? 'forced' : 'token-pressure', target)) {
         collected = await this.collect(request, scope, history, signal);
-        fit = this.fitWithBestCounts(collected, history, tools);
+        prepared = undefined;
       }
     } else if (compaction.recovery === null && request.recovery) {
       compaction = { ...compaction, recovery: request.recovery };
     }
+    const fit = this.fitWithBestCounts(collected, history, tools, prepared, this.windowStarts.get(request.contextId));
+    if (fit.window.start) this.windowStarts.set(request.contextId, fit.window.start);
 
     const violations = this.options.stages.validator.validate({
       input: fit.input,
@@ -209,29 +237,45 @@ export class ContextAssembler {
    * (or does not fit) and an exact estimator is known, decides again on exact
    * counts, so tight budgets are used fully without risk.
    */
-  private fitWithBestCounts(collected: CollectionResult, history: CanonicalHistory, tools: readonly ToolSchema[]): Fit {
+  private fitWithBestCounts(collected: CollectionResult, history: CanonicalHistory, tools: readonly ToolSchema[], prepared: Prepared | undefined, previousStart: CanonicalMessage | undefined): Fit {
     const { exactEstimator, estimator } = this.options;
     const threshold = this.options.budget.inputCapTokens * (this.options.exactThresholdRatio ?? 0.85);
+    const exactFit = () => this.fitWindow(this.prepare(collected, history, tools, exactEstimator!), previousStart);
     let estimated: Fit;
     try {
-      estimated = this.fit(collected, history, tools, estimator);
+      estimated = this.fitWindow(prepared ?? this.prepare(collected, history, tools, estimator), previousStart);
     } catch (error) {
-      if (exactEstimator && ContextBudgetError.isInstance(error)) return this.fit(collected, history, tools, exactEstimator);
+      if (exactEstimator && ContextBudgetError.isInstance(error)) return exactFit();
       throw error;
     }
-    if (exactEstimator && estimated.totalTokens >= threshold) return this.fit(collected, history, tools, exactEstimator);
+    if (exactEstimator && estimated.totalTokens >= threshold) return exactFit();
     return estimated;
   }
 
-  private fit(collected: CollectionResult, history: CanonicalHistory, tools: readonly ToolSchema[], estimator: TokenEstimator): Fit {
+  /** Admission, rendering and composition for one estimator: everything but the window. */
+  private prepare(collected: CollectionResult, history: CanonicalHistory, tools: readonly ToolSchema[], estimator: TokenEstimator): Prepared {
     const { stages, budget } = this.options;
     const admitted = applyContextBudget({ collection: collected.collection, limits: budget, estimator });
     const rendered = stages.renderer.render(admitted.sections);
     const composed = stages.composer.compose({ history, messages: admitted.messages, attachments: admitted.attachments });
     const system: CanonicalMessage[] = rendered.text === '' ? [] : [{ role: 'system', content: rendered.text }];
-    const toolTokens = sum(tools.map((tool) => estimator.countTool(tool)));
-    const systemTokens = sum(system.map((message) => estimator.countMessage(message)));
-    const callLocalTokens = sum(composed.callLocal.map((message) => estimator.countMessage(message)));
+    return {
+      admitted,
+      rendered,
+      composed,
+      system,
+      tools,
+      estimator,
+      toolTokens: sum(tools.map((tool) => estimator.countTool(tool))),
+      systemTokens: sum(system.map((message) => estimator.countMessage(message))),
+      callLocalTokens: sum(composed.callLocal.map((message) => estimator.countMessage(message))),
+      historyTokens: sum(composed.history.map((message) => estimator.countMessage(message))),
+    };
+  }
+
+  private fitWindow(prepared: Prepared, previousStart: CanonicalMessage | undefined): Fit {
+    const { budget, stages } = this.options;
+    const { toolTokens, systemTokens, callLocalTokens, composed, estimator } = prepared;
     const historyBudgetTokens = budget.inputCapTokens - toolTokens - systemTokens - callLocalTokens;
     if (historyBudgetTokens <= 0) {
       throw new ContextBudgetError({
@@ -241,15 +285,21 @@ export class ContextAssembler {
         message: `tools (${toolTokens}), system prompt (${systemTokens}) and call-local data (${callLocalTokens}) leave no room for history in the input cap of ${budget.inputCapTokens} tokens`,
       });
     }
-    const window = stages.windowPolicy.select({ messages: composed.history, budgetTokens: historyBudgetTokens, count: (message) => estimator.countMessage(message) });
-    const input: ModelInput = { messages: [...system, ...placeCallLocal(window.messages, composed.callLocal)], tools };
+    const window = stages.windowPolicy.select({
+      messages: composed.history,
+      budgetTokens: historyBudgetTokens,
+      count: (message) => estimator.countMessage(message),
+      headroomTokens: Math.floor(historyBudgetTokens * (this.options.windowHeadroomShare ?? WINDOW_HEADROOM_SHARE)),
+      ...(previousStart ? { previousStart } : {}),
+    });
+    const input: ModelInput = { messages: [...prepared.system, ...placeCallLocal(window.messages, composed.callLocal)], tools: prepared.tools };
     return {
-      admitted,
-      rendered,
+      admitted: prepared.admitted,
+      rendered: prepared.rendered,
       window,
       input,
       composedHistory: new Set(composed.history),
-      diagnostics: [...admitted.diagnostics, ...composed.diagnostics, ...window.diagnostics],
+      diagnostics: [...prepared.admitted.diagnostics, ...composed.diagnostics, ...window.diagnostics],
       toolTokens,
       systemTokens,
       callLocalTokens,

@@ -7,6 +7,14 @@ export interface HistoryWindowRequest {
   readonly messages: readonly CanonicalMessage[];
   readonly budgetTokens: number;
   readonly count: (message: CanonicalMessage) => number;
+  /**
+   * Where the previous turn's window started. While everything from there on
+   * still fits, the window keeps that start, so the prompt prefix (and the
+   * provider's cache) survives from turn to turn.
+   */
+  readonly previousStart?: CanonicalMessage;
+  /** When the history must be cut, leave this many tokens free for the next turns. Default 0. */
+  readonly headroomTokens?: number;
 }
 
 export interface HistoryWindowStats {
@@ -21,6 +29,8 @@ export interface HistoryWindowStats {
 
 export interface HistoryWindow {
   readonly messages: readonly CanonicalMessage[];
+  /** The first kept message after the leading system messages: the next turn's `previousStart`. */
+  readonly start?: CanonicalMessage;
   readonly stats: HistoryWindowStats;
   readonly diagnostics: readonly ContextDiagnostic[];
 }
@@ -50,14 +60,27 @@ export class AtomicHistoryWindowPolicy implements HistoryWindowPolicy {
         message: `the messages the window must keep (task anchor, checkpoint, newest step, open tool calls: ${pinned.size} units) need ${pinnedTokens} tokens but only ${request.budgetTokens} are left for history`,
       });
     }
-    const kept = new Set(pinned);
+    const total = costs.reduce((sum, cost) => sum + cost, 0);
+    let kept = new Set(pinned);
     let remaining = request.budgetTokens - pinnedTokens;
-    for (let index = units.length - 1; index >= 0; index -= 1) {
-      if (kept.has(index)) continue;
-      // A unit too big for what is left is skipped whole; older, smaller ones may still fit.
-      if (costs[index]! > remaining) continue;
-      kept.add(index);
-      remaining -= costs[index]!;
+    const stable = this.stableStart(units, costs, pinned, request);
+    if (total <= request.budgetTokens) {
+      kept = new Set(units.map((_, index) => index));
+      remaining = request.budgetTokens - total;
+    } else if (stable) {
+      kept = stable.kept;
+      remaining = stable.remaining;
+    } else {
+      // A fresh cut leaves headroom, so the next turns can keep its start.
+      let fill = remaining - Math.min(request.headroomTokens ?? 0, remaining);
+      for (let index = units.length - 1; index >= 0; index -= 1) {
+        if (kept.has(index)) continue;
+        // A unit too big for what is left is skipped whole; older, smaller ones may still fit.
+        if (costs[index]! > fill) continue;
+        kept.add(index);
+        fill -= costs[index]!;
+        remaining -= costs[index]!;
+      }
     }
     // Providers want the conversation to open with a user turn: bring back the
     // user message before the first kept unit when it fits, else shed the
@@ -76,10 +99,12 @@ export class AtomicHistoryWindowPolicy implements HistoryWindowPolicy {
     }
     const messages: CanonicalMessage[] = [];
     let keptUnits = 0;
+    let start: CanonicalMessage | undefined;
     for (let index = 0; index < units.length; index += 1) {
       if (!kept.has(index)) continue;
       keptUnits += 1;
       messages.push(...units[index]!.messages);
+      if (start === undefined && units[index]!.messages[0]!.role !== 'system') start = units[index]!.messages[0];
     }
     const stats: HistoryWindowStats = {
       historyMessages: request.messages.length,
@@ -94,7 +119,19 @@ export class AtomicHistoryWindowPolicy implements HistoryWindowPolicy {
       stats.droppedUnits > 0
         ? [{ code: 'CONTEXT_HISTORY_WINDOWED', severity: 'info', message: `window kept ${keptUnits} of ${units.length} history units (${messages.length} of ${request.messages.length} messages) in ${stats.usedTokens} of ${request.budgetTokens} tokens` }]
         : [];
-    return { messages, stats, diagnostics };
+    return { messages, stats, diagnostics, ...(start ? { start } : {}) };
+  }
+
+  /** Everything from the previous start on, plus the pinned units before it, when that still fits. */
+  private stableStart(units: readonly HistoryUnit[], costs: readonly number[], pinned: ReadonlySet<number>, request: HistoryWindowRequest): { kept: Set<number>; remaining: number } | undefined {
+    if (!request.previousStart) return undefined;
+    const from = units.findIndex((unit) => unit.messages[0] === request.previousStart);
+    if (from < 0) return undefined;
+    const kept = new Set(pinned);
+    for (let index = from; index < units.length; index += 1) kept.add(index);
+    let used = 0;
+    for (const index of kept) used += costs[index]!;
+    return used <= request.budgetTokens ? { kept, remaining: request.budgetTokens - used } : undefined;
   }
 }
 

@@ -1,6 +1,20 @@
 import type { ContextDiagnostic, ContributedMessage, DataAttachment } from './contributor.js';
 import { buildHistoryUnits } from './history-units.js';
 import type { CanonicalHistory, CanonicalMessage, ToolResultMessage, UserMessage } from './messages.js';
+import { PREVIEW_DEFAULTS, previewToolResult, type PreviewOptions } from './tool-result-preview.js';
+
+export interface MessageComposerOptions {
+  /**
+   * Observation masking as a view, for prompt caches: every stored tool
+   * result is shown as its head/tail preview with its reference, the same
+   * bytes every turn; the newest step's full bodies are sent once more as
+   * call-local data after the history, so the model still reads them whole
+   * while the history prefix never changes. The canonical history is not
+   * touched. Default false.
+   */
+  readonly maskStoredResults?: boolean;
+  readonly preview?: PreviewOptions;
+}
 
 export interface ComposedMessages {
   /** History as the model may see it: orphans and interrupted calls made valid. */
@@ -49,6 +63,13 @@ function orphanAsData(result: ToolResultMessage): UserMessage {
   );
 }
 
+/** The newest step's full body, sent after the history while its tool message shows the preview. */
+function fullCopy(result: ToolResultMessage): UserMessage {
+  return dataOnlyMessage(
+    `<tool_output tool="${attribute(result.toolName)}" call_id="${attribute(result.toolCallId)}" ref="${attribute(result.outputRef!.id)}" status="full" authority="data_only">\n${escapeWrapped(result.content)}\n</tool_output>`,
+  );
+}
+
 /** The result a provider needs for a call that was interrupted before it answered. */
 export function interruptedResult(callId: string, toolName: string): ToolResultMessage {
   return { role: 'tool', toolCallId: callId, toolName, content: '[no result: this tool call was interrupted before it finished]', isError: true };
@@ -62,10 +83,28 @@ export function interruptedResult(callId: string, toolName: string): ToolResultM
  * "interrupted" error result; only the newest step may stay open.
  */
 export class DefaultContextMessageComposer implements ContextMessageComposer {
+  private readonly options: MessageComposerOptions;
+  /** Previews are made once per result, so each turn sends (and counts) the same objects. */
+  private readonly previews = new WeakMap<ToolResultMessage, ToolResultMessage | null>();
+
+  constructor(options: MessageComposerOptions = {}) {
+    this.options = options;
+  }
+
+  private previewOf(result: ToolResultMessage): ToolResultMessage | undefined {
+    let preview = this.previews.get(result);
+    if (preview === undefined) {
+      preview = previewToolResult(result, this.options.preview ?? PREVIEW_DEFAULTS) ?? null;
+      this.previews.set(result, preview);
+    }
+    return preview ?? undefined;
+  }
+
   compose(options: { history: CanonicalHistory; messages: readonly ContributedMessage[]; attachments: readonly DataAttachment[] }): ComposedMessages {
     const diagnostics: ContextDiagnostic[] = [];
     const units = buildHistoryUnits(options.history);
     const history: CanonicalMessage[] = [];
+    const fullCopies: UserMessage[] = [];
     let conversationStarted = false;
     units.forEach((unit, unitIndex) => {
       const first = unit.messages[0]!;
@@ -93,8 +132,14 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
         if (first.role === 'user') history.push({ ...first, content: EMPTY_USER_TEXT });
         return;
       }
-      history.push(...unit.messages);
       const isNewest = unitIndex === units.length - 1;
+      if (this.options.maskStoredResults && unit.kind === 'tool-step') {
+        for (const message of unit.messages) {
+          const preview = message.role === 'tool' ? this.previewOf(message) : undefined;
+          history.push(preview ?? message);
+          if (preview && isNewest) fullCopies.push(fullCopy(message as ToolResultMessage));
+        }
+      } else history.push(...unit.messages);
       if (unit.pendingCallIds.length > 0 && !isNewest) {
         const calls = first.role === 'assistant' ? first.toolCalls ?? [] : [];
         for (const callId of unit.pendingCallIds) {
@@ -104,7 +149,7 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
         }
       }
     });
-    const callLocal = [...options.attachments.map(wrapAttachment), ...options.messages.map(wrapContributedMessage)];
+    const callLocal = [...fullCopies, ...options.attachments.map(wrapAttachment), ...options.messages.map(wrapContributedMessage)];
     return { history, callLocal, diagnostics };
   }
 }

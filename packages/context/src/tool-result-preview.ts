@@ -1,13 +1,13 @@
 import type { ToolResultMessage } from './messages.js';
 
 export interface PreviewOptions {
-  /** Default: 300 characters. */
+  /** Default: 160 characters. */
   readonly headChars: number;
-  /** Default: 200 characters. */
+  /** Default: 80 characters. */
   readonly tailChars: number;
 }
 
-export const PREVIEW_DEFAULTS: PreviewOptions = Object.freeze({ headChars: 300, tailChars: 200 });
+export const PREVIEW_DEFAULTS: PreviewOptions = Object.freeze({ headChars: 160, tailChars: 80 });
 
 /** Cuts at `index` without splitting a surrogate pair. */
 function safeCut(text: string, index: number): number {

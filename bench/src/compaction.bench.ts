@@ -1,0 +1,195 @@
+// Replay of real trajectories with masking only (no summarizer), against raw
+// replay and two peer strategies measured here on the same turns:
+// SWE-agent's last-5 observation masking and Anthropic's clear_tool_uses.
+// Tokens: o200k, message text only. Prefix reuse: the share of each request's
+// tokens that repeat, byte for byte, the start of the previous request.
+import { ExactTokenEstimator, messageText, type CanonicalMessage } from '@strata/context';
+import { loadSweAgentConversations, loadTauBenchConversations, type SharedConversation } from '@strata/context/testing';
+import { replayTrajectory } from '@strata/agent';
+import { createMemoryToolOutputStore } from '@strata/store';
+import { table } from './measure.js';
+
+const exact = new ExactTokenEstimator({ family: 'o200k' });
+const textTokens = new WeakMap<CanonicalMessage, number>();
+const serialized = new WeakMap<CanonicalMessage, string>();
+
+function tokensOf(message: CanonicalMessage): number {
+  let count = textTokens.get(message);
+  if (count === undefined) textTokens.set(message, (count = exact.countText(messageText(message))));
+  return count;
+}
+
+function keyOf(message: CanonicalMessage): string {
+  let key = serialized.get(message);
+  if (key === undefined) serialized.set(message, (key = JSON.stringify(message)));
+  return key;
+}
+
+interface Tally {
+  tokens: number;
+  reused: number;
+  compactions: number;
+}
+
+/** Adds one request: its tokens, and the tokens of its leading messages equal to the previous request's. */
+function account(tally: Tally, request: readonly CanonicalMessage[], previous: readonly CanonicalMessage[] | undefined): void {
+  let same = true;
+  for (const [index, message] of request.entries()) {
+    const tokens = tokensOf(message);
+    tally.tokens += tokens;
+    same = same && previous !== undefined && index < previous.length && (previous[index] === message || keyOf(previous[index]!) === keyOf(message));
+    if (same) tally.reused += tokens;
+  }
+}
+
+/** The model calls of a trajectory: the history before each assistant message. */
+function calls(trajectory: readonly CanonicalMessage[]): number[] {
+  const indexes: number[] = [];
+  trajectory.forEach((message, index) => {
+    if (message.role === 'assistant' && trajectory.slice(0, index).some((earlier) => earlier.role === 'user')) indexes.push(index);
+  });
+  return indexes;
+}
+
+function rawReplay(trajectory: readonly CanonicalMessage[], tally: Tally): void {
+  let previous: CanonicalMessage[] | undefined;
+  for (const end of calls(trajectory)) {
+    const request = trajectory.slice(0, end);
+    account(tally, request, previous);
+    previous = request;
+  }
+}
+
+/** SWE-agent: every observation but the last five is replaced by a one-line note. */
+function lastFiveMasking(trajectory: readonly CanonicalMessage[], tally: Tally): void {
+  const notes = new Map<CanonicalMessage, CanonicalMessage>();
+  let previous: CanonicalMessage[] | undefined;
+  for (const end of calls(trajectory)) {
+    const prefix = trajectory.slice(0, end);
+    const toolIndexes = prefix.flatMap((message, index) => (message.role === 'tool' ? [index] : []));
+    const masked = new Set(toolIndexes.slice(0, -5));
+    const request = prefix.map((message, index) => {
+      if (!masked.has(index) || message.role !== 'tool') return message;
+      let note = notes.get(message);
+      if (!note) notes.set(message, (note = { ...message, content: `Old environment output: (${message.content.split('\n').length} lines omitted)` }));
+      return note;
+    });
+    account(tally, request, previous);
+    previous = request;
+  }
+}
+
+/** Anthropic clear_tool_uses: past the trigger, clear the oldest tool results, keeping the last three; cleared stays cleared. */
+function clearToolUses(trajectory: readonly CanonicalMessage[], trigger: number, tally: Tally): void {
+  const cleared = new Map<CanonicalMessage, CanonicalMessage>();
+  let previous: CanonicalMessage[] | undefined;
+  for (const end of calls(trajectory)) {
+    const prefix = trajectory.slice(0, end);
+    const view = () => prefix.map((message) => cleared.get(message) ?? message);
+    let request = view();
+    let total = request.reduce((sum, message) => sum + tokensOf(message), 0);
+    if (total > trigger) {
+      const candidates = prefix.filter((message) => message.role === 'tool' && !cleared.has(message)).slice(0, -3);
+      for (const message of candidates) {
+        if (total <= trigger) break;
+        const replacement = { ...message, content: '[tool result cleared]' };
+        cleared.set(message, replacement);
+        total += tokensOf(replacement) - tokensOf(message);
+      }
+      tally.compactions += 1;
+      request = view();
+    }
+    account(tally, request, previous);
+    previous = request;
+  }
+}
+
+async function strataReplay(conversation: SharedConversation, window: number, maskStoredResults: boolean, tally: Tally): Promise<{ failed: boolean }> {
+  try {
+    const replay = await replayTrajectory({ trajectory: conversation.messages, contextId: `${conversation.source}#${conversation.index}`, windowTokens: window, store: createMemoryToolOutputStore(), compaction: {}, exactEstimator: exact, maskStoredResults });
+    let previous: readonly CanonicalMessage[] | undefined;
+    for (const turn of replay.turns) {
+      account(tally, turn.assembled.input.messages, previous);
+      previous = turn.assembled.input.messages;
+    }
+    tally.compactions += replay.compactions;
+    return { failed: false };
+  } catch (error) {
+    console.log(`  ${conversation.source}#${conversation.index} at ${window}: ${(error as Error).message}`);
+    return { failed: true };
+  }
+}
+
+/** A long run: the real SWE-agent steps chained `times` times after the task. */
+function chainedSweRun(conversation: SharedConversation, times: number): SharedConversation {
+  const head = conversation.messages.slice(0, 2);
+  const steps = conversation.messages.slice(2);
+  const messages: CanonicalMessage[] = [...head];
+  for (let round = 0; round < times; round += 1) {
+    for (const message of steps) {
+      if (message.role === 'assistant' && message.toolCalls) messages.push({ ...message, toolCalls: message.toolCalls.map((call) => ({ ...call, id: `${call.id}_${round}` })) });
+      else if (message.role === 'tool') messages.push({ ...message, toolCallId: `${message.toolCallId}_${round}` });
+      else messages.push(message);
+    }
+  }
+  return { source: `${conversation.source} x${times}`, index: 0, messages };
+}
+
+const percent = (value: number) => `${(value * 100).toFixed(1)}%`;
+
+export async function run(): Promise<void> {
+  const tau = loadTauBenchConversations();
+  const swe = loadSweAgentConversations();
+  if (!tau || !swe) {
+    console.log('skipped: ../shared is absent');
+    return;
+  }
+  const sets: Array<[string, SharedConversation[]]> = [
+    ['tau-bench airline (200 runs)', tau],
+    ['SWE-agent (3 runs)', swe],
+    ['SWE-agent long run (real steps chained 10x)', [chainedSweRun(swe[2]!, 10)]],
+  ];
+  const rows = [];
+  for (const [name, conversations] of sets) {
+    for (const window of [4_096, 8_192]) {
+      const raw: Tally = { tokens: 0, reused: 0, compactions: 0 };
+      const lastFive: Tally = { tokens: 0, reused: 0, compactions: 0 };
+      const clearing: Tally = { tokens: 0, reused: 0, compactions: 0 };
+      const strata: Tally = { tokens: 0, reused: 0, compactions: 0 };
+      const view: Tally = { tokens: 0, reused: 0, compactions: 0 };
+      let failed = 0;
+      for (const conversation of conversations) {
+        const strataPart: Tally = { tokens: 0, reused: 0, compactions: 0 };
+        const viewPart: Tally = { tokens: 0, reused: 0, compactions: 0 };
+        if ((await strataReplay(conversation, window, false, strataPart)).failed || (await strataReplay(conversation, window, true, viewPart)).failed) {
+          failed += 1;
+          continue;
+        }
+        // Every strategy over exactly the runs Strata replayed.
+        for (const [total, part] of [[strata, strataPart], [view, viewPart]] as const) {
+          total.tokens += part.tokens;
+          total.reused += part.reused;
+          total.compactions += part.compactions;
+        }
+        rawReplay(conversation.messages, raw);
+        lastFiveMasking(conversation.messages, lastFive);
+        clearToolUses(conversation.messages, window, clearing);
+      }
+      const cut = (tally: Tally) => percent(1 - tally.tokens / raw.tokens);
+      const reuse = (tally: Tally) => percent(tally.reused / tally.tokens);
+      rows.push({
+        data: name,
+        window,
+        'raw tokens': raw.tokens,
+        'raw reuse': reuse(raw),
+        'last-5 masking cut / reuse': `${cut(lastFive)} / ${reuse(lastFive)}`,
+        'clear_tool_uses cut / reuse': `${cut(clearing)} / ${reuse(clearing)}`,
+        'strata on pressure: cut / reuse / compactions': `${cut(strata)} / ${reuse(strata)} / ${strata.compactions}`,
+        'strata masked view: cut / reuse / compactions': `${cut(view)} / ${reuse(view)} / ${view.compactions}`,
+        'runs not assembled': failed,
+      });
+    }
+  }
+  table(rows);
+  console.log('Every masked output is stored and recoverable byte-exact: see packages/agent/src/replay.test.ts.');
+}
