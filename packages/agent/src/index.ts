@@ -7,3 +7,4 @@ export * from './skill-reference-contributor.js';
 export * from './native-agent.js';
 export * from './create-agent-run.js';
 export * from './replay.js';
+export * from './worker-model-adapter.js';

@@ -19,3 +19,4 @@ export * from './postgres/postgres-session-store.js';
 export * from './open-stores.js';
 export * from './trace/context-id-path.js';
 export * from './trace/file-trace-sink.js';
+export * from './blackboard/sqlite-blackboard-store.js';
