@@ -6,7 +6,7 @@ import { ConservativeTokenEstimator, messageText } from '@strata/context';
 import { loadAlpacaConversations, loadTauBenchConversations } from '@strata/context/testing';
 import { median, table } from './measure.js';
 
-const PASSES = 5;
+const PASSES = 9;
 
 function corpus(name: 'alpaca_en_demo.json' | 'alpaca_zh_demo.json'): string[] | undefined {
   return loadAlpacaConversations(name)?.flatMap((conversation) => conversation.messages.map(messageText));
