@@ -99,6 +99,12 @@ test('trace v5 holds every stage and is written once per turn, recovery beside i
   assert.deepEqual((written[1]!.body as typeof trace).compaction.recovery, { reason: 'context overflow', attempt: 1 });
 });
 
+test('a trace that cannot be written is a diagnostic, never a failed turn', async () => {
+  const sink: TraceSink = { write: async () => { throw new Error('disk full'); } };
+  const turn = await assembler({ traceSink: sink }).assemble({ contextId: 'ctx', turn: 1, history, tools });
+  assert.deepEqual(turn.trace.diagnostics.filter((diagnostic) => diagnostic.code === 'CONTEXT_TRACE_WRITE_FAILED').map((diagnostic) => diagnostic.message), ['trace of turn 1 was not written: disk full']);
+});
+
 test('glaive records 197 and 293: the unmatched tool result is a diagnostic and data, never an orphan', { skip: glaiveZh ? false : '../shared is absent' }, async () => {
   for (const index of [197, 293]) {
     const conversation = glaiveZh![index]!;

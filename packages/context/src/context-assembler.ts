@@ -144,8 +144,7 @@ export class ContextAssembler {
     const tools = [...request.tools].sort(byName);
     if (this.mode === 'legacy') {
       const input = this.options.legacyInput(request);
-      const trace = this.emptyTrace(request, scope, input);
-      await this.writeTrace(request, trace);
+      const trace = await this.writeTrace(request, this.emptyTrace(request, scope, input));
       return { input, trace, history: request.history, historyChanged: false };
     }
 
@@ -216,8 +215,7 @@ export class ContextAssembler {
       compaction,
       diagnostics: [...collected.collection.diagnostics, ...fit.diagnostics],
     };
-    await this.writeTrace(request, trace);
-    return { input, trace, history, historyChanged: history !== request.history };
+    return { input, trace: await this.writeTrace(request, trace), history, historyChanged: history !== request.history };
   }
 
   private collect(request: TurnRequest, scope: ContextScope, history: CanonicalHistory, signal: AbortSignal): Promise<CollectionResult> {
@@ -330,14 +328,24 @@ export class ContextAssembler {
     };
   }
 
-  private async writeTrace(request: TurnRequest, trace: ContextTraceV5): Promise<void> {
-    if (!this.options.traceSink) return;
-    await this.options.traceSink.write({
-      contextId: request.contextId,
-      turn: request.turn,
-      ...(request.recovery ? { recoveryAttempt: request.recovery.attempt } : {}),
-      body: trace,
-    });
+  /**
+   * Traces are debugging data: a failed write never fails the turn. It is
+   * reported in the returned trace's diagnostics instead.
+   */
+  private async writeTrace(request: TurnRequest, trace: ContextTraceV5): Promise<ContextTraceV5> {
+    if (!this.options.traceSink) return trace;
+    try {
+      await this.options.traceSink.write({
+        contextId: request.contextId,
+        turn: request.turn,
+        ...(request.recovery ? { recoveryAttempt: request.recovery.attempt } : {}),
+        body: trace,
+      });
+      return trace;
+    } catch (error) {
+      const message = `trace of turn ${request.turn} was not written: ${error instanceof Error ? error.message : String(error)}`;
+      return { ...trace, diagnostics: [...trace.diagnostics, { code: 'CONTEXT_TRACE_WRITE_FAILED', severity: 'warning', message }] };
+    }
   }
 }
 

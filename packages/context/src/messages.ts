@@ -53,7 +53,9 @@ export interface ToolOutputRef {
   readonly id: string;
   /** UTF-16 length of the full body. */
   readonly chars: number;
+  /** Count of `\n`, plus one when the body does not end with one; 0 for an empty body. */
   readonly lines: number;
+  /** UTF-8 length of the full body. */
   readonly bytes: number;
 }
 

@@ -48,6 +48,11 @@ export interface SessionVersion {
  */
 export interface SessionStore {
   append(contextId: string, messages: readonly CanonicalMessage[]): Promise<SessionVersion>;
+  /**
+   * Records a compacted history as a new version. `compaction.replacedFromVersion`
+   * must be the newest version (0 for a context never written); otherwise the
+   * store refuses, since replacing an older version would drop what was appended since.
+   */
   replace(contextId: string, messages: CanonicalHistory, compaction: NonNullable<SessionVersion['compaction']>): Promise<SessionVersion>;
   /** The newest version, or undefined for a context never written. */
   load(contextId: string): Promise<SessionVersion | undefined>;
