@@ -8,3 +8,4 @@ export * from './native-agent.js';
 export * from './create-agent-run.js';
 export * from './replay.js';
 export * from './worker-model-adapter.js';
+export * from './default-bindings.js';
