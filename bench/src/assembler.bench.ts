@@ -1,22 +1,37 @@
 // One dynamic turn over a 1,000-message, ~200K-token history: cold, and warm
 // (one message appended to the previous turn's history).
 import { ConservativeTokenEstimator, ContextContributorRegistry, createContextAssembler, resolveContextBudget, type CanonicalMessage } from '@strata/context';
-import { loadTauBenchConversations } from '@strata/context/testing';
+import { loadSweAgentConversations, loadTauBenchConversations } from '@strata/context/testing';
 import { median, percentile, table, timeAsync } from './measure.js';
 
 const MESSAGES = 1_000;
 const WARM_TURNS = 200;
+const SWE_STEPS_PER_RUN = 5;
 
+/**
+ * 1,000+ real messages: tau-bench airline runs, each followed by real
+ * SWE-agent steps (assistant call + tool result), about 200K tokens.
+ */
 function longHistory(): CanonicalMessage[] | undefined {
   const runs = loadTauBenchConversations();
-  if (!runs) return undefined;
+  const swe = loadSweAgentConversations();
+  if (!runs || !swe) return undefined;
+  const steps = swe[2]!.messages.slice(2);
   const history: CanonicalMessage[] = [runs[0]!.messages[0]!];
+  let step = 0;
   for (const run of runs) {
-    for (const message of run.messages) {
-      if (message.role === 'system') continue;
-      history.push(message);
-      if (history.length >= MESSAGES + WARM_TURNS + 1) return history;
+    for (const message of run.messages) if (message.role !== 'system') history.push(message);
+    for (let pair = 0; pair < SWE_STEPS_PER_RUN; pair += 1) {
+      // Whole steps only: an assistant call and its result, with fresh ids.
+      while (steps[step % steps.length]!.role !== 'assistant') step += 1;
+      const call = steps[step % steps.length]!;
+      const result = steps[(step + 1) % steps.length]!;
+      step += 2;
+      if (call.role !== 'assistant' || !call.toolCalls || result.role !== 'tool') continue;
+      const id = `swe_${history.length}`;
+      history.push({ ...call, toolCalls: [{ ...call.toolCalls[0]!, id }] }, { ...result, toolCallId: id });
     }
+    if (history.length >= MESSAGES + WARM_TURNS + 1) break;
   }
   return history;
 }
