@@ -112,6 +112,11 @@ function byName(left: ToolSchema, right: ToolSchema): number {
   return left.name < right.name ? -1 : left.name > right.name ? 1 : 0;
 }
 
+/** Everything the turn would send before the window cuts anything. */
+function unwindowedTokens(prepared: Prepared): number {
+  return prepared.toolTokens + prepared.systemTokens + prepared.callLocalTokens + prepared.historyTokens;
+}
+
 function sum(values: Iterable<number>): number {
   let total = 0;
   for (const value of values) total += value;
@@ -161,8 +166,12 @@ export class ContextAssembler {
     let collected = await this.collect(request, scope, history, signal);
     // Token pressure is measured on what would be sent before any windowing.
     let prepared: Prepared | undefined = this.prepare(collected, history, tools, this.options.estimator);
+    // Near the threshold, decide on exact counts when the tokenizer is known: estimates run high.
+    if (this.options.exactEstimator && unwindowedTokens(prepared) >= this.options.budget.pressureTokens) {
+      prepared = this.prepare(collected, history, tools, this.options.exactEstimator);
+    }
     const fixed = prepared.toolTokens + prepared.systemTokens + prepared.callLocalTokens;
-    const pressure = fixed + prepared.historyTokens;
+    const pressure = unwindowedTokens(prepared);
     if (this.options.compactor && (request.recovery || pressure >= this.options.budget.pressureTokens)) {
       const target = Math.max(0, this.options.budget.pressureTokens - fixed);
       if (await compact(request.recovery ? 'forced' : 'token-pressure', target)) {
@@ -238,16 +247,16 @@ export class ContextAssembler {
   private fitWithBestCounts(collected: CollectionResult, history: CanonicalHistory, tools: readonly ToolSchema[], prepared: Prepared | undefined, previousStart: CanonicalMessage | undefined): Fit {
     const { exactEstimator, estimator } = this.options;
     const threshold = this.options.budget.inputCapTokens * (this.options.exactThresholdRatio ?? 0.85);
-    const exactFit = () => this.fitWindow(this.prepare(collected, history, tools, exactEstimator!), previousStart);
-    let estimated: Fit;
+    const exactFit = () => this.fitWindow(prepared?.estimator === exactEstimator ? prepared! : this.prepare(collected, history, tools, exactEstimator!), previousStart);
+    const estimate = prepared?.estimator === estimator ? prepared : this.prepare(collected, history, tools, estimator);
+    // Exact counts decide whenever the window may have to cut: the estimate of everything is near the cap.
+    if (exactEstimator && unwindowedTokens(estimate) >= threshold) return exactFit();
     try {
-      estimated = this.fitWindow(prepared ?? this.prepare(collected, history, tools, estimator), previousStart);
+      return this.fitWindow(estimate, previousStart);
     } catch (error) {
       if (exactEstimator && ContextBudgetError.isInstance(error)) return exactFit();
       throw error;
     }
-    if (exactEstimator && estimated.totalTokens >= threshold) return exactFit();
-    return estimated;
   }
 
   /** Admission, rendering and composition for one estimator: everything but the window. */

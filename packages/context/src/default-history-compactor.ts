@@ -66,7 +66,8 @@ export class DefaultHistoryCompactor implements HistoryCompactor {
     const protectedUnits = this.protectedUnits(units, request);
 
     // 1. Deterministic projection of old stored bodies, oldest first.
-    const old = this.project({ history: request.history, estimator, current: before, goal: forced ? -1 : goal, eligible: (unit, index) => !protectedUnits.has(index) && !isOpenUnit(unit) });
+    // Every old body at once, not just enough for the goal: one prefix change frees room for many turns.
+    const old = this.project({ history: request.history, estimator, current: before, goal: -1, eligible: (unit, index) => !protectedUnits.has(index) && !isOpenUnit(unit) });
     let history = old.history;
     let current = old.current;
     const compactedOutputRefs = [...old.refs];

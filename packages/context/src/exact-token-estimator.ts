@@ -26,10 +26,23 @@ export class ExactTokenEstimator extends CachingTokenEstimator {
     this.encoder = ENCODERS[options.family];
   }
 
+  /** Long texts that come back every turn (the rendered system prompt) are counted once. */
+  private readonly textCache = new Map<string, number>();
+
   countText(text: string): number {
-    return this.encoder.countTokens(text, COUNT_OPTIONS);
+    if (text.length < CACHED_TEXT_MIN_CHARS) return this.encoder.countTokens(text, COUNT_OPTIONS);
+    let count = this.textCache.get(text);
+    if (count === undefined) {
+      count = this.encoder.countTokens(text, COUNT_OPTIONS);
+      if (this.textCache.size >= TEXT_CACHE_ENTRIES) this.textCache.delete(this.textCache.keys().next().value!);
+      this.textCache.set(text, count);
+    }
+    return count;
   }
 }
+
+const CACHED_TEXT_MIN_CHARS = 256;
+const TEXT_CACHE_ENTRIES = 64;
 
 const ENCODING_FAMILIES: Readonly<Record<string, ExactFamily>> = { o200k_base: 'o200k', cl100k_base: 'cl100k', o200k: 'o200k', cl100k: 'cl100k' };
 

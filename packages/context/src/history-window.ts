@@ -29,7 +29,7 @@ export interface HistoryWindowStats {
 
 export interface HistoryWindow {
   readonly messages: readonly CanonicalMessage[];
-  /** The first kept message after the leading system messages: the next turn's `previousStart`. */
+  /** Where the kept suffix begins when units were dropped: the next turn's `previousStart`. */
   readonly start?: CanonicalMessage;
   readonly stats: HistoryWindowStats;
   readonly diagnostics: readonly ContextDiagnostic[];
@@ -99,13 +99,15 @@ export class AtomicHistoryWindowPolicy implements HistoryWindowPolicy {
     }
     const messages: CanonicalMessage[] = [];
     let keptUnits = 0;
-    let start: CanonicalMessage | undefined;
     for (let index = 0; index < units.length; index += 1) {
       if (!kept.has(index)) continue;
       keptUnits += 1;
       messages.push(...units[index]!.messages);
-      if (start === undefined && units[index]!.messages[0]!.role !== 'system') start = units[index]!.messages[0];
     }
+    // The kept suffix begins after the newest dropped unit: the next turn keeps it from there.
+    let suffix = units.length;
+    while (suffix > 0 && kept.has(suffix - 1)) suffix -= 1;
+    const start = suffix < units.length && suffix > 0 ? units[suffix]!.messages[0] : undefined;
     const stats: HistoryWindowStats = {
       historyMessages: request.messages.length,
       keptMessages: messages.length,
