@@ -30,7 +30,6 @@ const CJK = 6;
 const OTHER = 7;
 const HIGH_SURROGATE = 8;
 const LOW_SURROGATE = 9;
-const CLASSES = 16;
 
 function classOf(code: number): number {
   if (code < 128) {
@@ -58,44 +57,41 @@ function classOf(code: number): number {
 const CLASS_OF_UNIT = new Uint8Array(0x10000);
 for (let code = 0; code < 0x10000; code += 1) CLASS_OF_UNIT[code] = classOf(code);
 
-/**
- * 1 where the pair (previous class, class) starts something counted once:
- * a letter run, a digit run, or a low surrogate with no high one before it.
- */
-const STARTS = new Uint8Array(CLASSES * CLASSES);
-for (let previous = 0; previous < CLASSES; previous += 1) {
-  for (let current = 0; current < CLASSES; current += 1) {
-    const runStart = (current === LETTER || current === DIGIT) && current !== previous;
-    const loneLow = current === LOW_SURROGATE && previous !== HIGH_SURROGATE;
-    STARTS[previous * CLASSES + current] = runStart || loneLow ? 1 : 0;
-  }
-}
+/** Classes in use are 0..9; the pair table is indexed by `previous << 4 | current`. */
+const USED_CLASSES = 10;
 
-const units = new Int32Array(CLASSES);
-const starts = new Int32Array(CLASSES);
+/** How often each (previous class, class) pair occurs: one increment per code unit. */
+const pairs = new Int32Array(USED_CLASSES << 4);
+/** Per class: how many code units, summed from `pairs`. */
+const totals = new Int32Array(USED_CLASSES);
+
+const pairIndex = (previous: number, current: number) => (previous << 4) | current;
 
 export function countCharacterClasses(text: string): CharacterClassCounts {
-  units.fill(0);
-  starts.fill(0);
+  pairs.fill(0);
   let previous = 0;
   const length = text.length;
   for (let index = 0; index < length; index += 1) {
     const current = CLASS_OF_UNIT[text.charCodeAt(index)]!;
-    units[current]! += 1;
-    starts[current]! += STARTS[(previous << 4) | current]!;
+    pairs[(previous << 4) | current]! += 1;
     previous = current;
   }
+  totals.fill(0);
+  for (let before = 0; before < USED_CLASSES; before += 1) {
+    const row = before << 4;
+    for (let current = 0; current < USED_CLASSES; current += 1) totals[current]! += pairs[row + current]!;
+  }
+  // A run starts wherever the class before differs; a low surrogate after a high one is part of its pair.
   return {
-    cjk: units[CJK]!,
-    otherNonAscii: units[OTHER]!,
-    // A high surrogate stands for its pair; a low one counts only when alone.
-    astral: units[HIGH_SURROGATE]! + starts[LOW_SURROGATE]!,
-    letters: units[LETTER]!,
-    letterRuns: starts[LETTER]!,
-    digits: units[DIGIT]!,
-    digitRuns: starts[DIGIT]!,
-    punctuation: units[PUNCTUATION]!,
-    spaces: units[SPACE]!,
-    breaks: units[BREAK]!,
+    cjk: totals[CJK]!,
+    otherNonAscii: totals[OTHER]!,
+    astral: totals[HIGH_SURROGATE]! + totals[LOW_SURROGATE]! - pairs[pairIndex(HIGH_SURROGATE, LOW_SURROGATE)]!,
+    letters: totals[LETTER]!,
+    letterRuns: totals[LETTER]! - pairs[pairIndex(LETTER, LETTER)]!,
+    digits: totals[DIGIT]!,
+    digitRuns: totals[DIGIT]! - pairs[pairIndex(DIGIT, DIGIT)]!,
+    punctuation: totals[PUNCTUATION]!,
+    spaces: totals[SPACE]!,
+    breaks: totals[BREAK]!,
   };
 }
