@@ -105,6 +105,8 @@ interface Fit {
   readonly estimator: TokenEstimator;
 }
 
+const WINDOW_STARTS_KEPT = 1_024;
+
 /** Share of the history budget a fresh cut leaves free, so the next turns keep the same start. */
 export const WINDOW_HEADROOM_SHARE = 0.25;
 
@@ -155,13 +157,13 @@ export class ContextAssembler {
 
     let history = request.history;
     let compaction: CompactionTrace = EMPTY_COMPACTION_TRACE;
-    const compact = async (reason: CompactionReason, targetHistoryTokens: number) => {
-      const result = await this.options.compactor!.compact({ contextId: request.contextId, history, reason, targetHistoryTokens, estimator: this.options.estimator, signal });
+    const compact = async (reason: CompactionReason, targetHistoryTokens: number, estimator: TokenEstimator) => {
+      const result = await this.options.compactor!.compact({ contextId: request.contextId, history, reason, targetHistoryTokens, estimator, signal });
       if (result.changed) history = result.history;
       compaction = { ...result.trace, recovery: request.recovery ?? null };
       return result.changed;
     };
-    if (this.options.compactor?.exceedsMessageCount(history)) await compact('message-count', this.options.budget.pressureTokens);
+    if (this.options.compactor?.exceedsMessageCount(history)) await compact('message-count', this.options.budget.pressureTokens, this.options.estimator);
 
     let collected = await this.collect(request, scope, history, signal);
     // Token pressure is measured on what would be sent before any windowing.
@@ -174,7 +176,8 @@ export class ContextAssembler {
     const pressure = unwindowedTokens(prepared);
     if (this.options.compactor && (request.recovery || pressure >= this.options.budget.pressureTokens)) {
       const target = Math.max(0, this.options.budget.pressureTokens - fixed);
-      if (await compact(request.recovery ? 'forced' : 'token-pressure', target)) {
+      // The target is in the units pressure was measured in, so the compactor counts with the same estimator.
+      if (await compact(request.recovery ? 'forced' : 'token-pressure', target, prepared.estimator)) {
         collected = await this.collect(request, scope, history, signal);
         prepared = undefined;
       }
@@ -182,7 +185,7 @@ export class ContextAssembler {
       compaction = { ...compaction, recovery: request.recovery };
     }
     const fit = this.fitWithBestCounts(collected, history, tools, prepared, this.windowStarts.get(request.contextId));
-    if (fit.window.start) this.windowStarts.set(request.contextId, fit.window.start);
+    this.rememberWindowStart(request.contextId, fit.window.start);
 
     const violations = this.options.stages.validator.validate({
       input: fit.input,
@@ -225,6 +228,14 @@ export class ContextAssembler {
       diagnostics: [...collected.collection.diagnostics, ...fit.diagnostics],
     };
     return { input, trace: await this.writeTrace(request, trace), history, historyChanged: history !== request.history };
+  }
+
+  private rememberWindowStart(contextId: string, start: CanonicalMessage | undefined): void {
+    this.windowStarts.delete(contextId);
+    if (!start) return;
+    // Bounded: an assembler shared by many contexts keeps only the most recent ones.
+    if (this.windowStarts.size >= WINDOW_STARTS_KEPT) this.windowStarts.delete(this.windowStarts.keys().next().value!);
+    this.windowStarts.set(contextId, start);
   }
 
   private collect(request: TurnRequest, scope: ContextScope, history: CanonicalHistory, signal: AbortSignal): Promise<CollectionResult> {

@@ -20,7 +20,7 @@ export interface HistoryCompactorOptions {
   readonly recentShare?: number;
   /**
    * Share of the target freed beyond the need, so one compaction lasts
-   * several turns and the prompt prefix stays cacheable. Default 0.25.
+   * several turns and the prompt prefix stays cacheable. Default 0.5.
    */
   readonly headroomShare?: number;
 }
@@ -29,7 +29,7 @@ const DEFAULTS: Readonly<{ summaryAttempts: number; summaryTimeoutMs: number; re
   summaryAttempts: 2,
   summaryTimeoutMs: 120_000,
   recentShare: 0.3,
-  headroomShare: 0.25,
+  headroomShare: 0.5,
 });
 
 function sumTokens(messages: readonly CanonicalMessage[], estimator: TokenEstimator): number {
