@@ -157,13 +157,14 @@ export class ContextAssembler {
 
     let history = request.history;
     let compaction: CompactionTrace = EMPTY_COMPACTION_TRACE;
-    const compact = async (reason: CompactionReason, targetHistoryTokens: number, estimator: TokenEstimator) => {
-      const result = await this.options.compactor!.compact({ contextId: request.contextId, history, reason, targetHistoryTokens, estimator, signal });
+    const compact = async (reason: CompactionReason, limits: { target: number; limit: number }, estimator: TokenEstimator) => {
+      const result = await this.options.compactor!.compact({ contextId: request.contextId, history, reason, targetHistoryTokens: limits.target, limitHistoryTokens: limits.limit, estimator, signal });
       if (result.changed) history = result.history;
       compaction = { ...result.trace, recovery: request.recovery ?? null };
       return result.changed;
     };
-    if (this.options.compactor?.exceedsMessageCount(history)) await compact('message-count', this.options.budget.pressureTokens, this.options.estimator);
+    const { pressureTokens, inputCapTokens } = this.options.budget;
+    if (this.options.compactor?.exceedsMessageCount(history)) await compact('message-count', { target: pressureTokens, limit: inputCapTokens }, this.options.estimator);
 
     let collected = await this.collect(request, scope, history, signal);
     // Token pressure is measured on what would be sent before any windowing.
@@ -174,10 +175,10 @@ export class ContextAssembler {
     }
     const fixed = prepared.toolTokens + prepared.systemTokens + prepared.callLocalTokens;
     const pressure = unwindowedTokens(prepared);
-    if (this.options.compactor && (request.recovery || pressure >= this.options.budget.pressureTokens)) {
-      const target = Math.max(0, this.options.budget.pressureTokens - fixed);
+    if (this.options.compactor && (request.recovery || pressure >= pressureTokens)) {
+      const limits = { target: Math.max(0, pressureTokens - fixed), limit: Math.max(0, inputCapTokens - fixed) };
       // The target is in the units pressure was measured in, so the compactor counts with the same estimator.
-      if (await compact(request.recovery ? 'forced' : 'token-pressure', target, prepared.estimator)) {
+      if (await compact(request.recovery ? 'forced' : 'token-pressure', limits, prepared.estimator)) {
         collected = await this.collect(request, scope, history, signal);
         prepared = undefined;
       }

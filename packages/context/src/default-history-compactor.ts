@@ -84,9 +84,13 @@ export class DefaultHistoryCompactor implements HistoryCompactor {
       }
     }
 
-    // 3. Last resort: the recent suffix and the newest step's bodies too (never an open unit).
-    if (current > goal) {
-      const recent = this.project({ history, estimator, current, goal, eligible: (unit) => !isOpenUnit(unit) });
+    // 3. Then the recent suffix, but the model keeps reading its newest step
+    // whole unless that alone does not fit (or the pass is forced). Never an open unit.
+    const limit = request.reason === 'forced' ? goal : request.limitHistoryTokens ?? request.targetHistoryTokens;
+    for (const [stepGoal, newest] of [[goal, false], [limit, true]] as const) {
+      if (current <= stepGoal) continue;
+      const newestStart = buildHistoryUnits(history).at(-1)?.start ?? 0;
+      const recent = this.project({ history, estimator, current, goal: stepGoal, eligible: (unit) => !isOpenUnit(unit) && (newest || unit.start < newestStart) });
       history = recent.history;
       current = recent.current;
       compactedOutputRefs.push(...recent.refs);

@@ -9,6 +9,11 @@ export interface CompactionRequest {
   readonly reason: CompactionReason;
   /** Tokens the history may use after compaction to relieve pressure. */
   readonly targetHistoryTokens: number;
+  /**
+   * The most the history can use at all (the input cap less everything else).
+   * The newest step's bodies are masked only to get under this. Default: the target.
+   */
+  readonly limitHistoryTokens?: number;
   readonly estimator: TokenEstimator;
   readonly signal: AbortSignal;
 }
