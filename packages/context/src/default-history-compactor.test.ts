@@ -100,6 +100,13 @@ test('when nothing else is enough, the newest step body is masked too, its ref k
   assert.equal(newest.toolCallId, 'c3');
 });
 
+test('the newest step stays whole while it fits under the limit, even over the target', async () => {
+  const history = longRun(3);
+  const result = await new DefaultHistoryCompactor().compact(request(history, { targetHistoryTokens: 500, limitHistoryTokens: 50_000 }));
+  assert.equal(result.history.at(-1), history.at(-1));
+  assert.deepEqual(result.trace.compactedOutputRefs.map((ref) => ref.id), ['out_c1', 'out_c2']);
+});
+
 for (const [name, answers, reason] of [
   ['throws', [new Error('model unavailable')], /summarizer failed: model unavailable/],
   ['returns a checkpoint larger than its source', ['## Completed work\n' + 'x '.repeat(200_000)], /not smaller than its source/],
