@@ -33,3 +33,5 @@ export * from './default-pipeline.js';
 export * from './checkpoint-format.js';
 export * from './tool-result-preview.js';
 export * from './default-history-compactor.js';
+export * from './adapters/anthropic-messages.js';
+export * from './adapters/ai-sdk-messages.js';
