@@ -24,12 +24,15 @@ import type { AgentEvent } from './agent-events.js';
 import { AgentRunState } from './agent-run-state.js';
 import { NativeAgent, type AgentRunResult } from './native-agent.js';
 import { RunDeadline } from './run-deadline.js';
+import { profileSectionsFactory, type ProfileSections } from './profile-sections.js';
 import { skillReferenceContributorFactory, type SkillReference } from './skill-reference-contributor.js';
 
 /** Who the agent is: stable across runs. */
 export interface AgentProfile {
   readonly id: string;
   readonly scope?: ContextScope;
+  /** Identity, governance and run contract (protected) and guidance sections of the system prompt. */
+  readonly sections?: ProfileSections;
   readonly contributors?: readonly ContextContributorFactory[];
   /** Default 50. */
   readonly maxTurns?: number;
@@ -101,7 +104,8 @@ export function createAgentRun(profile: AgentProfile, bindings: AgentBindings, i
 
       const scope = profile.scope ?? 'main';
       const registry = new ContextContributorRegistry();
-      for (const factory of [...(profile.contributors ?? []), skillReferenceContributorFactory({ references: () => state.skillReferences })]) {
+      const builtIn = [profileSectionsFactory(profile.sections ?? {}), skillReferenceContributorFactory({ references: () => state.skillReferences })];
+      for (const factory of [...builtIn, ...(profile.contributors ?? [])]) {
         registry.registerFactory(factory, { contextId: input.contextId, scope });
       }
       const budget = resolveContextBudget(bindings.configuration);

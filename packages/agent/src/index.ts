@@ -9,3 +9,4 @@ export * from './create-agent-run.js';
 export * from './replay.js';
 export * from './worker-model-adapter.js';
 export * from './default-bindings.js';
+export * from './profile-sections.js';
