@@ -3,6 +3,7 @@ import {
   buildHistoryUnits,
   ContextContributorRegistry,
   createContextAssembler,
+  DefaultContextMessageComposer,
   DefaultHistoryCompactor,
   interruptedResult,
   resolveContextBudget,
@@ -39,6 +40,12 @@ export interface AgentProfile {
   readonly runTimeoutMs?: number;
   readonly idleTimeoutMs?: number;
   readonly compaction?: Omit<HistoryCompactorOptions, 'summarizer'>;
+  /**
+   * Observation masking as a view: stored results shown as previews with
+   * their refs, the newest step's bodies sent whole after the history. Keeps
+   * the prompt prefix stable for provider caches. Default false.
+   */
+  readonly maskStoredResults?: boolean;
   /** The legacy path's system prompt (modes legacy and shadow). */
   readonly legacySystemPrompt?: string;
 }
@@ -119,6 +126,7 @@ export function createAgentRun(profile: AgentProfile, bindings: AgentBindings, i
         ...(bindings.exactEstimator ? { exactEstimator: bindings.exactEstimator } : {}),
         ...(bindings.traceSink ? { traceSink: bindings.traceSink } : {}),
         ...(profile.legacySystemPrompt === undefined ? {} : { legacySystemPrompt: profile.legacySystemPrompt }),
+        ...(profile.maskStoredResults ? { stages: { composer: new DefaultContextMessageComposer({ maskStoredResults: true }) } } : {}),
       });
       const tools = bindings.tools.visibleTools();
       const agent = new NativeAgent({

@@ -74,6 +74,20 @@ test('a run calls a tool, stores its result with a reference, and completes; eac
   assertProviderSafe(traces);
 });
 
+test('with maskStoredResults, past results are previews and the newest is sent whole after the history', async () => {
+  const model = new ScriptedLanguageModel([toolTurn('m1', 'a'), toolTurn('m2', 'b'), answer('done')]);
+  const { bindings, traces } = bindingsFor(model);
+  const result = await createAgentRun({ id: 'tester', maskStoredResults: true }, bindings, { contextId: 'run-view', prompt: 'Measure a and b.' }).execute();
+  assert.equal(result.stopReason, 'completed');
+  const last = traces.at(-1)!.llmInput.messages;
+  const results = last.filter((message) => message.role === 'tool');
+  assert.ok(results.every((message) => message.role === 'tool' && message.masked), 'every stored result is a preview');
+  const tail = last.at(-1)!;
+  assert.ok(tail.role === 'user' && tail.content.startsWith('<tool_output tool="measure" call_id="m2"') && tail.content.includes('report for b'), 'the newest body follows the history');
+  assert.ok(!result.finalMessages.some((message) => message.role === 'tool' && message.masked), 'the canonical history keeps full bodies');
+  assertProviderSafe(traces);
+});
+
 test('overflow: one forced pressure pass and exactly one retry of the same turn', async () => {
   const model = new ScriptedLanguageModel([toolTurn('m1', 'a'), toolTurn('m2', 'b'), { throws: openAIOverflowError() }, answer('done')]);
   const { bindings, traces } = bindingsFor(model);
