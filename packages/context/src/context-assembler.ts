@@ -1,5 +1,4 @@
-import { applyContextBudget, type AdmittedContext } from './budget.js';
-import { PROTECTED_SLOTS, type ContextDiagnostic, type ContextScope } from './contributor.js';
+import { PROTECTED_SLOTS, type ContextScope } from './contributor.js';
 import type { CollectionResult, ContextContributorRegistry } from './contributor-registry.js';
 import type { ContextConfiguration, ContextMode, ResolvedContextBudget } from './context-configuration.js';
 import type { ContextTraceV5 } from './context-trace.js';
@@ -7,13 +6,14 @@ import type { ContextValidator } from './context-validator.js';
 import { ContextBudgetError } from './errors/context-budget-error.js';
 import { ContextValidationError } from './errors/context-validation-error.js';
 import { EMPTY_COMPACTION_TRACE, type CompactionReason, type CompactionTrace, type HistoryCompactor } from './history-compactor.js';
-import type { HistoryWindow, HistoryWindowPolicy } from './history-window.js';
-import type { ComposedMessages, ContextMessageComposer } from './message-composer.js';
+import { fitContext, prepareContext, sortToolsByName, unwindowedTokens, WINDOW_HEADROOM_SHARE, type FittedContext, type PreparedContext } from './context-fit.js';
+import type { HistoryWindowPolicy } from './history-window.js';
+import type { ContextMessageComposer } from './message-composer.js';
 import type { CanonicalHistory, CanonicalMessage } from './messages.js';
 import type { ModelInput } from './model-input.js';
 import { planProgressOf } from './plan-progress.js';
 import type { TraceSink } from './ports.js';
-import type { RenderedSystemPrompt, SystemPromptRenderer } from './system-prompt-renderer.js';
+import type { SystemPromptRenderer } from './system-prompt-renderer.js';
 import type { TokenEstimator, ToolSchema } from './token-estimator.js';
 
 /** The replaceable stages of the pipeline; `default-pipeline.ts` wires the defaults. */
@@ -76,54 +76,13 @@ export interface AssembledTurn {
   readonly historyChanged: boolean;
 }
 
-interface Prepared {
-  readonly admitted: AdmittedContext;
-  readonly rendered: RenderedSystemPrompt;
-  readonly composed: ComposedMessages;
-  readonly system: readonly CanonicalMessage[];
-  readonly tools: readonly ToolSchema[];
-  readonly estimator: TokenEstimator;
-  readonly toolTokens: number;
-  readonly systemTokens: number;
-  readonly callLocalTokens: number;
-  /** The composed history before windowing. */
-  readonly historyTokens: number;
-}
 
-interface Fit {
-  readonly admitted: AdmittedContext;
-  readonly rendered: RenderedSystemPrompt;
-  readonly window: HistoryWindow;
-  readonly input: ModelInput;
-  readonly composedHistory: ReadonlySet<CanonicalMessage>;
-  readonly diagnostics: readonly ContextDiagnostic[];
-  readonly toolTokens: number;
-  readonly systemTokens: number;
-  readonly callLocalTokens: number;
-  readonly historyBudgetTokens: number;
-  readonly totalTokens: number;
-  readonly estimator: TokenEstimator;
-}
 
 const WINDOW_STARTS_KEPT = 1_024;
 
-/** Share of the history budget a fresh cut leaves free, so the next turns keep the same start. */
-export const WINDOW_HEADROOM_SHARE = 0.25;
 
-function byName(left: ToolSchema, right: ToolSchema): number {
-  return left.name < right.name ? -1 : left.name > right.name ? 1 : 0;
-}
 
-/** Everything the turn would send before the window cuts anything. */
-function unwindowedTokens(prepared: Prepared): number {
-  return prepared.toolTokens + prepared.systemTokens + prepared.callLocalTokens + prepared.historyTokens;
-}
 
-function sum(values: Iterable<number>): number {
-  let total = 0;
-  for (const value of values) total += value;
-  return total;
-}
 
 /**
  * Decides, every model turn, exactly what the model sees. The pipeline:
@@ -148,7 +107,7 @@ export class ContextAssembler {
     const signal = request.signal ?? new AbortController().signal;
     signal.throwIfAborted();
     const scope = request.scope ?? 'main';
-    const tools = [...request.tools].sort(byName);
+    const tools = sortToolsByName(request.tools);
     if (this.mode === 'legacy') {
       const input = this.options.legacyInput(request);
       const trace = await this.writeTrace(request, this.emptyTrace(request, scope, input));
@@ -168,10 +127,10 @@ export class ContextAssembler {
 
     let collected = await this.collect(request, scope, history, signal);
     // Token pressure is measured on what would be sent before any windowing.
-    let prepared: Prepared | undefined = this.prepare(collected, history, tools, this.options.estimator);
+    let prepared: PreparedContext | undefined = prepareContext({ collected, history, tools, estimator: this.options.estimator, stages: this.options.stages, budget: this.options.budget });
     // Near the threshold, decide on exact counts when the tokenizer is known: estimates run high.
     if (this.options.exactEstimator && unwindowedTokens(prepared) >= this.options.budget.pressureTokens) {
-      prepared = this.prepare(collected, history, tools, this.options.exactEstimator);
+      prepared = prepareContext({ collected, history, tools, estimator: this.options.exactEstimator, stages: this.options.stages, budget: this.options.budget });
     }
     const fixed = prepared.toolTokens + prepared.systemTokens + prepared.callLocalTokens;
     const pressure = unwindowedTokens(prepared);
@@ -256,76 +215,22 @@ export class ContextAssembler {
    * (or does not fit) and an exact estimator is known, decides again on exact
    * counts, so tight budgets are used fully without risk.
    */
-  private fitWithBestCounts(collected: CollectionResult, history: CanonicalHistory, tools: readonly ToolSchema[], prepared: Prepared | undefined, previousStart: CanonicalMessage | undefined): Fit {
+  private fitWithBestCounts(collected: CollectionResult, history: CanonicalHistory, tools: readonly ToolSchema[], prepared: PreparedContext | undefined, previousStart: CanonicalMessage | undefined): FittedContext {
     const { exactEstimator, estimator } = this.options;
     const threshold = this.options.budget.inputCapTokens * (this.options.exactThresholdRatio ?? 0.85);
-    const exactFit = () => this.fitWindow(prepared?.estimator === exactEstimator ? prepared! : this.prepare(collected, history, tools, exactEstimator!), previousStart);
-    const estimate = prepared?.estimator === estimator ? prepared : this.prepare(collected, history, tools, estimator);
+    const prepare = (counter: TokenEstimator) => (prepared?.estimator === counter ? prepared : prepareContext({ collected, history, tools, estimator: counter, stages: this.options.stages, budget: this.options.budget }));
+    const fit = (ready: PreparedContext) =>
+      fitContext(ready, { stages: this.options.stages, budget: this.options.budget, previousStart, headroomShare: this.options.windowHeadroomShare ?? WINDOW_HEADROOM_SHARE });
+    const exactFit = () => fit(prepare(exactEstimator!));
+    const estimate = prepare(estimator);
     // Exact counts decide whenever the window may have to cut: the estimate of everything is near the cap.
     if (exactEstimator && unwindowedTokens(estimate) >= threshold) return exactFit();
     try {
-      return this.fitWindow(estimate, previousStart);
+      return fit(estimate);
     } catch (error) {
       if (exactEstimator && ContextBudgetError.isInstance(error)) return exactFit();
       throw error;
     }
-  }
-
-  /** Admission, rendering and composition for one estimator: everything but the window. */
-  private prepare(collected: CollectionResult, history: CanonicalHistory, tools: readonly ToolSchema[], estimator: TokenEstimator): Prepared {
-    const { stages, budget } = this.options;
-    const admitted = applyContextBudget({ collection: collected.collection, limits: budget, estimator });
-    const rendered = stages.renderer.render(admitted.sections);
-    const composed = stages.composer.compose({ history, messages: admitted.messages, attachments: admitted.attachments });
-    const system: CanonicalMessage[] = rendered.text === '' ? [] : [{ role: 'system', content: rendered.text }];
-    return {
-      admitted,
-      rendered,
-      composed,
-      system,
-      tools,
-      estimator,
-      toolTokens: sum(tools.map((tool) => estimator.countTool(tool))),
-      systemTokens: sum(system.map((message) => estimator.countMessage(message))),
-      callLocalTokens: sum(composed.callLocal.map((message) => estimator.countMessage(message))),
-      historyTokens: sum(composed.history.map((message) => estimator.countMessage(message))),
-    };
-  }
-
-  private fitWindow(prepared: Prepared, previousStart: CanonicalMessage | undefined): Fit {
-    const { budget, stages } = this.options;
-    const { toolTokens, systemTokens, callLocalTokens, composed, estimator } = prepared;
-    const historyBudgetTokens = budget.inputCapTokens - toolTokens - systemTokens - callLocalTokens;
-    if (historyBudgetTokens <= 0) {
-      throw new ContextBudgetError({
-        code: 'CONTEXT_NO_ROOM_FOR_HISTORY',
-        requiredTokens: toolTokens + systemTokens + callLocalTokens,
-        availableTokens: budget.inputCapTokens,
-        message: `tools (${toolTokens}), system prompt (${systemTokens}) and call-local data (${callLocalTokens}) leave no room for history in the input cap of ${budget.inputCapTokens} tokens`,
-      });
-    }
-    const window = stages.windowPolicy.select({
-      messages: composed.history,
-      budgetTokens: historyBudgetTokens,
-      count: (message) => estimator.countMessage(message),
-      headroomTokens: Math.floor(historyBudgetTokens * (this.options.windowHeadroomShare ?? WINDOW_HEADROOM_SHARE)),
-      ...(previousStart ? { previousStart } : {}),
-    });
-    const input: ModelInput = { messages: [...prepared.system, ...placeCallLocal(window.messages, composed.callLocal)], tools: prepared.tools };
-    return {
-      admitted: prepared.admitted,
-      rendered: prepared.rendered,
-      window,
-      input,
-      composedHistory: new Set(composed.history),
-      diagnostics: [...prepared.admitted.diagnostics, ...composed.diagnostics, ...window.diagnostics],
-      toolTokens,
-      systemTokens,
-      callLocalTokens,
-      historyBudgetTokens,
-      totalTokens: toolTokens + systemTokens + callLocalTokens + window.stats.usedTokens,
-      estimator,
-    };
   }
 
   private emptyTrace(request: TurnRequest, scope: ContextScope, input: ModelInput): ContextTraceV5 {
@@ -368,20 +273,4 @@ export class ContextAssembler {
       return { ...trace, diagnostics: [...trace.diagnostics, { code: 'CONTEXT_TRACE_WRITE_FAILED', severity: 'warning', message }] };
     }
   }
-}
-
-/** Call-local messages go after the history, but before a trailing open step whose results are still due. */
-function placeCallLocal(history: readonly CanonicalMessage[], callLocal: readonly CanonicalMessage[]): CanonicalMessage[] {
-  if (callLocal.length === 0) return [...history];
-  let insertAt = history.length;
-  for (let index = history.length - 1; index >= 0; index -= 1) {
-    const message = history[index]!;
-    if (message.role === 'tool') continue;
-    if (message.role === 'assistant' && (message.toolCalls?.length ?? 0) > 0) {
-      const answered = new Set(history.slice(index + 1).map((next) => (next.role === 'tool' ? next.toolCallId : '')));
-      if (message.toolCalls!.some((call) => !answered.has(call.id))) insertAt = index;
-    }
-    break;
-  }
-  return [...history.slice(0, insertAt), ...callLocal, ...history.slice(insertAt)];
 }

@@ -5,7 +5,7 @@ import { DefaultContextMessageComposer } from './message-composer.js';
 import { DefaultContextValidator } from './context-validator.js';
 import { DeterministicSystemPromptRenderer } from './system-prompt-renderer.js';
 import type { ModelInput } from './model-input.js';
-import type { ToolSchema } from './token-estimator.js';
+import { sortToolsByName } from './context-fit.js';
 
 /** The default stage of each kind: the whole pipeline, readable in one place. */
 export function defaultContextStages(): ContextStages {
@@ -27,8 +27,7 @@ export function legacyModelInput(options: { systemPrompt?: string }): (request: 
   return (request) => {
     const { history } = composer.compose({ history: request.history, messages: [], attachments: [] });
     const system = options.systemPrompt ? [{ role: 'system' as const, content: options.systemPrompt }] : [];
-    const tools = [...request.tools].sort((left: ToolSchema, right: ToolSchema) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
-    return { messages: [...system, ...history], tools };
+    return { messages: [...system, ...history], tools: sortToolsByName(request.tools) };
   };
 }
 

@@ -35,3 +35,4 @@ export * from './tool-result-preview.js';
 export * from './default-history-compactor.js';
 export * from './adapters/anthropic-messages.js';
 export * from './adapters/ai-sdk-messages.js';
+export * from './context-fit.js';
