@@ -5,6 +5,8 @@ export interface PreviewOptions {
   readonly headChars: number;
   /** Default: 80 characters. */
   readonly tailChars: number;
+  /** Bodies up to this long are left whole. Default: head + tail + 200; a preview that would not be shorter than its body is never made. */
+  readonly minChars?: number;
 }
 
 export const PREVIEW_DEFAULTS: PreviewOptions = Object.freeze({ headChars: 160, tailChars: 80 });
@@ -24,7 +26,8 @@ export function previewToolResult(result: ToolResultMessage, options: PreviewOpt
   const ref = result.outputRef;
   if (!ref || result.masked) return undefined;
   const body = result.content;
-  if (body.length <= options.headChars + options.tailChars + 200) return undefined;
+  const floor = options.headChars + options.tailChars + 200;
+  if (body.length <= Math.max(floor, options.minChars ?? floor)) return undefined;
   const head = body.slice(0, safeCut(body, options.headChars));
   const tailStart = body.length - options.tailChars;
   const tail = body.slice(safeCut(body, tailStart) === tailStart ? tailStart : tailStart + 1);
@@ -32,5 +35,6 @@ export function previewToolResult(result: ToolResultMessage, options: PreviewOpt
     `[stored output ref="${ref.id}": ${ref.chars} characters, ${ref.lines} lines; only the head and tail are shown. ` +
     `Read more with read_tool_output using ref "${ref.id}" and a query or a line range]\n` +
     `${head}\n[… ${body.length - head.length - tail.length} characters omitted …]\n${tail}`;
-  return { ...result, content, masked: true };
+  // The header makes a preview of a body just over the floor longer than the body: then keep the body.
+  return content.length < body.length ? { ...result, content, masked: true } : undefined;
 }
