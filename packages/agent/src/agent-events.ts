@@ -15,4 +15,9 @@ export type AgentEvent =
   | { readonly type: 'turn-end'; readonly turn: number }
   | { readonly type: 'run-end'; readonly stopReason: AgentStopReason };
 
-export type AgentStopReason = 'completed' | 'max-turns' | 'interrupted' | 'timeout' | 'idle-timeout' | 'context-overflow' | 'model-error' | 'context-error';
+/**
+ * Why a run ended. `context-error`: the context could not be assembled (a
+ * budget the must-keep history exceeds, a failing required contributor).
+ * `runtime-error`: anything else that failed outside the model (a store).
+ */
+export type AgentStopReason = 'completed' | 'max-turns' | 'interrupted' | 'timeout' | 'idle-timeout' | 'context-overflow' | 'model-error' | 'context-error' | 'runtime-error';

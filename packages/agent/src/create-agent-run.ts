@@ -104,10 +104,20 @@ export function createAgentRun(profile: AgentProfile, bindings: AgentBindings, i
   return {
     beginExternalWait: () => deadline.beginExternalWait(),
     async execute() {
-      const stored = await bindings.sessionStore?.load(input.contextId);
       const state = new AgentRunState({ contextId: input.contextId, history: [], ...(bindings.sessionStore ? { sessionStore: bindings.sessionStore } : {}) });
-      await state.replace(stored?.messages ?? [], 'resume');
-      await state.append([...closeInterruptedCalls(state.history), ...(input.prompt === undefined ? [] : [{ role: 'user' as const, content: input.prompt }])]);
+      // Authorities are frozen as the run starts; skill references accrue as it goes.
+      const frozen = versionRecord(profile, bindings);
+      const version = (): AgentVersionRecord => ({ ...frozen, skills: [...state.skillReferences] });
+      try {
+        const stored = await bindings.sessionStore?.load(input.contextId);
+        await state.replace(stored?.messages ?? [], 'resume');
+        await state.append([...closeInterruptedCalls(state.history), ...(input.prompt === undefined ? [] : [{ role: 'user' as const, content: input.prompt }])]);
+      } catch (error) {
+        // A run never throws for a runtime failure: it ends with a reason.
+        deadline.dispose();
+        input.onEvent?.({ type: 'run-end', stopReason: 'runtime-error' });
+        return { stopReason: 'runtime-error', finalMessages: state.history, text: '', turns: 0, usage: {}, error, version: version() };
+      }
 
       const scope = profile.scope ?? 'main';
       const registry = new ContextContributorRegistry();
@@ -115,10 +125,9 @@ export function createAgentRun(profile: AgentProfile, bindings: AgentBindings, i
       for (const factory of [...builtIn, ...(profile.contributors ?? [])]) {
         registry.registerFactory(factory, { contextId: input.contextId, scope });
       }
-      const budget = resolveContextBudget(bindings.configuration);
       const assembler = createContextAssembler({
         registry,
-        budget,
+        budget: frozen.budget,
         mode: bindings.configuration.mode,
         configuration: bindings.configuration,
         compactor: new DefaultHistoryCompactor({ ...profile.compaction, ...(bindings.summarizer ? { summarizer: bindings.summarizer } : {}) }),
@@ -128,7 +137,6 @@ export function createAgentRun(profile: AgentProfile, bindings: AgentBindings, i
         ...(profile.legacySystemPrompt === undefined ? {} : { legacySystemPrompt: profile.legacySystemPrompt }),
         ...(profile.maskStoredResults ? { stages: { composer: new DefaultContextMessageComposer({ maskStoredResults: true }) } } : {}),
       });
-      const tools = bindings.tools.visibleTools();
       const agent = new NativeAgent({
         state,
         assembler,
@@ -141,17 +149,21 @@ export function createAgentRun(profile: AgentProfile, bindings: AgentBindings, i
         ...(input.onEvent ? { onEvent: input.onEvent } : {}),
       });
       const result = await agent.execute();
-      const version: AgentVersionRecord = {
-        profileId: profile.id,
-        model: `${bindings.model.provider}:${bindings.model.modelId}`,
-        mode: bindings.configuration.mode,
-        budget,
-        tools: tools.map((tool) => tool.name),
-        toolSetHash: createHash('sha256').update(JSON.stringify(tools)).digest('hex'),
-        skills: state.skillReferences,
-      };
-      return { ...result, version };
+      return { ...result, version: version() };
     },
+  };
+}
+
+function versionRecord(profile: AgentProfile, bindings: AgentBindings): AgentVersionRecord {
+  const tools = bindings.tools.visibleTools();
+  return {
+    profileId: profile.id,
+    model: `${bindings.model.provider}:${bindings.model.modelId}`,
+    mode: bindings.configuration.mode,
+    budget: resolveContextBudget(bindings.configuration),
+    tools: tools.map((tool) => tool.name),
+    toolSetHash: createHash('sha256').update(JSON.stringify(tools)).digest('hex'),
+    skills: [],
   };
 }
 

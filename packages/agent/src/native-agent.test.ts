@@ -167,6 +167,24 @@ test('a run resumes from the SQLite session after a restart', async () => {
   }
 });
 
+test('a window the must-keep history cannot fit ends the run as a context error, naming the cause', async () => {
+  const model = new ScriptedLanguageModel([answer('never')]);
+  const { bindings } = bindingsFor(model, { window: 200 });
+  const result = await createAgentRun({ id: 'tester' }, bindings, { contextId: 'run-small', prompt: '请详细分析这个很长的请求。'.repeat(40) }).execute();
+  assert.equal(result.stopReason, 'context-error');
+  assert.match(String((result.error as Error).message), /must keep|no room for history/);
+  assert.equal(model.calls.length, 0, 'no provider call was made');
+});
+
+test('a session store that fails ends the run as a runtime error', async () => {
+  const model = new ScriptedLanguageModel([answer('hi')]);
+  const { bindings } = bindingsFor(model);
+  const failing = { ...bindings, sessionStore: { ...bindings.sessionStore!, append: async () => { throw new Error('disk full'); } } };
+  const result = await createAgentRun({ id: 'tester' }, failing, { contextId: 'run-store', prompt: 'Hello' }).execute();
+  assert.equal(result.stopReason, 'runtime-error');
+  assert.match(String((result.error as Error).message), /disk full/);
+});
+
 test('cancelling stops the run with a reason, never a throw', async () => {
   const model = new ScriptedLanguageModel([{ parts: [{ type: 'text', text: 'thinking' }, { type: 'hang' }] }]);
   const { bindings } = bindingsFor(model);

@@ -59,7 +59,7 @@ export class NativeAgent {
       }
     } catch (error) {
       // Errors that are not a provider's (a budget the must-keep history exceeds, a store failure) end the run with a reason too.
-      step = this.options.deadline.signal.aborted ? this.interrupted(this.options.deadline.signal.reason) : { type: 'stop', reason: StrataError.isInstance(error) && error.kind !== 'internal' ? 'context-error' : 'model-error', error };
+      step = this.options.deadline.signal.aborted ? this.interrupted(this.options.deadline.signal.reason) : { type: 'stop', reason: isContextError(error) ? 'context-error' : 'runtime-error', error };
     } finally {
       this.options.deadline.dispose();
     }
@@ -139,6 +139,11 @@ export class NativeAgent {
   private emit(event: AgentEvent): void {
     this.options.onEvent?.(event);
   }
+}
+
+/** Errors of the assembly pipeline (budget, input, validation) carry a `Context…` name. */
+function isContextError(error: unknown): boolean {
+  return StrataError.isInstance(error) && error.name.startsWith('Context');
 }
 
 function errorReason(error: ModelCallError): AgentStopReason {
