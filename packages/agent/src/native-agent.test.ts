@@ -194,3 +194,13 @@ test('cancelling stops the run with a reason, never a throw', async () => {
   assert.equal(result.stopReason, 'interrupted');
   assert.deepEqual(result.finalMessages, [{ role: 'user', content: 'Go' }]);
 });
+
+test('a stalled model ends the run by the run deadline or the idle timeout, with its reason', async () => {
+  for (const [profile, reason] of [[{ runTimeoutMs: 30 }, 'timeout'], [{ idleTimeoutMs: 30 }, 'idle-timeout']] as const) {
+    const model = new ScriptedLanguageModel([{ parts: [{ type: 'hang' }] }]);
+    const { bindings } = bindingsFor(model);
+    const result = await createAgentRun({ id: 'tester', ...profile }, bindings, { contextId: `stall-${reason}`, prompt: 'Go' }).execute();
+    assert.equal(result.stopReason, reason);
+    assert.deepEqual(result.finalMessages, [{ role: 'user', content: 'Go' }]);
+  }
+});

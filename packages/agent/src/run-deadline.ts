@@ -6,15 +6,15 @@
 export class RunDeadline {
   readonly signal: AbortSignal;
   private readonly controller = new AbortController();
-  private readonly options: { runTimeoutMs?: number; idleTimeoutMs?: number; now: () => number };
+  private readonly options: { runTimeoutMs?: number; idleTimeoutMs?: number; now: () => number; timers: Timers };
   private activeMs = 0;
   private activeSince: number | undefined;
   private waits = 0;
-  private runTimer: ReturnType<typeof setTimeout> | undefined;
-  private idleTimer: ReturnType<typeof setTimeout> | undefined;
+  private runTimer: unknown;
+  private idleTimer: unknown;
 
-  constructor(options: { runTimeoutMs?: number; idleTimeoutMs?: number; signal?: AbortSignal; now?: () => number }) {
-    this.options = { ...options, now: options.now ?? (() => performance.now()) };
+  constructor(options: { runTimeoutMs?: number; idleTimeoutMs?: number; signal?: AbortSignal; now?: () => number; timers?: Timers }) {
+    this.options = { ...options, now: options.now ?? (() => performance.now()), timers: options.timers ?? NODE_TIMERS };
     this.signal = options.signal ? AbortSignal.any([options.signal, this.controller.signal]) : this.controller.signal;
     this.resumeClock();
     this.progress();
@@ -28,8 +28,8 @@ export class RunDeadline {
   /** Marks progress (a model delta, a tool result): restarts the idle timer. */
   progress(): void {
     if (this.options.idleTimeoutMs === undefined || this.signal.aborted) return;
-    clearTimeout(this.idleTimer);
-    this.idleTimer = setTimeout(() => this.controller.abort(new RunTimeout('idle', this.options.idleTimeoutMs!)), this.options.idleTimeoutMs);
+    this.options.timers.clear(this.idleTimer);
+    this.idleTimer = this.options.timers.set(() => this.controller.abort(new RunTimeout('idle', this.options.idleTimeoutMs!)), this.options.idleTimeoutMs);
   }
 
   /**
@@ -41,7 +41,7 @@ export class RunDeadline {
     this.waits += 1;
     if (this.waits === 1) {
       this.pauseClock();
-      clearTimeout(this.idleTimer);
+      this.options.timers.clear(this.idleTimer);
     }
     let ended = false;
     return () => {
@@ -56,23 +56,34 @@ export class RunDeadline {
   }
 
   dispose(): void {
-    clearTimeout(this.runTimer);
-    clearTimeout(this.idleTimer);
+    this.options.timers.clear(this.runTimer);
+    this.options.timers.clear(this.idleTimer);
   }
 
   private pauseClock(): void {
     if (this.activeSince !== undefined) this.activeMs += this.options.now() - this.activeSince;
     this.activeSince = undefined;
-    clearTimeout(this.runTimer);
+    this.options.timers.clear(this.runTimer);
   }
 
   private resumeClock(): void {
     if (this.options.runTimeoutMs === undefined || this.signal.aborted) return;
     this.activeSince = this.options.now();
     const left = Math.max(0, this.options.runTimeoutMs - this.activeMs);
-    this.runTimer = setTimeout(() => this.controller.abort(new RunTimeout('run', this.options.runTimeoutMs!)), left);
+    this.runTimer = this.options.timers.set(() => this.controller.abort(new RunTimeout('run', this.options.runTimeoutMs!)), left);
   }
 }
+
+/** Timer functions, injectable so tests control time. */
+export interface Timers {
+  set(callback: () => void, delayMs: number): unknown;
+  clear(handle: unknown): void;
+}
+
+const NODE_TIMERS: Timers = {
+  set: (callback, delayMs) => setTimeout(callback, delayMs),
+  clear: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
 
 export class RunTimeout extends Error {
   readonly which: 'run' | 'idle';
