@@ -16,9 +16,14 @@ export interface CharacterClassCounts {
   digits: number;
   digitRuns: number;
   punctuation: number;
+  punctuationRuns: number;
   spaces: number;
+  spaceRuns: number;
   /** Newlines, tabs and other ASCII control whitespace. */
   breaks: number;
+  breakRuns: number;
+  cjkRuns: number;
+  otherNonAsciiRuns: number;
 }
 
 const LETTER = 1;
@@ -82,16 +87,22 @@ export function countCharacterClasses(text: string): CharacterClassCounts {
     for (let current = 0; current < USED_CLASSES; current += 1) totals[current]! += pairs[row + current]!;
   }
   // A run starts wherever the class before differs; a low surrogate after a high one is part of its pair.
+  const runs = (current: number) => totals[current]! - pairs[pairIndex(current, current)]!;
   return {
     cjk: totals[CJK]!,
+    cjkRuns: runs(CJK),
     otherNonAscii: totals[OTHER]!,
+    otherNonAsciiRuns: runs(OTHER),
     astral: totals[HIGH_SURROGATE]! + totals[LOW_SURROGATE]! - pairs[pairIndex(HIGH_SURROGATE, LOW_SURROGATE)]!,
     letters: totals[LETTER]!,
-    letterRuns: totals[LETTER]! - pairs[pairIndex(LETTER, LETTER)]!,
+    letterRuns: runs(LETTER),
     digits: totals[DIGIT]!,
-    digitRuns: totals[DIGIT]! - pairs[pairIndex(DIGIT, DIGIT)]!,
+    digitRuns: runs(DIGIT),
     punctuation: totals[PUNCTUATION]!,
+    punctuationRuns: runs(PUNCTUATION),
     spaces: totals[SPACE]!,
+    spaceRuns: runs(SPACE),
     breaks: totals[BREAK]!,
+    breakRuns: runs(BREAK),
   };
 }

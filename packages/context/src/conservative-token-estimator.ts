@@ -4,28 +4,33 @@ import { messageText } from './message-text.js';
 import type { TokenEstimator, TokenizerFamily, ToolSchema } from './token-estimator.js';
 
 /** Tokens per character of each class (per run for the run classes). */
-export type CharacterClassWeights = Readonly<Omit<CharacterClassCounts, never>>;
+export type CharacterClassWeights = Readonly<CharacterClassCounts>;
 
 /**
  * Per-family weights, fitted as a linear program on the real histories in
  * `shared/data` (alpaca zh/en, glaive zh/en, tau-bench, SWE-agent) so that no
  * message of 200+ characters and no whole conversation is under-counted,
- * then rounded up. They deliberately over-estimate: median over-count per
- * conversation is about 42% on that data.
+ * then rounded up. Per-character weights have floors so that text unlike
+ * that data (long runs of one class) is still over-counted rather than
+ * missed. They deliberately over-estimate: the median over-count per
+ * conversation is about 40% on that data.
  */
 export const ESTIMATOR_PROFILES: Readonly<Record<TokenizerFamily, CharacterClassWeights>> = Object.freeze({
   o200k: Object.freeze({
-    cjk: 1.0598, otherNonAscii: 1.371, astral: 4, letters: 0.1428, letterRuns: 0.7328,
-    digits: 0.327, digitRuns: 3.3973, punctuation: 0.7352, spaces: 0.01, breaks: 0.8381,
+    letters: 0.1178, letterRuns: 0.7952, digits: 0.3272, digitRuns: 3.6986,
+    punctuation: 0.1545, punctuationRuns: 0.806, spaces: 0.0101, spaceRuns: 0.0001, breaks: 0.1001, breakRuns: 0.5757,
+    cjk: 0.9376, cjkRuns: 1.4544, otherNonAscii: 0.6001, otherNonAsciiRuns: 0.1957, astral: 4,
   }),
   cl100k: Object.freeze({
-    cjk: 1.6157, otherNonAscii: 1.9979, astral: 4, letters: 0.1446, letterRuns: 0.7204,
-    digits: 0.3262, digitRuns: 3.7149, punctuation: 0.7692, spaces: 0.01, breaks: 0.8577,
+    letters: 0.1261, letterRuns: 0.7604, digits: 0.3263, digitRuns: 3.9365,
+    punctuation: 0.1501, punctuationRuns: 0.8674, spaces: 0.0101, spaceRuns: 0.0001, breaks: 0.1001, breakRuns: 0.5316,
+    cjk: 1.5559, cjkRuns: 0.494, otherNonAscii: 0.8001, otherNonAsciiRuns: 1.1039, astral: 4,
   }),
   // The safest: the larger weight of the known families, class by class.
   unknown: Object.freeze({
-    cjk: 1.6157, otherNonAscii: 1.9979, astral: 4, letters: 0.1446, letterRuns: 0.7328,
-    digits: 0.327, digitRuns: 3.7149, punctuation: 0.7692, spaces: 0.01, breaks: 0.8577,
+    letters: 0.1261, letterRuns: 0.7952, digits: 0.3272, digitRuns: 3.9365,
+    punctuation: 0.1545, punctuationRuns: 0.8674, spaces: 0.0101, spaceRuns: 0.0001, breaks: 0.1001, breakRuns: 0.5757,
+    cjk: 1.5559, cjkRuns: 1.4544, otherNonAscii: 0.8001, otherNonAsciiRuns: 1.1039, astral: 4,
   }),
 });
 
@@ -40,16 +45,21 @@ export const TOOL_SCHEMA_OVERHEAD_TOKENS = 12;
 export function estimateTextTokens(text: string, weights: CharacterClassWeights): number {
   const counts = countCharacterClasses(text);
   const estimate =
-    counts.cjk * weights.cjk +
-    counts.otherNonAscii * weights.otherNonAscii +
-    counts.astral * weights.astral +
     counts.letters * weights.letters +
     counts.letterRuns * weights.letterRuns +
     counts.digits * weights.digits +
     counts.digitRuns * weights.digitRuns +
     counts.punctuation * weights.punctuation +
+    counts.punctuationRuns * weights.punctuationRuns +
     counts.spaces * weights.spaces +
-    counts.breaks * weights.breaks;
+    counts.spaceRuns * weights.spaceRuns +
+    counts.breaks * weights.breaks +
+    counts.breakRuns * weights.breakRuns +
+    counts.cjk * weights.cjk +
+    counts.cjkRuns * weights.cjkRuns +
+    counts.otherNonAscii * weights.otherNonAscii +
+    counts.otherNonAsciiRuns * weights.otherNonAsciiRuns +
+    counts.astral * weights.astral;
   // A byte-level BPE never emits more tokens than the text has UTF-8 bytes;
   // three bytes per BMP character outside ASCII bounds those bytes from above.
   const ascii = counts.letters + counts.digits + counts.punctuation + counts.spaces + counts.breaks;
