@@ -1,1 +1,2 @@
+// Reserved for the command line; see README.md.
 export {};
