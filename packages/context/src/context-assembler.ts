@@ -126,25 +126,30 @@ export class ContextAssembler {
     if (this.options.compactor?.exceedsMessageCount(history)) await compact('message-count', { target: pressureTokens, limit: inputCapTokens }, this.options.estimator);
 
     let collected = await this.collect(request, scope, history, signal);
-    // Token pressure is measured on what would be sent before any windowing.
-    let prepared: PreparedContext | undefined = prepareContext({ collected, history, tools, estimator: this.options.estimator, stages: this.options.stages, budget: this.options.budget });
+    // Token pressure is measured on what would be sent before any windowing. Prepared
+    // contexts are kept by estimator for the fit below, until compaction changes the history.
+    let prepared = new Map<TokenEstimator, PreparedContext>();
+    const prepare = (estimator: TokenEstimator): PreparedContext => {
+      let ready = prepared.get(estimator);
+      if (!ready) prepared.set(estimator, (ready = prepareContext({ collected, history, tools, estimator, stages: this.options.stages, budget: this.options.budget })));
+      return ready;
+    };
+    let measured = prepare(this.options.estimator);
     // Near the threshold, decide on exact counts when the tokenizer is known: estimates run high.
-    if (this.options.exactEstimator && unwindowedTokens(prepared) >= this.options.budget.pressureTokens) {
-      prepared = prepareContext({ collected, history, tools, estimator: this.options.exactEstimator, stages: this.options.stages, budget: this.options.budget });
-    }
-    const fixed = prepared.toolTokens + prepared.systemTokens + prepared.callLocalTokens;
-    const pressure = unwindowedTokens(prepared);
+    if (this.options.exactEstimator && unwindowedTokens(measured) >= this.options.budget.pressureTokens) measured = prepare(this.options.exactEstimator);
+    const fixed = measured.toolTokens + measured.systemTokens + measured.callLocalTokens;
+    const pressure = unwindowedTokens(measured);
     if (this.options.compactor && (request.recovery || pressure >= pressureTokens)) {
       const limits = { target: Math.max(0, pressureTokens - fixed), limit: Math.max(0, inputCapTokens - fixed) };
       // The target is in the units pressure was measured in, so the compactor counts with the same estimator.
-      if (await compact(request.recovery ? 'forced' : 'token-pressure', limits, prepared.estimator)) {
+      if (await compact(request.recovery ? 'forced' : 'token-pressure', limits, measured.estimator)) {
         collected = await this.collect(request, scope, history, signal);
-        prepared = undefined;
+        prepared = new Map();
       }
     } else if (compaction.recovery === null && request.recovery) {
       compaction = { ...compaction, recovery: request.recovery };
     }
-    const fit = this.fitWithBestCounts(collected, history, tools, prepared, this.windowStarts.get(request.contextId));
+    const fit = this.fitWithBestCounts(prepare, this.windowStarts.get(request.contextId));
     this.rememberWindowStart(request.contextId, fit.window.start);
 
     const violations = this.options.stages.validator.validate({
@@ -215,20 +220,18 @@ export class ContextAssembler {
    * (or does not fit) and an exact estimator is known, decides again on exact
    * counts, so tight budgets are used fully without risk.
    */
-  private fitWithBestCounts(collected: CollectionResult, history: CanonicalHistory, tools: readonly ToolSchema[], prepared: PreparedContext | undefined, previousStart: CanonicalMessage | undefined): FittedContext {
+  private fitWithBestCounts(prepare: (estimator: TokenEstimator) => PreparedContext, previousStart: CanonicalMessage | undefined): FittedContext {
     const { exactEstimator, estimator } = this.options;
     const threshold = this.options.budget.inputCapTokens * (this.options.exactThresholdRatio ?? 0.85);
-    const prepare = (counter: TokenEstimator) => (prepared?.estimator === counter ? prepared : prepareContext({ collected, history, tools, estimator: counter, stages: this.options.stages, budget: this.options.budget }));
     const fit = (ready: PreparedContext) =>
       fitContext(ready, { stages: this.options.stages, budget: this.options.budget, previousStart, headroomShare: this.options.windowHeadroomShare ?? WINDOW_HEADROOM_SHARE });
-    const exactFit = () => fit(prepare(exactEstimator!));
     const estimate = prepare(estimator);
     // Exact counts decide whenever the window may have to cut: the estimate of everything is near the cap.
-    if (exactEstimator && unwindowedTokens(estimate) >= threshold) return exactFit();
+    if (exactEstimator && unwindowedTokens(estimate) >= threshold) return fit(prepare(exactEstimator));
     try {
       return fit(estimate);
     } catch (error) {
-      if (exactEstimator && ContextBudgetError.isInstance(error)) return exactFit();
+      if (exactEstimator && ContextBudgetError.isInstance(error)) return fit(prepare(exactEstimator));
       throw error;
     }
   }

@@ -1,4 +1,4 @@
-import type { CanonicalHistory, CanonicalMessage, ToolResultMessage } from './messages.js';
+import type { CanonicalHistory, CanonicalMessage } from './messages.js';
 
 /**
  * An atomic piece of history: one message, or an assistant message with its
@@ -54,8 +54,4 @@ export function buildHistoryUnits(history: CanonicalHistory): HistoryUnit[] {
 /** A real user request: not a call-local observation, not a checkpoint. */
 export function isTaskAnchorCandidate(message: CanonicalMessage): boolean {
   return message.role === 'user' && message.hidden !== true && message.checkpoint !== true && message.authority !== 'data_only';
-}
-
-export function orphanResults(units: readonly HistoryUnit[]): ToolResultMessage[] {
-  return units.filter((unit) => unit.kind === 'orphan-result').map((unit) => unit.messages[0] as ToolResultMessage);
 }

@@ -75,7 +75,3 @@ export type CanonicalHistory = readonly CanonicalMessage[];
 export function isToolResult(message: CanonicalMessage): message is ToolResultMessage {
   return message.role === 'tool';
 }
-
-export function toolCallsOf(message: CanonicalMessage): readonly ToolCall[] {
-  return message.role === 'assistant' ? message.toolCalls ?? [] : [];
-}
