@@ -5,7 +5,7 @@
 // tokens that repeat, byte for byte, the start of the previous request.
 import { ExactTokenEstimator, messageText, type CanonicalMessage } from '@strata/context';
 import { loadSweAgentConversations, loadTauBenchConversations, type SharedConversation } from '@strata/context/testing';
-import { replayTrajectory } from '@strata/agent';
+import { modelCallIndexes, replayTrajectory } from '@strata/agent';
 import { createMemoryToolOutputStore } from '@strata/store';
 import { table } from './measure.js';
 
@@ -42,18 +42,10 @@ function account(tally: Tally, request: readonly CanonicalMessage[], previous: r
   }
 }
 
-/** The model calls of a trajectory: the history before each assistant message. */
-function calls(trajectory: readonly CanonicalMessage[]): number[] {
-  const indexes: number[] = [];
-  trajectory.forEach((message, index) => {
-    if (message.role === 'assistant' && trajectory.slice(0, index).some((earlier) => earlier.role === 'user')) indexes.push(index);
-  });
-  return indexes;
-}
 
 function rawReplay(trajectory: readonly CanonicalMessage[], tally: Tally): void {
   let previous: CanonicalMessage[] | undefined;
-  for (const end of calls(trajectory)) {
+  for (const end of modelCallIndexes(trajectory)) {
     const request = trajectory.slice(0, end);
     account(tally, request, previous);
     previous = request;
@@ -64,7 +56,7 @@ function rawReplay(trajectory: readonly CanonicalMessage[], tally: Tally): void 
 function lastFiveMasking(trajectory: readonly CanonicalMessage[], tally: Tally): void {
   const notes = new Map<CanonicalMessage, CanonicalMessage>();
   let previous: CanonicalMessage[] | undefined;
-  for (const end of calls(trajectory)) {
+  for (const end of modelCallIndexes(trajectory)) {
     const prefix = trajectory.slice(0, end);
     const toolIndexes = prefix.flatMap((message, index) => (message.role === 'tool' ? [index] : []));
     const masked = new Set(toolIndexes.slice(0, -5));
@@ -83,7 +75,7 @@ function lastFiveMasking(trajectory: readonly CanonicalMessage[], tally: Tally):
 function clearToolUses(trajectory: readonly CanonicalMessage[], trigger: number, tally: Tally): void {
   const cleared = new Map<CanonicalMessage, CanonicalMessage>();
   let previous: CanonicalMessage[] | undefined;
-  for (const end of calls(trajectory)) {
+  for (const end of modelCallIndexes(trajectory)) {
     const prefix = trajectory.slice(0, end);
     const view = () => prefix.map((message) => cleared.get(message) ?? message);
     let request = view();

@@ -1,5 +1,5 @@
 import { StrataError, type AssistantMessage, type ContextAssembler, type ContextScope, type ToolCall, type ToolOutputStore } from '@strata/context';
-import type { ModelCallError, ModelClient } from '@strata/model';
+import { ContextOverflowError, type ModelCallError, type ModelClient } from '@strata/model';
 import type { ToolRegistry } from '@strata/tools';
 import type { AgentEvent, AgentStopReason } from './agent-events.js';
 import type { AgentRunState } from './agent-run-state.js';
@@ -147,5 +147,5 @@ function isContextError(error: unknown): boolean {
 }
 
 function errorReason(error: ModelCallError): AgentStopReason {
-  return error.name === 'ContextOverflowError' ? 'context-overflow' : 'model-error';
+  return ContextOverflowError.isInstance(error) ? 'context-overflow' : 'model-error';
 }

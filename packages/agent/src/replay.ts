@@ -46,6 +46,20 @@ export interface ReplayResult {
 }
 
 /**
+ * The model calls of a recorded run: the index of every assistant message
+ * that comes after the first user message (each is one call's answer).
+ */
+export function modelCallIndexes(trajectory: CanonicalHistory): number[] {
+  const indexes: number[] = [];
+  let userSeen = false;
+  trajectory.forEach((message, index) => {
+    if (message.role === 'assistant' && userSeen) indexes.push(index);
+    if (message.role === 'user') userSeen = true;
+  });
+  return indexes;
+}
+
+/**
  * Replays a recorded run through the real pipeline: every assistant message
  * of the trajectory is one model call, assembled over the canonical history
  * as the session would hold it (compacted where compaction ran, each tool
@@ -63,8 +77,9 @@ export async function replayTrajectory(options: ReplayOptions): Promise<ReplayRe
   let canonical: CanonicalMessage[] = [];
   const turns: ReplayTurn[] = [];
   let compactions = 0;
+  const calls = new Set(modelCallIndexes(options.trajectory));
   for (const [index, message] of options.trajectory.entries()) {
-    if (message.role === 'assistant' && canonical.some((earlier) => earlier.role === 'user')) {
+    if (calls.has(index)) {
       const assembled = await assembler.assemble({ contextId: options.contextId, turn: turns.length + 1, history: canonical, tools: [] });
       if (assembled.historyChanged) {
         compactions += 1;
