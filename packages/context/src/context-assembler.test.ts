@@ -60,9 +60,30 @@ test('dynamic: protected sections render first, untrusted data is wrapped and ca
 });
 
 test('the same inputs give byte-identical input, whatever order contributors answer in', async () => {
-  const first = await assembler().assemble({ contextId: 'ctx', turn: 1, history, tools });
-  const second = await assembler().assemble({ contextId: 'ctx', turn: 1, history: structuredClone(history), tools: [...tools] });
+  // Two contributors whose answers the test releases in a chosen order.
+  async function assembleAnswering(order: readonly ['a', 'b'] | readonly ['b', 'a']) {
+    const release = new Map<string, () => void>();
+    const registry = new ContextContributorRegistry();
+    for (const id of ['a', 'b']) {
+      registry.register({
+        id,
+        scopes: ['main'],
+        contribute: () =>
+          new Promise((resolve) =>
+            release.set(id, () => resolve({ sections: [{ id: `state.${id}`, slot: 'state', content: `from ${id}` }], attachments: [{ id: `data.${id}`, source: id, trust: 'trusted_data', content: `${id} data` }] })),
+          ),
+      });
+    }
+    const subject = createContextAssembler({ registry, budget: resolveContextBudget({ modelMaxTokens: 20_000, outputReserveTokens: 4_000 }) });
+    const pending = subject.assemble({ contextId: 'ctx', turn: 1, history: structuredClone(history), tools: [...tools].reverse() });
+    while (release.size < 2) await Promise.resolve();
+    for (const id of order) release.get(id)!();
+    return pending;
+  }
+  const first = await assembleAnswering(['a', 'b']);
+  const second = await assembleAnswering(['b', 'a']);
   assert.equal(JSON.stringify(second.input), JSON.stringify(first.input));
+  assert.ok(first.input.messages[0]!.content.indexOf('state.a') < first.input.messages[0]!.content.indexOf('state.b'));
 });
 
 test('shadow: the trace holds the dynamic candidate while the input sent equals the legacy input', async () => {
