@@ -1,7 +1,7 @@
 // One dynamic turn over a 1,000-message, ~200K-token history: cold, and warm
 // (one message appended to the previous turn's history).
 import { ConservativeTokenEstimator, ContextContributorRegistry, createContextAssembler, resolveContextBudget, type CanonicalMessage } from '@strata/context';
-import { loadSweAgentConversations, loadTauBenchConversations } from '@strata/context/testing';
+import { loadSweAgentConversations, loadTauBenchConversations } from '@strata/testing';
 import { median, percentile, table, timeAsync } from './measure.js';
 
 const MESSAGES = 1_000;

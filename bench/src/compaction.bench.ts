@@ -4,7 +4,7 @@
 // Tokens: o200k, message text only. Prefix reuse: the share of each request's
 // tokens that repeat, byte for byte, the start of the previous request.
 import { ExactTokenEstimator, messageText, type CanonicalMessage } from '@strata/context';
-import { loadSweAgentConversations, loadTauBenchConversations, type SharedConversation } from '@strata/context/testing';
+import { loadSweAgentConversations, loadTauBenchConversations, type SharedConversation } from '@strata/testing';
 import { modelCallIndexes, replayTrajectory } from '@strata/agent';
 import { createMemoryToolOutputStore } from '@strata/store';
 import { table } from './measure.js';

@@ -2,7 +2,7 @@
 // target under 5 ms) and register throughput. A manual clock advances 100 ms
 // per resolve, so time fade runs on every block every time, as in a live agent.
 import { ConservativeTokenEstimator } from '@strata/context';
-import { readSharedData } from '@strata/context/testing';
+import { readSharedData } from '@strata/testing';
 import { BUILT_IN_DOMAINS, ContextWorkspace, contextBlock, type ContextBlock, type FocusedDomain } from '@strata/context-workspace';
 
 const BLOCK_COUNT = 10_000;

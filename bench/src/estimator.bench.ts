@@ -3,7 +3,7 @@
 import cl100k from 'gpt-tokenizer/encoding/cl100k_base';
 import o200k from 'gpt-tokenizer/encoding/o200k_base';
 import { ConservativeTokenEstimator, messageText } from '@strata/context';
-import { loadAlpacaConversations, loadTauBenchConversations } from '@strata/context/testing';
+import { loadAlpacaConversations, loadTauBenchConversations } from '@strata/testing';
 import { median, table } from './measure.js';
 
 const PASSES = 9;

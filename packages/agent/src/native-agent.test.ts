@@ -4,7 +4,7 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveContextConfiguration, toOpenAIChat, type CanonicalMessage, type ContextTraceV5, type ToolDefinition } from '@strata/context';
-import { loadProviderRules } from '@strata/context/testing';
+import { loadProviderRules } from '@strata/testing';
 import { ContextOverflowError, createModelClient, openAIOverflowError, ScriptedLanguageModel, type ScriptedTurn } from '@strata/model';
 import { createMemoryStores, openSqliteStores } from '@strata/store';
 import { loadSkills, registerStandardTools, skillCatalogContributorFactory, ToolRegistry } from '@strata/tools';

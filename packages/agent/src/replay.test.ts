@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildHistoryUnits, ExactTokenEstimator, isTaskAnchorCandidate, toOpenAIChat } from '@strata/context';
-import { loadProviderRules, loadSweAgentConversations, loadTauBenchConversations } from '@strata/context/testing';
+import { loadProviderRules, loadSweAgentConversations, loadTauBenchConversations } from '@strata/testing';
 import { createMemoryToolOutputStore } from '@strata/store';
 import { createReadToolOutputTool } from '@strata/tools';
 import { replayTrajectory } from './replay.js';

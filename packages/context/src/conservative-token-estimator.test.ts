@@ -5,7 +5,7 @@ import cl100k from 'gpt-tokenizer/encoding/cl100k_base';
 import o200k from 'gpt-tokenizer/encoding/o200k_base';
 import { ConservativeTokenEstimator, estimateTextTokens, ESTIMATOR_PROFILES } from './conservative-token-estimator.js';
 import { messageText } from './message-text.js';
-import { loadAllSharedConversations } from './testing/index.js';
+import { loadAllSharedConversations } from '@strata/testing';
 
 const conversations = loadAllSharedConversations();
 const exactCounters = { o200k: (text: string) => o200k.countTokens(text), cl100k: (text: string) => cl100k.countTokens(text) };

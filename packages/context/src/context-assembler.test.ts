@@ -7,8 +7,8 @@ import { createContextAssembler, type CreateContextAssemblerOptions } from './de
 import { ExactTokenEstimator } from './exact-token-estimator.js';
 import type { CanonicalMessage } from './messages.js';
 import type { TraceSink } from './ports.js';
-import { loadShareGptConversations, loadSweAgentConversations, loadTauBenchConversations } from './testing/conversations.js';
-import { loadProviderRules } from './testing/shared-data.js';
+import { loadShareGptConversations, loadSweAgentConversations, loadTauBenchConversations } from '@strata/testing';
+import { loadProviderRules } from '@strata/testing';
 
 const rules = await loadProviderRules();
 const tauBench = loadTauBenchConversations();

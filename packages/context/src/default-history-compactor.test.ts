@@ -7,7 +7,7 @@ import { buildHistoryUnits } from './history-units.js';
 import type { CompactionRequest } from './history-compactor.js';
 import type { CanonicalMessage, ToolResultMessage } from './messages.js';
 import type { Summarizer } from './ports.js';
-import { historyArbitrary } from './testing/history-arbitrary.js';
+import { historyArbitrary } from '@strata/testing';
 
 const estimator = new ConservativeTokenEstimator();
 

@@ -11,8 +11,8 @@ import { AtomicHistoryWindowPolicy } from './history-window.js';
 import { EMPTY_USER_TEXT } from './message-composer.js';
 import { buildHistoryUnits, isTaskAnchorCandidate } from './history-units.js';
 import type { CanonicalMessage } from './messages.js';
-import { historyArbitrary } from './testing/history-arbitrary.js';
-import { loadProviderRules } from './testing/shared-data.js';
+import { historyArbitrary } from '@strata/testing';
+import { loadProviderRules } from '@strata/testing';
 
 const rules = await loadProviderRules();
 const tools = [{ name: 'search', description: 'Searches the corpus.', parameters: { type: 'object', properties: { query: { type: 'string' } } } }];

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { toOpenAIChat } from './adapters/openai-chat.js';
 import { DefaultContextMessageComposer, escapeWrapped } from './message-composer.js';
 import type { CanonicalMessage, ToolResultMessage } from './messages.js';
-import { loadProviderRules } from './testing/shared-data.js';
+import { loadProviderRules } from '@strata/testing';
 
 const rules = await loadProviderRules();
 const body = (name: string) => `${name} header\n` + 'payload line with some data 12345\n'.repeat(60);

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { type CanonicalMessage, fromSweAgentTrajectory, fromTauBenchRun, isToolResult } from '@strata/context';
-import { readSharedData } from '@strata/context/testing';
+import { readSharedData } from '@strata/testing';
 import { LineIndex, pairSafeOffset } from './line-index.js';
 import type { ReadToolOutputArguments } from './read-arguments.js';
 import { readToolOutput } from './read-tool-output.js';

@@ -1,6 +1,6 @@
-// fast-check generators of canonical histories for property tests (test-only; not exported).
+// fast-check generators of canonical histories for property tests (test-only).
 import fc from 'fast-check';
-import type { CanonicalMessage } from '../messages.js';
+import type { CanonicalMessage } from '@strata/context';
 
 const words = fc.constantFrom('the', 'tool', 'result', 'context', '上下文', '工具调用', '结果', 'JSON', '{"a":1}', '42', '\n', '证据', 'window');
 

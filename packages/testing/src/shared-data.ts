@@ -21,11 +21,19 @@ export function readSharedData(relativePath: string): string | undefined {
   return readFileSync(join(directory, 'data', relativePath), 'utf8');
 }
 
+export interface ProviderRuleViolation {
+  readonly index: number;
+  readonly rule: string;
+  readonly detail: string;
+}
+
+/** The independent oracle of what OpenAI and Anthropic reject (`../shared/tools/provider-rules.mjs`). */
+export interface ProviderRules {
+  violations(messages: unknown[], provider: 'openai' | 'anthropic'): ProviderRuleViolation[];
+}
+
 /** Loads the independent provider-rules oracle, or undefined when ../shared is absent. */
-export async function loadProviderRules(): Promise<
-  | { violations(messages: unknown[], provider: 'openai' | 'anthropic'): { index: number; rule: string; detail: string }[] }
-  | undefined
-> {
+export async function loadProviderRules(): Promise<ProviderRules | undefined> {
   const directory = sharedDirectory();
   if (!directory) {
     console.log('# notice: ../shared is absent; skipping provider-rules oracle checks');

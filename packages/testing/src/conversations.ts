@@ -1,5 +1,5 @@
-import { fromShareGPT, fromSweAgentTrajectory, fromTauBenchRun } from '../adapters/trajectories.js';
-import type { CanonicalMessage } from '../messages.js';
+import { fromShareGPT, fromSweAgentTrajectory, fromTauBenchRun } from '@strata/context';
+import type { CanonicalMessage } from '@strata/context';
 import { readSharedData } from './shared-data.js';
 
 export interface SharedConversation {

@@ -1,2 +1,0 @@
-export * from './shared-data.js';
-export * from './conversations.js';

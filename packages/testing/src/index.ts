@@ -1,0 +1,19 @@
+// Test helpers shared by the packages' tests and the benchmarks. Private: never published.
+
+// The shared real data (`../shared`, or $STRATA_SHARED_DIR) and the provider-rules oracle
+export { sharedDirectory, readSharedData, loadProviderRules } from './shared-data.js';
+export type { ProviderRules, ProviderRuleViolation } from './shared-data.js';
+
+// Real conversations as canonical histories
+export {
+  SWE_AGENT_TRAJECTORIES,
+  loadTauBenchConversations,
+  loadSweAgentConversations,
+  loadShareGptConversations,
+  loadAlpacaConversations,
+  loadAllSharedConversations,
+} from './conversations.js';
+export type { SharedConversation } from './conversations.js';
+
+// Generators of canonical histories for property tests
+export { historyArbitrary, textArbitrary } from './history-arbitrary.js';
