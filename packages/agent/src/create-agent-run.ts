@@ -105,8 +105,9 @@ export function createAgentRun(profile: AgentProfile, bindings: AgentBindings, i
     beginExternalWait: () => deadline.beginExternalWait(),
     async execute() {
       const state = new AgentRunState({ contextId: input.contextId, history: [], ...(bindings.sessionStore ? { sessionStore: bindings.sessionStore } : {}) });
-      // Authorities are frozen as the run starts; skill references accrue as it goes.
-      const frozen = versionRecord(profile, bindings);
+      // The budget is resolved once per run; authorities are frozen as it starts, skill references accrue as it goes.
+      const budget = resolveContextBudget(bindings.configuration);
+      const frozen = versionRecord(profile, bindings, budget);
       const version = (): AgentVersionRecord => ({ ...frozen, skills: [...state.skillReferences] });
       try {
         const stored = await bindings.sessionStore?.load(input.contextId);
@@ -127,7 +128,7 @@ export function createAgentRun(profile: AgentProfile, bindings: AgentBindings, i
       }
       const assembler = createContextAssembler({
         registry,
-        budget: frozen.budget,
+        budget,
         mode: bindings.configuration.mode,
         configuration: bindings.configuration,
         compactor: new DefaultHistoryCompactor({ ...profile.compaction, ...(bindings.summarizer ? { summarizer: bindings.summarizer } : {}) }),
@@ -154,13 +155,13 @@ export function createAgentRun(profile: AgentProfile, bindings: AgentBindings, i
   };
 }
 
-function versionRecord(profile: AgentProfile, bindings: AgentBindings): AgentVersionRecord {
+function versionRecord(profile: AgentProfile, bindings: AgentBindings, budget: ResolvedContextBudget): AgentVersionRecord {
   const tools = bindings.tools.visibleTools();
   return {
     profileId: profile.id,
     model: `${bindings.model.provider}:${bindings.model.modelId}`,
     mode: bindings.configuration.mode,
-    budget: resolveContextBudget(bindings.configuration),
+    budget,
     tools: tools.map((tool) => tool.name),
     toolSetHash: createHash('sha256').update(JSON.stringify(tools)).digest('hex'),
     skills: [],

@@ -68,7 +68,7 @@ export function modelCallIndexes(trajectory: CanonicalHistory): number[] {
 export async function replayTrajectory(options: ReplayOptions): Promise<ReplayResult> {
   const assembler = createContextAssembler({
     registry: new ContextContributorRegistry(),
-    budget: resolveContextBudget({ modelMaxTokens: options.windowTokens + 1, outputReserveTokens: 1, ...(options.pressureRatio === undefined ? {} : { pressureRatio: options.pressureRatio }) }),
+    budget: resolveContextBudget({ inputCapTokens: options.windowTokens, pressureRatio: options.pressureRatio }),
     estimator: options.estimator ?? new ConservativeTokenEstimator({ family: options.exactEstimator?.family ?? 'unknown' }),
     ...(options.exactEstimator ? { exactEstimator: options.exactEstimator } : {}),
     ...(options.compaction === false ? {} : { compactor: new DefaultHistoryCompactor(options.compaction) }),

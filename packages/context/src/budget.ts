@@ -90,7 +90,7 @@ function admit<T extends Item>(options: {
  * (identity, governance, run contract) go first and are never truncated:
  * if they alone exceed the system-prompt budget, assembly fails.
  */
-export function applyContextBudget(options: { collection: ValidatedCollection; limits: ContextBudgetLimits; estimator: TokenEstimator }): AdmittedContext {
+export function applyContextBudget(options: ContextBudgetRequest): AdmittedContext {
   const { collection, limits, estimator } = options;
   const diagnostics: ContextDiagnostic[] = [];
   const sections = collection.contributions.flatMap((entry) => entry.contribution.sections ?? []).sort(compareSections);
@@ -129,4 +129,22 @@ export function applyContextBudget(options: { collection: ValidatedCollection; l
     diagnostics,
   });
   return { sections: [...protectedSections, ...others].sort(compareSections), attachments, messages, diagnostics };
+}
+
+export interface ContextBudgetRequest {
+  readonly collection: ValidatedCollection;
+  readonly limits: ContextBudgetLimits;
+  readonly estimator: TokenEstimator;
+}
+
+/** The budget stage: admits the turn's sections, attachments and contributed messages into their limits. */
+export interface ContextBudgetPolicy {
+  admit(request: ContextBudgetRequest): AdmittedContext;
+}
+
+/** Admission in slot order, authority first (`applyContextBudget`). */
+export class SlotOrderBudgetPolicy implements ContextBudgetPolicy {
+  admit(request: ContextBudgetRequest): AdmittedContext {
+    return applyContextBudget(request);
+  }
 }

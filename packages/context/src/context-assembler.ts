@@ -1,40 +1,52 @@
-import { PROTECTED_SLOTS, type ContextScope } from './contributor.js';
-import type { CollectionResult, ContextContributorRegistry } from './contributor-registry.js';
+import type { ContextBudgetPolicy } from './budget.js';
+import { countCandidate, fixedTokens, historyBudgetTokens, placeCallLocal, sortToolsByName, unwindowedTokens, WINDOW_HEADROOM_SHARE, type ContextCandidate } from './context-candidate.js';
 import type { ContextConfiguration, ContextMode, ResolvedContextBudget } from './context-configuration.js';
 import type { ContextTraceV5 } from './context-trace.js';
 import type { ContextValidator } from './context-validator.js';
-import { ContextBudgetError } from './errors/context-budget-error.js';
+import { PROTECTED_SLOTS, type ContextScope } from './contributor.js';
+import type { CollectionResult, ContextContributorRegistry } from './contributor-registry.js';
+import { chooseCounter } from './counting-policy.js';
 import { ContextValidationError } from './errors/context-validation-error.js';
 import { EMPTY_COMPACTION_TRACE, type CompactionReason, type CompactionTrace, type HistoryCompactor } from './history-compactor.js';
-import { fitContext, prepareContext, sortToolsByName, unwindowedTokens, WINDOW_HEADROOM_SHARE, type FittedContext, type PreparedContext } from './context-fit.js';
-import type { HistoryWindowPolicy } from './history-window.js';
+import type { HistoryWindow, HistoryWindowPolicy } from './history-window.js';
 import type { ContextMessageComposer } from './message-composer.js';
 import type { CanonicalHistory, CanonicalMessage } from './messages.js';
 import type { ModelInput } from './model-input.js';
-import { planProgressOf } from './plan-progress.js';
 import type { TraceSink } from './ports.js';
 import type { SystemPromptRenderer } from './system-prompt-renderer.js';
 import type { TokenEstimator, ToolSchema } from './token-estimator.js';
+import type { TokenPressurePolicy } from './token-pressure.js';
+import { dynamicTurnTrace, legacyTurnTrace, type TurnIdentity } from './turn-trace.js';
 
-/** The replaceable stages of the pipeline; `default-pipeline.ts` wires the defaults. */
+/**
+ * The replaceable stages of a turn, in pipeline order; `default-pipeline.ts`
+ * wires the defaults. Collection is the contributor registry, compaction the
+ * optional `HistoryCompactor` and tracing the optional `TraceSink`: all three
+ * are given by the caller, in `ContextAssemblerOptions`.
+ */
 export interface ContextStages {
+  readonly budget: ContextBudgetPolicy;
   readonly renderer: SystemPromptRenderer;
+  readonly pressure: TokenPressurePolicy;
   readonly composer: ContextMessageComposer;
   readonly windowPolicy: HistoryWindowPolicy;
   readonly validator: ContextValidator;
 }
 
 export interface ContextAssemblerOptions {
-  /** Frozen before the first turn. */
+  /** The collect stage; frozen before the first turn. */
   readonly registry: ContextContributorRegistry;
+  /** Resolved once per run (`resolveContextBudget`). */
   readonly budget: ResolvedContextBudget;
   readonly stages: ContextStages;
+  /** The fast counter: conservative, it may over-count but never under-counts. */
   readonly estimator: TokenEstimator;
-  /** Exact counts for the model's tokenizer family, used when the estimate comes near the cap. */
+  /** Exact counts for the model's tokenizer family; see `chooseCounter` for when they decide. */
   readonly exactEstimator?: TokenEstimator;
   readonly mode?: ContextMode;
+  /** The compact stage; without one the history is only windowed. */
   readonly compactor?: HistoryCompactor;
-  /** Set to write one trace document per turn. */
+  /** The trace stage: set to write one trace document per turn. */
   readonly traceSink?: TraceSink;
   /** Recorded in the trace beside the resolved budget. */
   readonly configuration?: ContextConfiguration;
@@ -49,7 +61,7 @@ export interface ContextAssemblerOptions {
    * 0 fills the window to the cap every turn. Default 0.25.
    */
   readonly windowHeadroomShare?: number;
-  /** Share of the cap above which final decisions use exact counts. Default 0.85. */
+  /** Share of the cap from which exact counts decide (see `chooseCounter`). Default 0.85. */
   readonly exactThresholdRatio?: number;
 }
 
@@ -76,26 +88,33 @@ export interface AssembledTurn {
   readonly historyChanged: boolean;
 }
 
+/** One turn's fixed facts, passed from stage to stage. */
+interface Turn extends TurnIdentity {
+  readonly request: TurnRequest;
+  readonly tools: readonly ToolSchema[];
+  readonly signal: AbortSignal;
+}
 
-
+/** A context's window start is remembered for this many contexts, the most recent ones. */
 const WINDOW_STARTS_KEPT = 1_024;
 
-
-
-
-
 /**
- * Decides, every model turn, exactly what the model sees. The pipeline:
- * message-count compaction → collect → budget → render → token pressure →
- * compaction → re-collect if history changed → compose → window → validate.
+ * Decides, every model turn, exactly what the model sees. `assemble` reads as
+ * the pipeline: message-count compaction → collect → budget → render →
+ * compose → token pressure → compaction → re-collect (only when the history
+ * changed) → window → validate → trace. Pressure is measured on what the turn
+ * would send: the composed history (as the composer shows it, previews
+ * included) before windowing, with the system prompt, tools and call-local data.
  */
 export class ContextAssembler {
   private readonly options: ContextAssemblerOptions;
+  private readonly stages: ContextStages;
   /** Where each context's window started last turn, to keep the prompt prefix stable. */
   private readonly windowStarts = new Map<string, CanonicalMessage>();
 
   constructor(options: ContextAssemblerOptions) {
     this.options = options;
+    this.stages = options.stages;
     options.registry.freeze();
   }
 
@@ -106,93 +125,114 @@ export class ContextAssembler {
   async assemble(request: TurnRequest): Promise<AssembledTurn> {
     const signal = request.signal ?? new AbortController().signal;
     signal.throwIfAborted();
-    const scope = request.scope ?? 'main';
-    const tools = sortToolsByName(request.tools);
+    const turn: Turn = { request, contextId: request.contextId, turn: request.turn, scope: request.scope ?? 'main', mode: this.mode, recovery: request.recovery, tools: sortToolsByName(request.tools), signal };
     if (this.mode === 'legacy') {
       const input = this.options.legacyInput(request);
-      const trace = await this.writeTrace(request, this.emptyTrace(request, scope, input));
-      return { input, trace, history: request.history, historyChanged: false };
+      return { input, trace: await this.writeTrace(turn, legacyTurnTrace(turn, input)), history: request.history, historyChanged: false };
     }
+    const { budget } = this.options;
 
+    // 1. Message-count compaction, the trigger kept for compatibility.
     let history = request.history;
-    let compaction: CompactionTrace = EMPTY_COMPACTION_TRACE;
-    const compact = async (reason: CompactionReason, limits: { target: number; limit: number }, estimator: TokenEstimator) => {
-      const result = await this.options.compactor!.compact({ contextId: request.contextId, history, reason, targetHistoryTokens: limits.target, limitHistoryTokens: limits.limit, estimator, signal });
-      if (result.changed) history = result.history;
-      compaction = { ...result.trace, recovery: request.recovery ?? null };
-      return result.changed;
-    };
-    const { pressureTokens, inputCapTokens } = this.options.budget;
-    if (this.options.compactor?.exceedsMessageCount(history)) await compact('message-count', { target: pressureTokens, limit: inputCapTokens }, this.options.estimator);
-
-    let collected = await this.collect(request, scope, history, signal);
-    // Token pressure is measured on what would be sent before any windowing. Prepared
-    // contexts are kept by estimator for the fit below, until compaction changes the history.
-    let prepared = new Map<TokenEstimator, PreparedContext>();
-    const prepare = (estimator: TokenEstimator): PreparedContext => {
-      let ready = prepared.get(estimator);
-      if (!ready) prepared.set(estimator, (ready = prepareContext({ collected, history, tools, estimator, stages: this.options.stages, budget: this.options.budget })));
-      return ready;
-    };
-    let measured = prepare(this.options.estimator);
-    // Near the threshold, decide on exact counts when the tokenizer is known: estimates run high.
-    if (this.options.exactEstimator && unwindowedTokens(measured) >= this.options.budget.pressureTokens) measured = prepare(this.options.exactEstimator);
-    const fixed = measured.toolTokens + measured.systemTokens + measured.callLocalTokens;
-    const pressure = unwindowedTokens(measured);
-    if (this.options.compactor && (request.recovery || pressure >= pressureTokens)) {
-      const limits = { target: Math.max(0, pressureTokens - fixed), limit: Math.max(0, inputCapTokens - fixed) };
-      // The target is in the units pressure was measured in, so the compactor counts with the same estimator.
-      if (await compact(request.recovery ? 'forced' : 'token-pressure', limits, measured.estimator)) {
-        collected = await this.collect(request, scope, history, signal);
-        prepared = new Map();
-      }
-    } else if (compaction.recovery === null && request.recovery) {
-      compaction = { ...compaction, recovery: request.recovery };
+    let compaction: CompactionTrace = { ...EMPTY_COMPACTION_TRACE, recovery: request.recovery ?? null };
+    if (this.options.compactor?.exceedsMessageCount(history)) {
+      ({ history, compaction } = await this.compact(turn, history, 'message-count', { targetHistoryTokens: budget.pressureTokens, limitHistoryTokens: budget.inputCapTokens }, this.options.estimator));
     }
-    const fit = this.fitWithBestCounts(prepare, this.windowStarts.get(request.contextId));
-    this.rememberWindowStart(request.contextId, fit.window.start);
-
-    const violations = this.options.stages.validator.validate({
-      input: fit.input,
-      protectedSectionIds: fit.admitted.sections.filter((section) => PROTECTED_SLOTS.has(section.slot)).map((section) => section.id),
-      governedTools: tools,
-      historyMessages: fit.composedHistory,
-    });
-    if (violations.length > 0) throw new ContextValidationError({ violations });
-
-    const input = this.mode === 'shadow' ? this.options.legacyInput(request) : fit.input;
-    const trace: ContextTraceV5 = {
-      ...this.emptyTrace(request, scope, input),
-      selectedPath: this.mode === 'shadow' ? 'legacy' : 'dynamic',
-      budget: {
-        ...this.options.budget,
-        configuration: this.options.configuration
-          ? { modelMaxTokens: this.options.configuration.modelMaxTokens, outputReserveTokens: this.options.configuration.outputReserveTokens, contextWindowTokens: this.options.configuration.contextWindowTokens }
-          : null,
-        toolTokens: fit.toolTokens,
-        systemPromptUsedTokens: fit.systemTokens,
-        callLocalTokens: fit.callLocalTokens,
-        historyBudgetTokens: fit.historyBudgetTokens,
-        countedWith: fit.estimator.exact ? 'exact' : 'estimate',
-        tokenizerFamily: fit.estimator.family,
-        totalTokens: fit.totalTokens,
-      },
-      contributors: collected.records,
-      collection: collected.collection,
-      admitted: { sections: fit.admitted.sections, attachments: fit.admitted.attachments, messages: fit.admitted.messages, diagnostics: fit.admitted.diagnostics },
-      planProgress: planProgressOf({ original: request.history, visible: fit.window.messages }),
-      renderedContext: {
-        systemPrompt: fit.rendered.text,
-        sectionIds: fit.rendered.sectionIds,
-        history: fit.window.messages,
-        tools: tools.map((tool) => tool.name),
-        window: fit.window.stats,
-        windowDiagnostics: fit.window.diagnostics,
-      },
+    // 2. Collect → 3. budget → 4. render → 5. compose: the candidate input, before any window.
+    let collected = await this.collect(turn, history);
+    let candidate = this.prepare(turn, collected, history);
+    // 6. Token pressure, on everything the candidate would send.
+    const pressure = this.stages.pressure.measure({ totalTokens: unwindowedTokens(candidate), fixedTokens: fixedTokens(candidate), budget });
+    // 7. Compaction under pressure, or forced by overflow recovery; counted in the units pressure was measured in.
+    if (this.options.compactor && (request.recovery || pressure.compact)) {
+      const compacted = await this.compact(turn, history, request.recovery ? 'forced' : 'token-pressure', pressure, candidate.counter);
+      compaction = compacted.compaction;
+      // 8. Re-collect only if the model-visible history changed.
+      if (compacted.history !== history) {
+        history = compacted.history;
+        collected = await this.collect(turn, history);
+        candidate = this.prepare(turn, collected, history);
+      }
+    }
+    // 9. Window: the history into what the cap leaves, never splitting a tool call from its results.
+    const historyBudget = historyBudgetTokens(candidate, budget);
+    const window = this.window(turn, candidate, historyBudget);
+    const candidateInput: ModelInput = { messages: [...candidate.system, ...placeCallLocal(window.messages, candidate.composed.callLocal)], tools: turn.tools };
+    // 10. Validate: the last gate before a provider.
+    this.validate(turn, candidate, candidateInput);
+    // 11. Trace. Shadow mode sends the legacy input and traces the dynamic candidate.
+    const input = this.mode === 'shadow' ? this.options.legacyInput(request) : candidateInput;
+    const trace = dynamicTurnTrace({
+      identity: turn,
+      input,
+      budget,
+      configuration: this.options.configuration,
+      collected,
+      candidate,
+      window,
+      historyBudgetTokens: historyBudget,
       compaction,
-      diagnostics: [...collected.collection.diagnostics, ...fit.diagnostics],
+      original: request.history,
+    });
+    return { input, trace: await this.writeTrace(turn, trace), history, historyChanged: history !== request.history };
+  }
+
+  private collect(turn: Turn, history: CanonicalHistory): Promise<CollectionResult> {
+    return this.options.registry.collectDetailed({
+      contextId: turn.contextId,
+      scope: turn.scope,
+      turn: turn.turn,
+      history,
+      signal: turn.signal,
+      timeoutMs: this.options.contributorTimeoutMs,
+      now: this.options.now,
+    });
+  }
+
+  /**
+   * Budget, render and compose, counted with the fast estimator; when the
+   * counting policy asks for exact counts, once more with the exact counter,
+   * so admission, pressure and window all decide in the same units.
+   */
+  private prepare(turn: Turn, collected: CollectionResult, history: CanonicalHistory): ContextCandidate {
+    const prepareWith = (counter: TokenEstimator): ContextCandidate => {
+      const admitted = this.stages.budget.admit({ collection: collected.collection, limits: this.options.budget, estimator: counter });
+      const rendered = this.stages.renderer.render(admitted.sections);
+      const composed = this.stages.composer.compose({ history, messages: admitted.messages, attachments: admitted.attachments });
+      return countCandidate({ admitted, rendered, composed, tools: turn.tools, counter });
     };
-    return { input, trace: await this.writeTrace(request, trace), history, historyChanged: history !== request.history };
+    const estimated = prepareWith(this.options.estimator);
+    const counter = chooseCounter({
+      estimator: this.options.estimator,
+      exactEstimator: this.options.exactEstimator,
+      budget: this.options.budget,
+      exactCapShare: this.options.exactThresholdRatio,
+      estimatedTokens: unwindowedTokens(estimated),
+    });
+    return counter === this.options.estimator ? estimated : prepareWith(counter);
+  }
+
+  private async compact(
+    turn: Turn,
+    history: CanonicalHistory,
+    reason: CompactionReason,
+    limits: { readonly targetHistoryTokens: number; readonly limitHistoryTokens: number },
+    estimator: TokenEstimator,
+  ): Promise<{ history: CanonicalHistory; compaction: CompactionTrace }> {
+    const result = await this.options.compactor!.compact({ contextId: turn.contextId, history, reason, ...limits, estimator, signal: turn.signal });
+    return { history: result.changed ? result.history : history, compaction: { ...result.trace, recovery: turn.recovery ?? null } };
+  }
+
+  private window(turn: Turn, candidate: ContextCandidate, budgetTokens: number): HistoryWindow {
+    const window = this.stages.windowPolicy.select({
+      messages: candidate.composed.history,
+      budgetTokens,
+      count: (message) => candidate.counter.countMessage(message),
+      headroomTokens: Math.floor(budgetTokens * (this.options.windowHeadroomShare ?? WINDOW_HEADROOM_SHARE)),
+      previousStart: this.windowStarts.get(turn.contextId),
+    });
+    this.rememberWindowStart(turn.contextId, window.start);
+    return window;
   }
 
   private rememberWindowStart(contextId: string, start: CanonicalMessage | undefined): void {
@@ -203,76 +243,27 @@ export class ContextAssembler {
     this.windowStarts.set(contextId, start);
   }
 
-  private collect(request: TurnRequest, scope: ContextScope, history: CanonicalHistory, signal: AbortSignal): Promise<CollectionResult> {
-    return this.options.registry.collectDetailed({
-      contextId: request.contextId,
-      scope,
-      turn: request.turn,
-      history,
-      signal,
-      ...(this.options.contributorTimeoutMs === undefined ? {} : { timeoutMs: this.options.contributorTimeoutMs }),
-      ...(this.options.now === undefined ? {} : { now: this.options.now }),
+  private validate(turn: Turn, candidate: ContextCandidate, input: ModelInput): void {
+    const violations = this.stages.validator.validate({
+      input,
+      protectedSectionIds: candidate.admitted.sections.filter((section) => PROTECTED_SLOTS.has(section.slot)).map((section) => section.id),
+      governedTools: turn.tools,
+      historyMessages: new Set(candidate.composed.history),
     });
-  }
-
-  /**
-   * Fits with the fast estimator; when the result comes within 15% of the cap
-   * (or does not fit) and an exact estimator is known, decides again on exact
-   * counts, so tight budgets are used fully without risk.
-   */
-  private fitWithBestCounts(prepare: (estimator: TokenEstimator) => PreparedContext, previousStart: CanonicalMessage | undefined): FittedContext {
-    const { exactEstimator, estimator } = this.options;
-    const threshold = this.options.budget.inputCapTokens * (this.options.exactThresholdRatio ?? 0.85);
-    const fit = (ready: PreparedContext) =>
-      fitContext(ready, { stages: this.options.stages, budget: this.options.budget, previousStart, headroomShare: this.options.windowHeadroomShare ?? WINDOW_HEADROOM_SHARE });
-    const estimate = prepare(estimator);
-    // Exact counts decide whenever the window may have to cut: the estimate of everything is near the cap.
-    if (exactEstimator && unwindowedTokens(estimate) >= threshold) return fit(prepare(exactEstimator));
-    try {
-      return fit(estimate);
-    } catch (error) {
-      if (exactEstimator && ContextBudgetError.isInstance(error)) return fit(prepare(exactEstimator));
-      throw error;
-    }
-  }
-
-  private emptyTrace(request: TurnRequest, scope: ContextScope, input: ModelInput): ContextTraceV5 {
-    return {
-      schemaVersion: 5,
-      contextId: request.contextId,
-      turn: request.turn,
-      recoveryAttempt: request.recovery?.attempt ?? null,
-      mode: this.mode,
-      scope,
-      selectedPath: 'legacy',
-      budget: null,
-      contributors: [],
-      collection: null,
-      admitted: null,
-      planProgress: null,
-      renderedContext: null,
-      compaction: EMPTY_COMPACTION_TRACE,
-      diagnostics: [],
-      llmInput: input,
-    };
+    if (violations.length > 0) throw new ContextValidationError({ violations });
   }
 
   /**
    * Traces are debugging data: a failed write never fails the turn. It is
    * reported in the returned trace's diagnostics instead.
    */
-  private async writeTrace(request: TurnRequest, trace: ContextTraceV5): Promise<ContextTraceV5> {
+  private async writeTrace(turn: Turn, trace: ContextTraceV5): Promise<ContextTraceV5> {
     if (!this.options.traceSink) return trace;
     try {
-      await this.options.traceSink.write({
-        contextId: request.contextId,
-        turn: request.turn,
-        ...(request.recovery ? { recoveryAttempt: request.recovery.attempt } : {}),
-        body: trace,
-      });
+      await this.options.traceSink.write({ contextId: turn.contextId, turn: turn.turn, recoveryAttempt: turn.recovery?.attempt, body: trace });
       return trace;
     } catch (error) {
-      const message = `trace of turn ${request.turn} was not written: ${error instanceof Error ? error.message : String(error)}`;
+      const message = `trace of turn ${turn.turn} was not written: ${error instanceof Error ? error.message : String(error)}`;
       return { ...trace, diagnostics: [...trace.diagnostics, { code: 'CONTEXT_TRACE_WRITE_FAILED', severity: 'warning', message }] };
     }
   }

@@ -107,10 +107,19 @@ export interface ResolvedContextBudget {
   readonly pressureTokens: number;
 }
 
-export interface ContextBudgetOptions {
-  readonly modelMaxTokens: number;
-  readonly outputReserveTokens: number;
-  readonly contextWindowTokens?: number;
+/** Where the input cap comes from: the model's size less the output reserve (and an optional window), or given directly. */
+export type ContextBudgetOptions = (
+  | {
+      readonly modelMaxTokens: number;
+      readonly outputReserveTokens: number;
+      readonly contextWindowTokens?: number;
+      readonly inputCapTokens?: undefined;
+    }
+  | {
+      /** The input cap itself, for callers that know it (replays, adapters inside another loop). */
+      readonly inputCapTokens: number;
+    }
+) & {
   /** Default: a quarter of the cap. */
   readonly systemPromptTokens?: number;
   /** Default: a tenth of the cap. */
@@ -119,16 +128,23 @@ export interface ContextBudgetOptions {
   readonly contributedMessageTokens?: number;
   /** Share of the cap at which token pressure starts. Default 0.8. */
   readonly pressureRatio?: number;
-}
+};
 
-export function resolveContextBudget(options: ContextBudgetOptions): ResolvedContextBudget {
+/** The input cap: min(context window when set, model max − output reserve), or the cap given. */
+function inputCapOf(options: ContextBudgetOptions): number {
+  if (options.inputCapTokens !== undefined) return parsePositiveInteger('inputCapTokens', options.inputCapTokens);
   const modelMaxTokens = parsePositiveInteger('modelMaxTokens', options.modelMaxTokens);
   const outputReserveTokens = parsePositiveInteger('outputReserveTokens', options.outputReserveTokens);
   if (outputReserveTokens >= modelMaxTokens) {
     throw new ConfigurationError({ setting: 'outputReserveTokens', message: `outputReserveTokens (${outputReserveTokens}) must be smaller than modelMaxTokens (${modelMaxTokens})` });
   }
   const modelCap = modelMaxTokens - outputReserveTokens;
-  const inputCapTokens = options.contextWindowTokens === undefined ? modelCap : Math.min(parsePositiveInteger('contextWindowTokens', options.contextWindowTokens), modelCap);
+  return options.contextWindowTokens === undefined ? modelCap : Math.min(parsePositiveInteger('contextWindowTokens', options.contextWindowTokens), modelCap);
+}
+
+/** The run's budget, resolved once per run: the input cap and the limits of each part. */
+export function resolveContextBudget(options: ContextBudgetOptions): ResolvedContextBudget {
+  const inputCapTokens = inputCapOf(options);
   const part = (name: string, value: number | undefined, share: number) =>
     value === undefined ? Math.max(1, Math.floor(inputCapTokens * share)) : parsePositiveInteger(name, value);
   const pressureRatio = options.pressureRatio ?? 0.8;

@@ -1,16 +1,25 @@
-import { AtomicHistoryWindowPolicy } from './history-window.js';
+import { SlotOrderBudgetPolicy } from './budget.js';
 import { ContextAssembler, type ContextAssemblerOptions, type ContextStages, type TurnRequest } from './context-assembler.js';
-import { ConservativeTokenEstimator } from './conservative-token-estimator.js';
-import { DefaultContextMessageComposer } from './message-composer.js';
+import { sortToolsByName } from './context-candidate.js';
 import { DefaultContextValidator } from './context-validator.js';
-import { DeterministicSystemPromptRenderer } from './system-prompt-renderer.js';
+import { ConservativeTokenEstimator } from './conservative-token-estimator.js';
+import { AtomicHistoryWindowPolicy } from './history-window.js';
+import { DefaultContextMessageComposer } from './message-composer.js';
 import type { ModelInput } from './model-input.js';
-import { sortToolsByName } from './context-fit.js';
+import { DeterministicSystemPromptRenderer } from './system-prompt-renderer.js';
+import { ThresholdTokenPressurePolicy } from './token-pressure.js';
 
-/** The default stage of each kind: the whole pipeline, readable in one place. */
+/**
+ * The default stage of each kind, in pipeline order: the whole turn, readable
+ * in one place. Around them the caller gives the contributor registry
+ * (collect), an optional `HistoryCompactor` (compact; `DefaultHistoryCompactor`
+ * is the usual one) and an optional `TraceSink` (trace).
+ */
 export function defaultContextStages(): ContextStages {
   return {
+    budget: new SlotOrderBudgetPolicy(),
     renderer: new DeterministicSystemPromptRenderer(),
+    pressure: new ThresholdTokenPressurePolicy(),
     composer: new DefaultContextMessageComposer(),
     windowPolicy: new AtomicHistoryWindowPolicy(),
     validator: new DefaultContextValidator(),
@@ -43,8 +52,13 @@ export function createContextAssembler(options: CreateContextAssemblerOptions): 
   const { stages, legacySystemPrompt, ...rest } = options;
   return new ContextAssembler({
     ...rest,
-    stages: { ...defaultContextStages(), ...stages },
+    stages: { ...defaultContextStages(), ...definedStages(stages) },
     estimator: options.estimator ?? new ConservativeTokenEstimator({ family: options.exactEstimator?.family ?? 'unknown' }),
-    legacyInput: options.legacyInput ?? legacyModelInput(legacySystemPrompt === undefined ? {} : { systemPrompt: legacySystemPrompt }),
+    legacyInput: options.legacyInput ?? legacyModelInput({ systemPrompt: legacySystemPrompt }),
   });
+}
+
+/** The stages the caller set: a stage given as `undefined` keeps its default. */
+function definedStages(stages: Partial<ContextStages> | undefined): Partial<ContextStages> {
+  return Object.fromEntries(Object.entries(stages ?? {}).filter(([, stage]) => stage !== undefined));
 }

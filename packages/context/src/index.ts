@@ -1,38 +1,100 @@
-export * from './errors/strata-error.js';
-export * from './errors/configuration-error.js';
-export * from './errors/context-input-error.js';
-export * from './errors/context-budget-error.js';
-export * from './messages.js';
-export * from './token-estimator.js';
-export * from './contributor.js';
-export * from './ports.js';
-export * from './tool-definition.js';
-export * from './character-classes.js';
-export * from './message-text.js';
-export * from './adapters/openai-chat.js';
-export * from './adapters/trajectories.js';
-export * from './conservative-token-estimator.js';
-export * from './exact-token-estimator.js';
-export * from './errors/context-validation-error.js';
-export * from './contributor-registry.js';
-export * from './contribution-validation.js';
-export * from './truncate-to-tokens.js';
-export * from './budget.js';
-export * from './system-prompt-renderer.js';
-export * from './history-units.js';
-export * from './message-composer.js';
-export * from './history-window.js';
-export * from './model-input.js';
-export * from './context-validator.js';
-export * from './context-configuration.js';
-export * from './history-compactor.js';
-export * from './context-trace.js';
-export * from './plan-progress.js';
-export * from './context-assembler.js';
-export * from './default-pipeline.js';
-export * from './checkpoint-format.js';
-export * from './tool-result-preview.js';
-export * from './default-history-compactor.js';
-export * from './adapters/anthropic-messages.js';
-export * from './adapters/ai-sdk-messages.js';
-export * from './context-fit.js';
+// @strata/context: the per-turn context pipeline. Pure: no environment, no file system.
+
+// Canonical history
+export { isToolResult } from './messages.js';
+export type {
+  CanonicalHistory,
+  CanonicalMessage,
+  SystemMessage,
+  UserMessage,
+  AssistantMessage,
+  ReasoningPart,
+  ToolCall,
+  ToolResultMessage,
+  ToolOutputRef,
+  JsonValue,
+} from './messages.js';
+export { messageText } from './message-text.js';
+export { buildHistoryUnits, isTaskAnchorCandidate } from './history-units.js';
+export type { HistoryUnit } from './history-units.js';
+
+// Adapters and trajectory importers
+export { fromOpenAIChat, toOpenAIChat } from './adapters/openai-chat.js';
+export type { OpenAIChatMessage } from './adapters/openai-chat.js';
+export { fromAnthropicMessages, toAnthropicMessages } from './adapters/anthropic-messages.js';
+export type { AnthropicMessage, AnthropicContentBlock, AnthropicRequestMessages } from './adapters/anthropic-messages.js';
+export { fromAiSdkMessages, toAiSdkMessages } from './adapters/ai-sdk-messages.js';
+export type { AiSdkModelMessage } from './adapters/ai-sdk-messages.js';
+export { fromTauBenchRun, fromSweAgentTrajectory, fromShareGPT } from './adapters/trajectories.js';
+
+// Token counting
+export { ConservativeTokenEstimator } from './conservative-token-estimator.js';
+export { ExactTokenEstimator, exactTokenEstimatorFor, tokenizerFamilyOf } from './exact-token-estimator.js';
+export { chooseCounter, EXACT_COUNT_CAP_SHARE } from './counting-policy.js';
+export type { CountingPolicyOptions } from './counting-policy.js';
+export type { TokenEstimator, TokenizerFamily, ToolSchema } from './token-estimator.js';
+
+// Contributors
+export { ContextContributorRegistry } from './contributor-registry.js';
+export type { CollectOptions, CollectionResult, ContributorRunRecord, ContributorStatus, ValidatedCollection } from './contributor-registry.js';
+export type {
+  ContextScope,
+  SectionSlot,
+  SystemSection,
+  ContributedMessage,
+  AttachmentTrust,
+  DataAttachment,
+  DiagnosticSeverity,
+  ContextDiagnostic,
+  ContextContribution,
+  ContributionRequest,
+  ContextContributor,
+  ContributorFactoryOptions,
+  ContextContributorFactory,
+} from './contributor.js';
+
+// The turn: the assembler and its stages, in pipeline order
+export { ContextAssembler } from './context-assembler.js';
+export type { ContextAssemblerOptions, ContextStages, TurnRequest, AssembledTurn } from './context-assembler.js';
+export { createContextAssembler, defaultContextStages, legacyModelInput } from './default-pipeline.js';
+export type { CreateContextAssemblerOptions } from './default-pipeline.js';
+export { applyContextBudget, SlotOrderBudgetPolicy } from './budget.js';
+export type { AdmittedContext, ContextBudgetLimits, ContextBudgetPolicy, ContextBudgetRequest } from './budget.js';
+export { DeterministicSystemPromptRenderer } from './system-prompt-renderer.js';
+export type { RenderedSystemPrompt, SystemPromptRenderer } from './system-prompt-renderer.js';
+export { ThresholdTokenPressurePolicy } from './token-pressure.js';
+export type { TokenPressure, TokenPressurePolicy, TokenPressureRequest } from './token-pressure.js';
+export { DefaultContextMessageComposer, interruptedResult } from './message-composer.js';
+export type { ComposedMessages, ContextMessageComposer, MessageComposerOptions } from './message-composer.js';
+export { AtomicHistoryWindowPolicy } from './history-window.js';
+export type { HistoryWindow, HistoryWindowPolicy, HistoryWindowRequest, HistoryWindowStats } from './history-window.js';
+export { DefaultContextValidator } from './context-validator.js';
+export type { ContextValidationRequest, ContextValidator } from './context-validator.js';
+export type { ModelInput } from './model-input.js';
+
+// Compaction
+export { DefaultHistoryCompactor } from './default-history-compactor.js';
+export type { HistoryCompactorOptions } from './default-history-compactor.js';
+export type { CompactionReason, CompactionRequest, CompactionResult, CompactionTrace, HistoryCompactor } from './history-compactor.js';
+export { CHECKPOINT_INSTRUCTIONS } from './checkpoint-format.js';
+export type { PreviewOptions } from './tool-result-preview.js';
+
+// Configuration and budget
+export { resolveContextConfiguration, resolveContextBudget, MODEL_MAX_TOKENS, OUTPUT_RESERVE_TOKENS } from './context-configuration.js';
+export type { ContextConfiguration, ContextMode, ContextBudgetOptions, ResolvedContextBudget } from './context-configuration.js';
+
+// Traces (a versioned, persisted format)
+export type { ContextTraceV5, PlanProgress } from './context-trace.js';
+
+// Ports implemented elsewhere (stores, summarizers, trace sinks) and the tool contract
+export type { ToolOutputStore, StoredToolOutput, PutToolOutput, SessionStore, SessionVersion, Summarizer, SummarizeRequest, TraceSink } from './ports.js';
+export type { ToolDefinition, ToolExecutionContext, ToolOutcome } from './tool-definition.js';
+
+// Errors
+export { StrataError, markerCheck } from './errors/strata-error.js';
+export type { StrataErrorKind } from './errors/strata-error.js';
+export { ConfigurationError } from './errors/configuration-error.js';
+export { ContextInputError } from './errors/context-input-error.js';
+export { ContextBudgetError } from './errors/context-budget-error.js';
+export { ContextValidationError } from './errors/context-validation-error.js';
+export type { ContextViolation } from './errors/context-validation-error.js';

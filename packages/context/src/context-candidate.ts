@@ -1,0 +1,98 @@
+import type { AdmittedContext } from './budget.js';
+import type { ResolvedContextBudget } from './context-configuration.js';
+import { ContextBudgetError } from './errors/context-budget-error.js';
+import type { ComposedMessages } from './message-composer.js';
+import type { CanonicalMessage } from './messages.js';
+import type { RenderedSystemPrompt } from './system-prompt-renderer.js';
+import type { TokenEstimator, ToolSchema } from './token-estimator.js';
+
+/** Share of the history budget a fresh window cut leaves free, so the next turns keep the same start. */
+export const WINDOW_HEADROOM_SHARE = 0.25;
+
+/** What a turn would send before the window: admitted, rendered and composed, counted with one counter. */
+export interface ContextCandidate {
+  readonly admitted: AdmittedContext;
+  readonly rendered: RenderedSystemPrompt;
+  readonly composed: ComposedMessages;
+  /** The rendered system prompt as messages: none when it is empty. */
+  readonly system: readonly CanonicalMessage[];
+  readonly tools: readonly ToolSchema[];
+  readonly counter: TokenEstimator;
+  readonly toolTokens: number;
+  readonly systemTokens: number;
+  readonly callLocalTokens: number;
+  /** The composed history before windowing. */
+  readonly historyTokens: number;
+}
+
+/** Tools in a stable order, so the same tool set gives the same bytes. */
+export function sortToolsByName(tools: readonly ToolSchema[]): ToolSchema[] {
+  return [...tools].sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
+}
+
+function sum(values: readonly number[]): number {
+  let total = 0;
+  for (const value of values) total += value;
+  return total;
+}
+
+/** Counts the parts of a candidate with one counter. */
+export function countCandidate(options: {
+  admitted: AdmittedContext;
+  rendered: RenderedSystemPrompt;
+  composed: ComposedMessages;
+  tools: readonly ToolSchema[];
+  counter: TokenEstimator;
+}): ContextCandidate {
+  const { rendered, composed, tools, counter } = options;
+  const system: CanonicalMessage[] = rendered.text === '' ? [] : [{ role: 'system', content: rendered.text }];
+  return {
+    ...options,
+    system,
+    toolTokens: sum(tools.map((tool) => counter.countTool(tool))),
+    systemTokens: sum(system.map((message) => counter.countMessage(message))),
+    callLocalTokens: sum(composed.callLocal.map((message) => counter.countMessage(message))),
+    historyTokens: sum(composed.history.map((message) => counter.countMessage(message))),
+  };
+}
+
+/** Tokens charged before any history: tools, system prompt and call-local data. */
+export function fixedTokens(candidate: ContextCandidate): number {
+  return candidate.toolTokens + candidate.systemTokens + candidate.callLocalTokens;
+}
+
+/** Everything the turn would send before the window cuts anything. */
+export function unwindowedTokens(candidate: ContextCandidate): number {
+  return fixedTokens(candidate) + candidate.historyTokens;
+}
+
+/** What the cap leaves for history once tools, system prompt and call-local data are charged; fails when nothing is left. */
+export function historyBudgetTokens(candidate: ContextCandidate, budget: ResolvedContextBudget): number {
+  const { toolTokens, systemTokens, callLocalTokens } = candidate;
+  const available = budget.inputCapTokens - fixedTokens(candidate);
+  if (available <= 0) {
+    throw new ContextBudgetError({
+      code: 'CONTEXT_NO_ROOM_FOR_HISTORY',
+      requiredTokens: fixedTokens(candidate),
+      availableTokens: budget.inputCapTokens,
+      message: `tools (${toolTokens}), system prompt (${systemTokens}) and call-local data (${callLocalTokens}) leave no room for history in the input cap of ${budget.inputCapTokens} tokens`,
+    });
+  }
+  return available;
+}
+
+/** Call-local messages go after the history, but before a trailing open step whose results are still due. */
+export function placeCallLocal(history: readonly CanonicalMessage[], callLocal: readonly CanonicalMessage[]): CanonicalMessage[] {
+  if (callLocal.length === 0) return [...history];
+  let insertAt = history.length;
+  for (let index = history.length - 1; index >= 0; index -= 1) {
+    const message = history[index]!;
+    if (message.role === 'tool') continue;
+    if (message.role === 'assistant' && (message.toolCalls?.length ?? 0) > 0) {
+      const answered = new Set(history.slice(index + 1).map((next) => (next.role === 'tool' ? next.toolCallId : '')));
+      if (message.toolCalls!.some((call) => !answered.has(call.id))) insertAt = index;
+    }
+    break;
+  }
+  return [...history.slice(0, insertAt), ...callLocal, ...history.slice(insertAt)];
+}
