@@ -200,3 +200,32 @@ test('with headroom, a cut window keeps its start on the next turns, so the prom
   console.log(`# headroom: ${stableTurns} of 40 turns kept the previous start, ${cuts} cuts`);
   assert.ok(stableTurns >= 30, `only ${stableTurns} of 40 turns kept the window start`);
 });
+
+test('tools go out sorted by name, so any order of the same tool set gives the same bytes', async () => {
+  const toolSet = ['zeta', 'alpha', 'mid'].map((name) => ({ name, description: `The ${name} tool.`, parameters: { type: 'object', properties: {} } }));
+  const forward = await assembler().assemble({ contextId: 'ctx', turn: 1, history, tools: toolSet });
+  const backward = await assembler().assemble({ contextId: 'ctx', turn: 1, history, tools: [...toolSet].reverse() });
+  assert.deepEqual(forward.input.tools.map((tool) => tool.name), ['alpha', 'mid', 'zeta']);
+  assert.deepEqual(forward.trace.renderedContext!.tools, ['alpha', 'mid', 'zeta']);
+  assert.equal(JSON.stringify(forward.input), JSON.stringify(backward.input));
+});
+
+test('a cut window keeps its start on the next turns while the history still fits (own fixture)', async () => {
+  // Forty short question-and-answer pairs; the cap holds about half of them.
+  const pair = (index: number): CanonicalMessage[] => [
+    { role: 'user', content: `Question ${index}: what does step ${index} of the experiment measure? ${'detail '.repeat(20)}` },
+    { role: 'assistant', content: `Answer ${index}: it measures sample ${index}. ${'finding '.repeat(20)}` },
+  ];
+  const long = Array.from({ length: 60 }, (_, index) => pair(index)).flat();
+  const subject = createContextAssembler({ registry: new ContextContributorRegistry(), budget: resolveContextBudget({ inputCapTokens: 2_500 }) });
+  const first = await subject.assemble({ contextId: 'stable', turn: 1, history: long.slice(0, 80), tools: [] });
+  const start = first.trace.renderedContext!.history[0];
+  assert.ok(first.trace.renderedContext!.window.droppedMessages > 0, 'the fixture must make the window cut');
+  for (let end = 82; end <= 88; end += 2) {
+    const next = await subject.assemble({ contextId: 'stable', turn: end, history: long.slice(0, end), tools: [] });
+    assert.equal(next.trace.renderedContext!.history[0], start, `turn with ${end} messages moved the window start`);
+  }
+  // Another context starts fresh: starts are remembered per context.
+  const other = await subject.assemble({ contextId: 'other', turn: 1, history: long.slice(0, 88), tools: [] });
+  assert.notEqual(other.trace.renderedContext!.history[0], start);
+});
