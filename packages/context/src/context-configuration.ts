@@ -18,27 +18,28 @@ export interface ContextConfiguration {
   readonly outputReserveTokens: number;
 }
 
-/** Each documented name and the `STRATA_` form accepted beside it. */
+/** Each setting's `STRATA_` name, then the alias the original system documented. */
 const NAMES = {
-  mode: ['SCIENCE_AGENT_CONTEXT_MODE', 'STRATA_CONTEXT_MODE'],
-  trace: ['SCIENCE_AGENT_CONTEXT_TRACE', 'STRATA_CONTEXT_TRACE'],
-  traceDir: ['SCIENCE_AGENT_CONTEXT_TRACE_DIR', 'STRATA_CONTEXT_TRACE_DIR'],
-  contextWindowTokens: ['SCIENCE_AGENT_CONTEXT_WINDOW_TOKENS', 'STRATA_CONTEXT_WINDOW_TOKENS'],
-  modelMaxTokens: ['MODEL_MAX_TOKENS', 'STRATA_MODEL_MAX_TOKENS'],
-  outputReserveTokens: ['OUTPUT_RESERVE_TOKENS', 'STRATA_OUTPUT_RESERVE_TOKENS'],
+  mode: ['STRATA_CONTEXT_MODE', 'SCIENCE_AGENT_CONTEXT_MODE'],
+  trace: ['STRATA_CONTEXT_TRACE', 'SCIENCE_AGENT_CONTEXT_TRACE'],
+  traceDir: ['STRATA_CONTEXT_TRACE_DIR', 'SCIENCE_AGENT_CONTEXT_TRACE_DIR'],
+  contextWindowTokens: ['STRATA_CONTEXT_WINDOW_TOKENS', 'SCIENCE_AGENT_CONTEXT_WINDOW_TOKENS'],
+  modelMaxTokens: ['STRATA_MODEL_MAX_TOKENS', 'MODEL_MAX_TOKENS'],
+  outputReserveTokens: ['STRATA_OUTPUT_RESERVE_TOKENS', 'OUTPUT_RESERVE_TOKENS'],
 } as const;
 
 type Environment = Readonly<Record<string, string | undefined>>;
 
+/** A setting by its `STRATA_` name or its alias; both set must agree. */
 function read(environment: Environment, names: readonly [string, string]): { name: string; value: string } | undefined {
-  const [documented, strata] = names;
-  const first = environment[documented];
-  const second = environment[strata];
+  const [strata, alias] = names;
+  const first = environment[strata];
+  const second = environment[alias];
   if (first !== undefined && first !== '' && second !== undefined && second !== '' && first !== second) {
-    throw new ConfigurationError({ setting: documented, message: `${documented}=${JSON.stringify(first)} and ${strata}=${JSON.stringify(second)} disagree; set one` });
+    throw new ConfigurationError({ setting: strata, message: `${strata}=${JSON.stringify(first)} and ${alias}=${JSON.stringify(second)} disagree; set one` });
   }
-  if (first !== undefined && first !== '') return { name: documented, value: first };
-  if (second !== undefined && second !== '') return { name: strata, value: second };
+  if (first !== undefined && first !== '') return { name: strata, value: first };
+  if (second !== undefined && second !== '') return { name: alias, value: second };
   return undefined;
 }
 
