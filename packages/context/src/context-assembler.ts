@@ -1,5 +1,5 @@
 import type { ContextBudgetPolicy } from './budget.js';
-import { countCandidate, fixedTokens, historyBudgetTokens, placeCallLocal, sortToolsByName, unwindowedTokens, WINDOW_HEADROOM_SHARE, type ContextCandidate } from './context-candidate.js';
+import { countCandidate, fixedTokens, historyBudgetTokens, sortToolsByName, unwindowedTokens, WINDOW_HEADROOM_SHARE, type ContextCandidate } from './context-candidate.js';
 import type { ContextConfiguration, ContextMode, ResolvedContextBudget } from './context-configuration.js';
 import type { ContextTraceV5 } from './context-trace.js';
 import type { ContextValidator } from './context-validator.js';
@@ -157,7 +157,8 @@ export class ContextAssembler {
     // 9. Window: the history into what the cap leaves, never splitting a tool call from its results.
     const historyBudget = historyBudgetTokens(candidate, budget);
     const window = this.window(turn, candidate, historyBudget);
-    const candidateInput: ModelInput = { messages: [...candidate.system, ...placeCallLocal(window.messages, candidate.composed.callLocal)], tools: turn.tools };
+    // Call-local data goes after the history: every call in it is answered, so nothing sits between a call and its results.
+    const candidateInput: ModelInput = { messages: [...candidate.system, ...window.messages, ...candidate.composed.callLocal], tools: turn.tools };
     // 10. Validate: the last gate before a provider.
     this.validate(turn, candidate, candidateInput);
     // 11. Trace. Shadow mode sends the legacy input and traces the dynamic candidate.

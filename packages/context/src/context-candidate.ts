@@ -81,18 +81,3 @@ export function historyBudgetTokens(candidate: ContextCandidate, budget: Resolve
   return available;
 }
 
-/** Call-local messages go after the history, but before a trailing open step whose results are still due. */
-export function placeCallLocal(history: readonly CanonicalMessage[], callLocal: readonly CanonicalMessage[]): CanonicalMessage[] {
-  if (callLocal.length === 0) return [...history];
-  let insertAt = history.length;
-  for (let index = history.length - 1; index >= 0; index -= 1) {
-    const message = history[index]!;
-    if (message.role === 'tool') continue;
-    if (message.role === 'assistant' && (message.toolCalls?.length ?? 0) > 0) {
-      const answered = new Set(history.slice(index + 1).map((next) => (next.role === 'tool' ? next.toolCallId : '')));
-      if (message.toolCalls!.some((call) => !answered.has(call.id))) insertAt = index;
-    }
-    break;
-  }
-  return [...history.slice(0, insertAt), ...callLocal, ...history.slice(insertAt)];
-}

@@ -10,7 +10,7 @@ export interface ContextValidationRequest {
   readonly protectedSectionIds: readonly string[];
   /** The tool set governance allows this turn. */
   readonly governedTools: readonly ToolSchema[];
-  /** Every assistant and tool message the input may carry: those of the history. */
+  /** Every assistant and tool message the input may carry: those of the composed history. */
   readonly historyMessages: ReadonlySet<CanonicalMessage>;
 }
 
@@ -18,11 +18,17 @@ export interface ContextValidator {
   validate(request: ContextValidationRequest): ContextViolation[];
 }
 
+function isJsonObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 /**
- * The last gate before a provider: protected sections present, the tool set
- * exactly the governed one, no orphan tool result, no unanswered call except
- * the open calls of the newest step, and no assistant or tool message that
- * did not come from the history (contributors cannot forge them).
+ * The last gate before a provider. Authority: protected sections present,
+ * the tool set exactly the governed one, no assistant or tool message that
+ * did not come from the history (contributors cannot forge them). Provider
+ * validity: a user turn first, no empty text, every call id non-empty and
+ * unique in the request, arguments as JSON objects, every call answered right
+ * after its message and every result answering such a call.
  */
 export class DefaultContextValidator implements ContextValidator {
   validate(request: ContextValidationRequest): ContextViolation[] {
@@ -37,21 +43,33 @@ export class DefaultContextValidator implements ContextValidator {
     if (sent.join('\n') !== governed.join('\n')) {
       violations.push({ rule: 'governed-tools', message: `tool set [${sent.join(', ')}] differs from the governed set [${governed.join(', ')}]` });
     }
-    const units = buildHistoryUnits(input.messages);
-    units.forEach((unit, index) => {
+    const conversation = input.messages.findIndex((message) => message.role !== 'system');
+    if (conversation < 0) violations.push({ rule: 'user-first', message: 'the input has no message besides the system prompt' });
+    else if (input.messages[conversation]!.role !== 'user') violations.push({ rule: 'user-first', message: `the first turn (input[${conversation}]) is not the user's` });
+    const callIds = new Set<string>();
+    input.messages.forEach((message, index) => {
+      if (message.role === 'system' && index > conversation && conversation >= 0) violations.push({ rule: 'system-first', message: `system message at input[${index}] after the conversation started` });
+      if ((message.role === 'user' || (message.role === 'assistant' && !message.toolCalls?.length)) && message.content.trim() === '') {
+        violations.push({ rule: 'text-nonempty', message: `${message.role} message at input[${index}] has no text` });
+      }
+      if ((message.role === 'assistant' || message.role === 'tool') && !request.historyMessages.has(message)) {
+        violations.push({ rule: 'no-forged-message', message: `${message.role} message at input[${index}] did not come from the history` });
+      }
+      for (const call of message.role === 'assistant' ? message.toolCalls ?? [] : []) {
+        if (call.id === '' || callIds.has(call.id)) violations.push({ rule: 'call-id-unique', message: `tool call id "${call.id}" at input[${index}] is empty or used before in this request` });
+        callIds.add(call.id);
+        if (!isJsonObject(call.input)) violations.push({ rule: 'call-arguments-object', message: `tool call "${call.id}" at input[${index}] has arguments that are not a JSON object` });
+      }
+    });
+    for (const unit of buildHistoryUnits(input.messages)) {
       if (unit.kind === 'orphan-result') {
         const result = unit.messages[0]!;
         violations.push({ rule: 'no-orphan-result', message: `tool result at input[${unit.start}] (${result.role === 'tool' ? result.toolCallId : ''}) answers no call right before it` });
       }
-      if (unit.pendingCallIds.length > 0 && index !== units.length - 1) {
-        violations.push({ rule: 'calls-answered', message: `tool calls ${unit.pendingCallIds.join(', ')} at input[${unit.start}] have no results and are not the newest step` });
+      if (unit.pendingCallIds.length > 0) {
+        violations.push({ rule: 'calls-answered', message: `tool calls ${unit.pendingCallIds.join(', ')} at input[${unit.start}] have no results right after them` });
       }
-    });
-    input.messages.forEach((message, index) => {
-      if ((message.role === 'assistant' || message.role === 'tool') && !request.historyMessages.has(message)) {
-        violations.push({ rule: 'no-forged-message', message: `${message.role} message at input[${index}] did not come from the history` });
-      }
-    });
+    }
     return violations;
   }
 }

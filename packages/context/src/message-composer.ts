@@ -1,6 +1,8 @@
 import type { ContextDiagnostic, ContributedMessage, DataAttachment } from './contributor.js';
-import { buildHistoryUnits } from './history-units.js';
+import { ContextInputError } from './errors/context-input-error.js';
+import { buildHistoryUnits, isTaskAnchorCandidate } from './history-units.js';
 import type { CanonicalHistory, CanonicalMessage, ToolResultMessage, UserMessage } from './messages.js';
+import { pairToolCalls } from './tool-call-pairing.js';
 import { PREVIEW_DEFAULTS, previewToolResult, type PreviewOptions } from './tool-result-preview.js';
 
 export interface MessageComposerOptions {
@@ -17,7 +19,11 @@ export interface MessageComposerOptions {
 }
 
 export interface ComposedMessages {
-  /** History as the model may see it: orphans and interrupted calls made valid. */
+  /**
+   * History as the model may see it, valid for every provider: a user turn
+   * first, every call id unique and answered right after its message,
+   * arguments as objects, orphans as observations.
+   */
   readonly history: readonly CanonicalMessage[];
   /** Call-local messages, sent after the history and never written back. */
   readonly callLocal: readonly UserMessage[];
@@ -30,6 +36,9 @@ export interface ContextMessageComposer {
 
 /** What an empty user message becomes: providers reject empty text. */
 export const EMPTY_USER_TEXT = '[empty message]';
+
+/** The user turn put before a history that has no user request to open it: providers want a user turn first. */
+export const CONVERSATION_OPENER_TEXT = '[The conversation so far has no user message before this point.]';
 
 const WRAPPER_TAGS = /<(\/?)(attachment|context_message|tool_output)/gi;
 
@@ -76,11 +85,16 @@ export function interruptedResult(callId: string, toolName: string): ToolResultM
 }
 
 /**
+ * Makes the history valid for every provider and adds the call's data.
  * Contributor messages go in the user role only, wrapped and marked
  * data_only; attachments are wrapped with their source and trust. A tool
  * result that answers no call is never sent as a tool message: it becomes a
- * data_only observation. A call left unanswered before later messages gets an
- * "interrupted" error result; only the newest step may stay open.
+ * data_only observation. A call without a result right after its message
+ * (open at the end, or answered out of place) gets an "interrupted" error
+ * result. Duplicate or empty call ids and arguments that are not an object
+ * are made valid in the outgoing copy (`pairToolCalls`). A history with no
+ * user request to open it gets a user turn first. An empty history is an
+ * input error. The canonical history is never changed.
  */
 export class DefaultContextMessageComposer implements ContextMessageComposer {
   private readonly options: MessageComposerOptions;
@@ -101,8 +115,12 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
   }
 
   compose(options: { history: CanonicalHistory; messages: readonly ContributedMessage[]; attachments: readonly DataAttachment[] }): ComposedMessages {
-    const diagnostics: ContextDiagnostic[] = [];
-    const units = buildHistoryUnits(options.history);
+    if (!options.history.some((message) => message.role !== 'system')) {
+      throw new ContextInputError({ code: 'CONTEXT_HISTORY_EMPTY', culprit: 'history', message: `the history has ${options.history.length === 0 ? 'no messages' : 'only system messages'}: a model call needs a user message` });
+    }
+    const paired = pairToolCalls(options.history);
+    const diagnostics: ContextDiagnostic[] = paired.diagnostics;
+    const units = buildHistoryUnits(paired.history);
     const history: CanonicalMessage[] = [];
     const fullCopies: UserMessage[] = [];
     let conversationStarted = false;
@@ -140,16 +158,29 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
           if (preview && isNewest) fullCopies.push(fullCopy(message as ToolResultMessage));
         }
       } else history.push(...unit.messages);
-      if (unit.pendingCallIds.length > 0 && !isNewest) {
+      if (unit.pendingCallIds.length > 0) {
         const calls = first.role === 'assistant' ? first.toolCalls ?? [] : [];
         for (const callId of unit.pendingCallIds) {
           const name = calls.find((call) => call.id === callId)?.name ?? 'unknown';
           history.push(interruptedResult(callId, name));
-          diagnostics.push({ code: 'CONTEXT_INTERRUPTED_TOOL_CALL', severity: 'warning', subject: `history[${unit.start}]`, message: `tool call "${callId}" at history[${unit.start}] has no result before later messages; answered as interrupted` });
+          diagnostics.push({ code: 'CONTEXT_INTERRUPTED_TOOL_CALL', severity: 'warning', subject: `history[${unit.start}]`, message: `tool call "${callId}" at history[${unit.start}] has no result right after it; answered as interrupted` });
         }
       }
     });
+    const opened = withUserOpener(history, diagnostics);
     const callLocal = [...fullCopies, ...options.attachments.map(wrapAttachment), ...options.messages.map(wrapContributedMessage)];
-    return { history, callLocal, diagnostics };
+    return { history: opened, callLocal, diagnostics };
   }
+}
+
+/**
+ * Providers want a user turn first (Anthropic rejects anything else), and the
+ * window keeps the latest real user request as the task anchor: a history
+ * with neither gets one user turn before its first non-system message.
+ */
+function withUserOpener(history: CanonicalMessage[], diagnostics: ContextDiagnostic[]): CanonicalMessage[] {
+  const first = history.findIndex((message) => message.role !== 'system');
+  if (first < 0 || (history[first]!.role === 'user' && history.some(isTaskAnchorCandidate))) return history;
+  diagnostics.push({ code: 'CONTEXT_USER_TURN_ADDED', severity: 'info', subject: `history[${first}]`, message: `the history has no user request before history[${first}]; a user turn is sent before it` });
+  return [...history.slice(0, first), { role: 'user', content: CONVERSATION_OPENER_TEXT }, ...history.slice(first)];
 }
