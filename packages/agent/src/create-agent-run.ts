@@ -129,6 +129,7 @@ export function createAgentRun(profile: AgentProfile, bindings: AgentBindings, i
       const assembler = createContextAssembler({
         registry,
         budget,
+        outputStore: bindings.outputStore,
         mode: bindings.configuration.mode,
         configuration: bindings.configuration,
         compactor: new DefaultHistoryCompactor({ ...profile.compaction, ...(bindings.summarizer ? { summarizer: bindings.summarizer } : {}) }),

@@ -69,6 +69,7 @@ export async function replayTrajectory(options: ReplayOptions): Promise<ReplayRe
   const assembler = createContextAssembler({
     registry: new ContextContributorRegistry(),
     budget: resolveContextBudget({ inputCapTokens: options.windowTokens, pressureRatio: options.pressureRatio }),
+    outputStore: options.store,
     estimator: options.estimator ?? new ConservativeTokenEstimator({ family: options.exactEstimator?.family ?? 'unknown' }),
     ...(options.exactEstimator ? { exactEstimator: options.exactEstimator } : {}),
     ...(options.compaction === false ? {} : { compactor: new DefaultHistoryCompactor(options.compaction) }),

@@ -6,13 +6,14 @@ import type { ContextValidator } from './context-validator.js';
 import { PROTECTED_SLOTS, type ContextScope } from './contributor.js';
 import type { CollectionResult, ContextContributorRegistry } from './contributor-registry.js';
 import { chooseCounter } from './counting-policy.js';
+import { OutputReferenceCheck } from './output-references.js';
 import { ContextValidationError } from './errors/context-validation-error.js';
 import { EMPTY_COMPACTION_TRACE, type CompactionReason, type CompactionTrace, type HistoryCompactor } from './history-compactor.js';
 import type { HistoryWindow, HistoryWindowPolicy } from './history-window.js';
 import type { ContextMessageComposer } from './message-composer.js';
 import type { CanonicalHistory, CanonicalMessage } from './messages.js';
 import type { ModelInput } from './model-input.js';
-import type { TraceSink } from './ports.js';
+import type { ToolOutputStore, TraceSink } from './ports.js';
 import type { SystemPromptRenderer } from './system-prompt-renderer.js';
 import type { TokenEstimator, ToolSchema } from './token-estimator.js';
 import type { TokenPressurePolicy } from './token-pressure.js';
@@ -46,6 +47,11 @@ export interface ContextAssemblerOptions {
   readonly mode?: ContextMode;
   /** The compact stage; without one the history is only windowed. */
   readonly compactor?: HistoryCompactor;
+  /**
+   * Where the context's tool outputs are stored. When given, every stored-output
+   * reference the input points the model at is checked to read back before the call.
+   */
+  readonly outputStore?: ToolOutputStore;
   /** The trace stage: set to write one trace document per turn. */
   readonly traceSink?: TraceSink;
   /** Recorded in the trace beside the resolved budget. */
@@ -111,10 +117,12 @@ export class ContextAssembler {
   private readonly stages: ContextStages;
   /** Where each context's window started last turn, to keep the prompt prefix stable. */
   private readonly windowStarts = new Map<string, CanonicalMessage>();
+  private readonly references: OutputReferenceCheck | undefined;
 
   constructor(options: ContextAssemblerOptions) {
     this.options = options;
     this.stages = options.stages;
+    this.references = options.outputStore && new OutputReferenceCheck(options.outputStore);
     options.registry.freeze();
   }
 
@@ -156,11 +164,11 @@ export class ContextAssembler {
     }
     // 9. Window: the history into what the cap leaves, never splitting a tool call from its results.
     const historyBudget = historyBudgetTokens(candidate, budget);
-    const window = this.window(turn, candidate, historyBudget);
+    const window = await this.checkReferences(turn, this.window(turn, candidate, historyBudget));
     // Call-local data goes after the history: every call in it is answered, so nothing sits between a call and its results.
     const candidateInput: ModelInput = { messages: [...candidate.system, ...window.messages, ...candidate.composed.callLocal], tools: turn.tools };
     // 10. Validate: the last gate before a provider.
-    this.validate(turn, candidate, candidateInput);
+    this.validate(turn, candidate, window, candidateInput);
     // 11. Trace. Shadow mode sends the legacy input and traces the dynamic candidate.
     const input = this.mode === 'shadow' ? this.options.legacyInput(request) : candidateInput;
     const trace = dynamicTurnTrace({
@@ -236,6 +244,13 @@ export class ContextAssembler {
     return window;
   }
 
+  /** Every stored-output pointer left in the window reads back, or is replaced by a note (never longer). */
+  private async checkReferences(turn: Turn, window: HistoryWindow): Promise<HistoryWindow> {
+    if (!this.references) return window;
+    const checked = await this.references.check(turn.contextId, window.messages);
+    return checked.diagnostics.length === 0 ? window : { ...window, messages: checked.messages, diagnostics: [...window.diagnostics, ...checked.diagnostics] };
+  }
+
   private rememberWindowStart(contextId: string, start: CanonicalMessage | undefined): void {
     this.windowStarts.delete(contextId);
     if (!start) return;
@@ -244,12 +259,12 @@ export class ContextAssembler {
     this.windowStarts.set(contextId, start);
   }
 
-  private validate(turn: Turn, candidate: ContextCandidate, input: ModelInput): void {
+  private validate(turn: Turn, candidate: ContextCandidate, window: HistoryWindow, input: ModelInput): void {
     const violations = this.stages.validator.validate({
       input,
       protectedSectionIds: candidate.admitted.sections.filter((section) => PROTECTED_SLOTS.has(section.slot)).map((section) => section.id),
       governedTools: turn.tools,
-      historyMessages: new Set(candidate.composed.history),
+      historyMessages: new Set([...candidate.composed.history, ...window.messages]),
     });
     if (violations.length > 0) throw new ContextValidationError({ violations });
   }

@@ -119,3 +119,44 @@ test('a history whose first turn is the assistant gets a user turn before it', a
     assert.ok(turn.trace.diagnostics.some((diagnostic) => diagnostic.code === 'CONTEXT_USER_TURN_ADDED'));
   }
 });
+
+test('a stored-output pointer that cannot be read back is replaced by a note before the call', async () => {
+  const ref = (id: string) => ({ id, chars: 5_000, lines: 100, bytes: 5_000 });
+  const preview = (id: string): ToolResultMessage => ({
+    role: 'tool',
+    toolCallId: id,
+    toolName: 'search',
+    content: `[stored output ref="${id}": 5000 characters, 100 lines; only the head and tail are shown. Read more with read_tool_output using ref "${id}" and a query or a line range]\nhead\n[… 4990 characters omitted …]\ntail`,
+    outputRef: ref(id),
+    masked: true,
+  });
+  const stored = new Map([
+    ['kept', { contextId: 'validity', body: 'x' }],
+    ['elsewhere', { contextId: 'another-context', body: 'x' }],
+  ]);
+  let reads = 0;
+  const outputStore = {
+    put: () => Promise.reject(new Error('not used')),
+    get: async (id: string) => {
+      reads += 1;
+      const entry = stored.get(id);
+      return entry && { ref: ref(id), contextId: entry.contextId, toolCallId: id, toolName: 'search', body: entry.body, createdAt: '2026-01-01T00:00:00Z' };
+    },
+    close: async () => {},
+  };
+  const history: CanonicalMessage[] = [ask, { role: 'assistant', content: '', toolCalls: [call('kept'), call('gone'), call('elsewhere')] }, preview('kept'), preview('gone'), preview('elsewhere')];
+  const assembler = createContextAssembler({ registry: new ContextContributorRegistry(), budget: resolveContextBudget({ inputCapTokens: 8_000 }), outputStore });
+  const turn = await assembler.assemble({ contextId: 'validity', turn: 1, history, tools: [] });
+  assertProviderValid(turn.input);
+  const sent = new Map(turn.input.messages.filter((message): message is ToolResultMessage => message.role === 'tool').map((message) => [message.toolCallId, message]));
+  assert.equal(sent.get('kept'), history[2], 'a readable pointer is sent as it is');
+  for (const id of ['gone', 'elsewhere']) {
+    assert.equal(sent.get(id)!.outputRef, undefined);
+    assert.ok(!sent.get(id)!.content.includes('read_tool_output'), `${id}: the model is not told to read it`);
+    assert.match(sent.get(id)!.content, /no longer stored[\s\S]*head[\s\S]*tail$/);
+  }
+  assert.deepEqual(turn.trace.diagnostics.filter((diagnostic) => diagnostic.code === 'CONTEXT_OUTPUT_REF_UNREADABLE').map((diagnostic) => diagnostic.subject), ['gone', 'elsewhere']);
+  assert.deepEqual(turn.history, history, 'the canonical history is not touched');
+  await assembler.assemble({ contextId: 'validity', turn: 2, history, tools: [] });
+  assert.equal(reads, 5, 'a readable reference is checked once per context; unreadable ones again each turn');
+});
