@@ -1,3 +1,3 @@
 // Runs the compiled benchmarks: node scripts/bench.mjs [name-filter ...]
-process.argv.splice(2, 0); // filters pass through to bench/dist/main.js
+// Name filters in process.argv pass through to bench/dist/main.js as they are.
 await import('../bench/dist/main.js');

@@ -133,7 +133,16 @@ export class ContextAssembler {
   async assemble(request: TurnRequest): Promise<AssembledTurn> {
     const signal = request.signal ?? new AbortController().signal;
     signal.throwIfAborted();
-    const turn: Turn = { request, contextId: request.contextId, turn: request.turn, scope: request.scope ?? 'main', mode: this.mode, recovery: request.recovery, tools: sortToolsByName(request.tools), signal };
+    const turn: Turn = {
+      request,
+      contextId: request.contextId,
+      turn: request.turn,
+      scope: request.scope ?? 'main',
+      mode: this.mode,
+      recovery: request.recovery,
+      tools: sortToolsByName(request.tools),
+      signal,
+    };
     if (this.mode === 'legacy') {
       const input = this.options.legacyInput(request);
       return { input, trace: await this.writeTrace(turn, legacyTurnTrace(turn, input)), history: request.history, historyChanged: false };
