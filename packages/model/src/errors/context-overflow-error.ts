@@ -1,5 +1,5 @@
-import { StrataError, markerCheck } from '@strata/context';
-import type { ProviderFailureDetails } from './provider-error.js';
+import { markerCheck } from '@strata/context';
+import { type ProviderFailureDetails, ProviderFailureError } from './provider-failure-error.js';
 
 const MARKER = Symbol.for('strata.error.ContextOverflowError');
 
@@ -11,21 +11,15 @@ const MARKER = Symbol.for('strata.error.ContextOverflowError');
  * and tries again. The token figures are parsed from the provider's message
  * when it states them.
  */
-export class ContextOverflowError extends StrataError {
+export class ContextOverflowError extends ProviderFailureError {
   readonly [MARKER] = true;
-  readonly provider: string;
-  readonly statusCode: number | undefined;
-  readonly responseBody: string | undefined;
   /** Tokens the request needed, when the provider said. */
   readonly requestedTokens: number | undefined;
   /** The context window the provider enforced, when it said. */
   readonly limitTokens: number | undefined;
 
   constructor(options: ProviderFailureDetails & { message: string; requestedTokens?: number; limitTokens?: number }) {
-    super({ name: 'ContextOverflowError', kind: 'provider', message: options.message, cause: options.cause });
-    this.provider = options.provider;
-    this.statusCode = options.statusCode;
-    this.responseBody = options.responseBody;
+    super({ ...options, name: 'ContextOverflowError' });
     this.requestedTokens = options.requestedTokens;
     this.limitTokens = options.limitTokens;
   }

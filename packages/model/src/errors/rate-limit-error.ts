@@ -1,5 +1,5 @@
-import { StrataError, markerCheck } from '@strata/context';
-import type { ProviderFailureDetails } from './provider-error.js';
+import { markerCheck } from '@strata/context';
+import { type ProviderFailureDetails, ProviderFailureError } from './provider-failure-error.js';
 
 const MARKER = Symbol.for('strata.error.RateLimitError');
 
@@ -8,18 +8,12 @@ const MARKER = Symbol.for('strata.error.RateLimitError');
  * with backoff within the client's bound; `retryAfterMs` is the provider's
  * own hint (`retry-after-ms` / `retry-after`) when it sent one.
  */
-export class RateLimitError extends StrataError {
+export class RateLimitError extends ProviderFailureError {
   readonly [MARKER] = true;
-  readonly provider: string;
-  readonly statusCode: number | undefined;
-  readonly responseBody: string | undefined;
   readonly retryAfterMs: number | undefined;
 
   constructor(options: ProviderFailureDetails & { message: string; retryAfterMs?: number }) {
-    super({ name: 'RateLimitError', kind: 'provider', message: options.message, cause: options.cause });
-    this.provider = options.provider;
-    this.statusCode = options.statusCode;
-    this.responseBody = options.responseBody;
+    super({ ...options, name: 'RateLimitError' });
     this.retryAfterMs = options.retryAfterMs;
   }
 

@@ -1,25 +1,20 @@
-import { StrataError, markerCheck } from '@strata/context';
-import type { ProviderFailureDetails } from './provider-error.js';
+import { markerCheck } from '@strata/context';
+import { type ProviderFailureDetails, ProviderFailureError } from './provider-failure-error.js';
 
 const MARKER = Symbol.for('strata.error.TransientProviderError');
 
 /**
  * A failure that may pass on its own: HTTP 408, 409, 5xx, 529 (overloaded),
  * or no answer at all (connection refused or reset). Retried with backoff
- * within the client's bound.
+ * within the client's bound; `retryAfterMs` is the provider's hint when it
+ * sent one.
  */
-export class TransientProviderError extends StrataError {
+export class TransientProviderError extends ProviderFailureError {
   readonly [MARKER] = true;
-  readonly provider: string;
-  readonly statusCode: number | undefined;
-  readonly responseBody: string | undefined;
   readonly retryAfterMs: number | undefined;
 
   constructor(options: ProviderFailureDetails & { message: string; retryAfterMs?: number }) {
-    super({ name: 'TransientProviderError', kind: 'provider', message: options.message, cause: options.cause });
-    this.provider = options.provider;
-    this.statusCode = options.statusCode;
-    this.responseBody = options.responseBody;
+    super({ ...options, name: 'TransientProviderError' });
     this.retryAfterMs = options.retryAfterMs;
   }
 
