@@ -19,6 +19,8 @@ export interface ModelClientOptions {
   readonly maxOutputTokens?: number;
   /** The wait between retries. Default: a timer; tests pass one that returns at once. */
   readonly sleep?: (delayMs: number, signal: AbortSignal) => Promise<void>;
+  /** The jitter source for retry backoff, a number in [0, 1). Default `Math.random`; tests pass a constant. */
+  readonly random?: () => number;
 }
 
 const ABORTED = Symbol('aborted');
@@ -39,6 +41,7 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
   const { model } = options;
   const retry = { ...RETRY_DEFAULTS, ...options.retry };
   const sleep = options.sleep ?? abortableSleep;
+  const random = options.random ?? Math.random;
 
   async function* stream(request: ModelRequest): AsyncGenerator<ModelEvent, void, undefined> {
     const timeoutMs = request.timeoutMs ?? options.timeoutMs;
@@ -74,7 +77,7 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
         yield { type: 'error', error, partial: builder.message() };
         return;
       }
-      const delayMs = retryDelayMs({ attempt, error, retry });
+      const delayMs = retryDelayMs({ attempt, error, retry, random });
       yield { type: 'retry', attempt, delayMs, error };
       try {
         await sleep(delayMs, signal);

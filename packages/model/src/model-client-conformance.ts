@@ -244,13 +244,14 @@ export function modelClientConformance(subject: ConformanceSubject): void {
     assert.equal(subjectModel.calls().length, 2);
   });
 
-  test(`${prefix} transient failures back off exponentially and stop at maxAttempts`, async () => {
+  test(`${prefix} transient failures back off exponentially with jitter and stop at maxAttempts`, async () => {
     const subjectModel = subject.createModel([{ throws: overloadedError() }, { throws: overloadedError({ statusCode: 503 }) }, { throws: overloadedError() }, { parts: [{ type: 'text', text: 'unreachable' }] }]);
     const waits: number[] = [];
     const events = await collect(
-      client(subjectModel.model, { retry: { maxAttempts: 3, initialDelayMs: 10, backoffFactor: 3 }, sleep: async (delayMs) => void waits.push(delayMs) }).stream(request(USER_ONLY)),
+      client(subjectModel.model, { retry: { maxAttempts: 3, initialDelayMs: 10, backoffFactor: 3 }, random: () => 0, sleep: async (delayMs) => void waits.push(delayMs) }).stream(request(USER_ONLY)),
     );
-    assert.deepEqual(waits, [10, 30]);
+    // Equal jitter at its lower bound: half of 10 and of 30.
+    assert.deepEqual(waits, [5, 15]);
     const end = last(events);
     assert.ok(end.type === 'error');
     assert.ok(TransientProviderError.isInstance(end.error));

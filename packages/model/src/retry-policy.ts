@@ -1,3 +1,4 @@
+import { setTimeout } from 'node:timers/promises';
 import type { RateLimitError } from './errors/rate-limit-error.js';
 import type { TransientProviderError } from './errors/transient-provider-error.js';
 
@@ -22,30 +23,30 @@ export const RETRY_DEFAULTS: Readonly<Required<RetryOptions>> = Object.freeze({
 
 /**
  * The wait before attempt `attempt + 1` after `error` failed attempt
- * `attempt` (1-based): the provider's retry-after when it sent one, else
- * `initialDelayMs * backoffFactor^(attempt - 1)`; never above `maxDelayMs`.
+ * `attempt` (1-based): the provider's retry-after when it sent one, exactly;
+ * else the exponential backoff `initialDelayMs * backoffFactor^(attempt - 1)`
+ * with equal jitter (between half of it and all of it, by `random()` in
+ * [0, 1)), so clients that failed together do not retry together. Never
+ * above `maxDelayMs`; a whole number of milliseconds.
  */
-export function retryDelayMs(options: { attempt: number; error: RateLimitError | TransientProviderError; retry: Required<RetryOptions> }): number {
-  const { attempt, error, retry } = options;
-  const backoff = retry.initialDelayMs * retry.backoffFactor ** (attempt - 1);
-  return Math.min(retry.maxDelayMs, Math.max(0, error.retryAfterMs ?? backoff));
+export function retryDelayMs(options: {
+  attempt: number;
+  error: RateLimitError | TransientProviderError;
+  retry: Required<RetryOptions>;
+  random: () => number;
+}): number {
+  const { attempt, error, retry, random } = options;
+  if (error.retryAfterMs !== undefined) return Math.min(retry.maxDelayMs, Math.max(0, error.retryAfterMs));
+  const backoff = Math.min(retry.maxDelayMs, retry.initialDelayMs * retry.backoffFactor ** (attempt - 1));
+  return Math.round(backoff / 2 + (random() * backoff) / 2);
 }
 
 /** Waits `delayMs`, or rejects with the signal's reason when it fires first. */
-export function abortableSleep(delayMs: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, delayMs);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
+export async function abortableSleep(delayMs: number, signal: AbortSignal): Promise<void> {
+  try {
+    await setTimeout(delayMs, undefined, { signal });
+  } catch (error) {
+    // node:timers/promises rejects with its own AbortError; callers expect the signal's reason.
+    throw signal.aborted ? signal.reason : error;
+  }
 }
