@@ -134,7 +134,7 @@ export async function connectMcpServer(options: ConnectMcpServerOptions): Promis
     const identity: McpToolIdentity = { name, server: server.name, mcpTool: tool.name };
     let parameters: Readonly<Record<string, unknown>>;
     try {
-      parameters = normalizeParameterSchema(name, tool.inputSchema);
+      parameters = normalizeParameterSchema(name, tool.inputSchema).schema;
     } catch (error) {
       if (!ToolDefinitionError.isInstance(error)) throw error;
       diagnostics.push({ code: 'MCP_TOOL_SKIPPED', severity: 'warning', subject: name, message: `MCP server "${server.name}", tool "${tool.name}": ${error.message}` });

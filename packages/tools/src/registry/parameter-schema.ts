@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ToolDefinitionError } from '../errors/tool-definition-error.js';
-import { checkToolParameterSchema } from '../schema/json-schema-check.js';
+import { type JsonSchemaValidator, compileParameterSchema } from '../schema/json-schema-validator.js';
 import { isStandardJsonSchema } from './standard-schema.js';
 
 /** True for a zod 4 schema object. */
@@ -8,15 +8,22 @@ export function isZodSchema(value: unknown): value is z.ZodType {
   return typeof value === 'object' && value !== null && '_zod' in value;
 }
 
+/** A tool's parameters as JSON Schema, with the validator compiled from it. */
+export interface NormalizedParameters {
+  readonly schema: Readonly<Record<string, unknown>>;
+  readonly validate: JsonSchemaValidator;
+}
+
 /**
- * The JSON Schema of a tool's parameters, checked. Accepts a JSON Schema
- * object, a Standard Schema with the JSON Schema converter (input side,
- * draft 2020-12), or a zod 4 schema (`z.toJSONSchema`, input side, so
- * fields with defaults are optional); a `$schema` marker is dropped. Throws
+ * The JSON Schema of a tool's parameters, compiled. Accepts a JSON Schema
+ * object (draft 2020-12, or draft-07 by its `$schema`), a Standard Schema
+ * with the JSON Schema converter (input side, draft 2020-12), or a zod 4
+ * schema (`z.toJSONSchema`, input side, so fields with defaults are
+ * optional); a converted schema's `$schema` marker is dropped. Throws
  * `ToolDefinitionError` naming the tool and the JSON Pointer of the first
- * problem.
+ * problem, including a schema ajv refuses to compile.
  */
-export function normalizeParameterSchema(toolName: string, parameters: unknown): Readonly<Record<string, unknown>> {
+export function normalizeParameterSchema(toolName: string, parameters: unknown): NormalizedParameters {
   let schema = parameters;
   if (isStandardJsonSchema(parameters) || isZodSchema(parameters)) {
     try {
@@ -35,8 +42,9 @@ export function normalizeParameterSchema(toolName: string, parameters: unknown):
       });
     }
   }
-  const problem = checkToolParameterSchema(schema);
-  if (problem !== undefined) {
+  const compiled = compileParameterSchema(schema);
+  if ('problem' in compiled) {
+    const { problem } = compiled;
     throw new ToolDefinitionError({
       code: 'TOOL_SCHEMA_INVALID',
       toolName,
@@ -44,5 +52,5 @@ export function normalizeParameterSchema(toolName: string, parameters: unknown):
       message: `tool "${toolName}": malformed parameter schema at ${problem.path === '' ? '(root)' : problem.path}: ${problem.message}`,
     });
   }
-  return schema as Readonly<Record<string, unknown>>;
+  return { schema: schema as Readonly<Record<string, unknown>>, validate: compiled.validate };
 }

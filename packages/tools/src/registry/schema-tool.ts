@@ -19,7 +19,7 @@ export interface SchemaToolOptions<Schema extends StandardSchemaWithJsonSchema> 
  * fails as a structured `TOOL_ARGUMENTS_INVALID` outcome.
  */
 export function defineSchemaTool<Schema extends StandardSchemaWithJsonSchema>(options: SchemaToolOptions<Schema>): ToolDefinition {
-  const parameters = normalizeParameterSchema(options.name, options.parameters);
+  const parameters = normalizeParameterSchema(options.name, options.parameters).schema;
   return {
     name: options.name,
     ...(options.description === undefined ? {} : { description: options.description }),

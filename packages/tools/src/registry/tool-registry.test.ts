@@ -47,6 +47,17 @@ test('registration errors name the tool and the schema path', () => {
       error.message.includes('/properties/when/type'),
   );
   assert.equal(registry.has('broken'), false);
+  // The meta-schema accepts an empty enum, but ajv refuses to compile it.
+  assert.throws(
+    () => registry.register(echoTool('uncompilable', { parameters: { type: 'object', properties: { mode: { enum: [] } } } })),
+    (error: unknown) =>
+      ToolDefinitionError.isInstance(error) &&
+      error.code === 'TOOL_SCHEMA_INVALID' &&
+      error.toolName === 'uncompilable' &&
+      error.schemaPath === '/properties/mode/enum' &&
+      error.message === 'tool "uncompilable": malformed parameter schema at /properties/mode/enum: "enum" must be a non-empty list',
+  );
+  assert.equal(registry.has('uncompilable'), false);
 });
 
 test('arguments are validated before the handler runs', async () => {

@@ -1,6 +1,6 @@
 import type { JsonValue, ToolCall, ToolDefinition, ToolOutcome, ToolSchema } from '@strata/context';
 import { ToolDefinitionError } from '../errors/tool-definition-error.js';
-import { validateJsonSchema } from '../schema/json-schema-validate.js';
+import type { JsonSchemaValidator } from '../schema/json-schema-validator.js';
 import { describeThrown, toolErrorOutcome } from '../tool-error.js';
 import { DEFAULT_REPEATED_CALL_LIMIT, RepeatedCallGuard } from './loop-guard.js';
 import { normalizeParameterSchema } from './parameter-schema.js';
@@ -44,6 +44,8 @@ const DEFAULTS = Object.freeze({ repeatedCallLimit: DEFAULT_REPEATED_CALL_LIMIT,
 interface Entry {
   readonly definition: ToolDefinition;
   readonly schema: ToolSchema;
+  /** Compiled once, at registration. */
+  readonly validate: JsonSchemaValidator;
   readonly deferred: boolean;
   readonly routingHints: readonly string[];
 }
@@ -83,12 +85,13 @@ export class ToolRegistry {
     if (typeof tool.execute !== 'function') {
       throw new ToolDefinitionError({ code: 'TOOL_DEFINITION_INVALID', toolName: name, message: `tool "${name}" has no execute function` });
     }
-    const parameters = normalizeParameterSchema(name, tool.parameters);
+    const { schema: parameters, validate } = normalizeParameterSchema(name, tool.parameters);
     const schema: ToolSchema = Object.freeze(tool.description === undefined ? { name, parameters } : { name, description: tool.description, parameters });
     const definition: ToolDefinition = parameters === tool.parameters ? tool : { ...tool, parameters, execute: tool.execute.bind(tool) };
     this.#entries.set(name, {
       definition,
       schema,
+      validate,
       deferred: options.deferred === true,
       routingHints: Object.freeze([...(options.routingHints ?? [])]),
     });
@@ -223,7 +226,7 @@ export class ToolRegistry {
         }),
       };
     }
-    const issues = validateJsonSchema(entry.schema.parameters, input, { maxIssues: this.#maxValidationIssues });
+    const issues = entry.validate(input, { maxIssues: this.#maxValidationIssues });
     if (issues.length > 0) {
       const listed = issues.map((issue) => ({ path: issue.path === '' ? '/' : issue.path, message: issue.message }));
       return {
