@@ -84,6 +84,9 @@ test('an invalid base URL or proxy names its variable', () => {
   const proxy = configurationError(() => createLanguageModel({ model: 'openai:gpt-4.1', env: { OPENAI_API_KEY: 'k', HTTPS_PROXY: 'socks5://127.0.0.1:1080' } }));
   assert.equal(proxy.code, 'MODEL_PROXY_INVALID');
   assert.equal(proxy.setting, 'HTTPS_PROXY');
-  // NO_PROXY covering the target means the proxy setting is never used.
-  createLanguageModel({ model: 'openai:gpt-4.1', env: { OPENAI_API_KEY: 'k', HTTPS_PROXY: 'socks5://127.0.0.1:1080', NO_PROXY: '.openai.com' } });
+  // The proxy agent decides per request whether NO_PROXY applies, so a malformed proxy is reported even where NO_PROXY covers the target.
+  const covered = configurationError(() => createLanguageModel({ model: 'openai:gpt-4.1', env: { OPENAI_API_KEY: 'k', HTTPS_PROXY: 'socks5://127.0.0.1:1080', NO_PROXY: '.openai.com' } }));
+  assert.equal(covered.setting, 'HTTPS_PROXY');
+  // proxy: false means no proxy at all: the variables are not read.
+  createLanguageModel({ model: 'openai:gpt-4.1', proxy: false, env: { OPENAI_API_KEY: 'k', HTTPS_PROXY: 'socks5://127.0.0.1:1080' } });
 });

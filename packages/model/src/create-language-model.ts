@@ -8,7 +8,7 @@ import { ModelConfigurationError } from './errors/model-configuration-error.js';
 import type { ModelClient } from './model-client.js';
 import { checkedBaseURL, parseModelSpecifier } from './model-specifier.js';
 import type { ModelSpecifier } from './model-specifier.js';
-import { createProxyFetch, proxyForTarget } from './proxy-fetch.js';
+import { createProxyFetch, proxyOptionsFromEnvironment } from './proxy-fetch.js';
 
 export type ModelEnvironment = Readonly<Record<string, string | undefined>>;
 
@@ -30,9 +30,9 @@ export interface LanguageModelOptions {
   /** OpenAI protocol variant: chat completions (default) or the Responses API. */
   readonly openaiApi?: 'chat' | 'responses';
   /**
-   * Proxy URL for the provider's requests; `false` for none. Default: from
-   * `HTTPS_PROXY` / `HTTP_PROXY` (lower-case forms too) unless `NO_PROXY`
-   * excludes the target; no proxy when none is set.
+   * Proxy URL for all the provider's requests; `false` for none. Default:
+   * `HTTP_PROXY` for http targets, `HTTPS_PROXY` for https ones (lower-case
+   * forms too), except hosts `NO_PROXY` lists; no proxy when none is set.
    */
   readonly proxy?: string | false;
   /** A fetch of the caller's own; when set, no proxy is applied. */
@@ -55,13 +55,13 @@ export function createLanguageModel(options: LanguageModelOptions): LanguageMode
     case 'openai': {
       const baseURL = baseURLOf(options.baseURL, env, 'OPENAI_BASE_URL') ?? 'https://api.openai.com/v1';
       const apiKey = requiredKey({ explicit: options.apiKey, env, variable: 'OPENAI_API_KEY', label, providerLabel: 'an OpenAI' });
-      const provider = createOpenAI({ apiKey, baseURL, ...headers, ...fetchFor(options, env, baseURL) });
+      const provider = createOpenAI({ apiKey, baseURL, ...headers, ...fetchFor(options, env) });
       return options.openaiApi === 'responses' ? provider.responses(specifier.modelId) : provider.chat(specifier.modelId);
     }
     case 'anthropic': {
       const baseURL = baseURLOf(options.baseURL, env, 'ANTHROPIC_BASE_URL') ?? 'https://api.anthropic.com/v1';
       const apiKey = requiredKey({ explicit: options.apiKey, env, variable: 'ANTHROPIC_API_KEY', label, providerLabel: 'an Anthropic' });
-      return createAnthropic({ apiKey, baseURL, ...headers, ...fetchFor(options, env, baseURL) })(specifier.modelId);
+      return createAnthropic({ apiKey, baseURL, ...headers, ...fetchFor(options, env) })(specifier.modelId);
     }
     case 'openai-compatible': {
       const baseURL = options.baseURL === undefined ? specifier.baseURL : checkedBaseURL(options.baseURL, 'baseURL');
@@ -73,7 +73,7 @@ export function createLanguageModel(options: LanguageModelOptions): LanguageMode
         includeUsage: true,
         ...(apiKey === undefined ? {} : { apiKey }),
         ...headers,
-        ...fetchFor(options, env, baseURL),
+        ...fetchFor(options, env),
       });
       return provider.chatModel(specifier.modelId);
     }
@@ -103,11 +103,15 @@ function baseURLOf(explicit: string | undefined, env: ModelEnvironment, variable
   return fromEnv === undefined ? undefined : checkedBaseURL(fromEnv, variable);
 }
 
-function fetchFor(options: LanguageModelOptions, env: ModelEnvironment, baseURL: string): { fetch?: typeof globalThis.fetch } {
+/** The fetch the provider uses: the caller's own, a proxied one when a proxy is configured, else none (the default). */
+function fetchFor(options: LanguageModelOptions, env: ModelEnvironment): { fetch?: typeof globalThis.fetch } {
   if (options.fetch !== undefined) return { fetch: options.fetch };
   if (options.proxy === false) return {};
-  const proxy = options.proxy === undefined ? proxyForTarget(baseURL, env) : { url: options.proxy, setting: 'proxy' };
-  return proxy === undefined ? {} : { fetch: createProxyFetch({ proxyUrl: proxy.url, setting: proxy.setting }) };
+  const proxy =
+    options.proxy === undefined
+      ? proxyOptionsFromEnvironment(env)
+      : { httpProxy: { url: options.proxy, setting: 'proxy' }, httpsProxy: { url: options.proxy, setting: 'proxy' } };
+  return proxy === undefined ? {} : { fetch: createProxyFetch(proxy) };
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import { createServer as createSecureServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { connect } from 'node:net';
@@ -12,7 +12,7 @@ import { test } from 'node:test';
 import { createLanguageModel } from './create-language-model.js';
 import { createModelClient } from './create-model-client.js';
 import { generate } from './generate.js';
-import { createProxyFetch, proxyForTarget } from './proxy-fetch.js';
+import { createProxyFetch, proxyOptionsFromEnvironment } from './proxy-fetch.js';
 
 const SSE_BODY = [
   { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'gpt-4.1', choices: [{ index: 0, delta: { role: 'assistant', content: 'via proxy' }, finish_reason: null }] },
@@ -42,35 +42,31 @@ function close(server: Server): Promise<void> {
   });
 }
 
-/** A forward proxy: absolute-form requests for http targets, CONNECT tunnels for https. Records what it saw. */
+type Seen = { method: string; target: string; authorization: string | undefined };
+
+/**
+ * A forward proxy on 127.0.0.1 that streams both ways: absolute-form
+ * requests for http targets, CONNECT tunnels for https. Records each request
+ * it saw (a tunnel once, however many requests travel through it).
+ */
 async function startProxy() {
-  const seen: Array<{ method: string; target: string; authorization: string | undefined }> = [];
+  const seen: Seen[] = [];
   const sockets = new Set<Socket>();
   const proxy = createServer((request, response) => {
     seen.push({ method: request.method ?? '', target: request.url ?? '', authorization: request.headers['proxy-authorization'] });
     const target = new URL(request.url ?? '');
     const headers = { ...request.headers };
     delete headers['proxy-authorization'];
-    const upstream = connect(Number(target.port), target.hostname);
-    sockets.add(upstream);
-    // Forward by hand over a raw socket so the test proxy adds nothing of its own.
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const head = [`${request.method} ${target.pathname}${target.search} HTTP/1.1`, ...Object.entries(headers).map(([name, value]) => `${name}: ${String(value)}`), 'connection: close', '', ''].join('\r\n');
-      upstream.write(head);
-      upstream.end(Buffer.concat(chunks));
-      const reply: Buffer[] = [];
-      upstream.on('data', (chunk: Buffer) => reply.push(chunk));
-      upstream.on('end', () => {
-        response.socket?.end(Buffer.concat(reply));
-      });
+    const upstream = httpRequest({ host: target.hostname, port: target.port, method: request.method, path: `${target.pathname}${target.search}`, headers }, (reply) => {
+      response.writeHead(reply.statusCode ?? 502, reply.headers);
+      reply.pipe(response);
     });
+    request.pipe(upstream);
   });
   proxy.on('connect', (request: IncomingMessage, client: Socket) => {
     seen.push({ method: 'CONNECT', target: request.url ?? '', authorization: request.headers['proxy-authorization'] });
     const [host, port] = (request.url ?? '').split(':');
-    const upstream = connect(Number(port), host === 'localhost' ? '127.0.0.1' : host ?? '');
+    const upstream = connect(Number(port), host === 'localhost' ? '127.0.0.1' : (host ?? ''));
     sockets.add(upstream);
     sockets.add(client);
     upstream.on('connect', () => {
@@ -81,6 +77,7 @@ async function startProxy() {
   });
   const port = await listen(proxy);
   return {
+    url: `http://127.0.0.1:${port}`,
     port,
     seen,
     close: async () => {
@@ -90,18 +87,38 @@ async function startProxy() {
   };
 }
 
-test('proxy selection follows HTTPS_PROXY / HTTP_PROXY and NO_PROXY', () => {
-  const env = { HTTPS_PROXY: 'http://proxy:3128', HTTP_PROXY: 'http://plain:3128', NO_PROXY: 'localhost,.internal.example, 10.0.0.1:8080' };
-  assert.deepEqual(proxyForTarget('https://api.openai.com/v1', env), { url: 'http://proxy:3128', setting: 'HTTPS_PROXY' });
-  assert.deepEqual(proxyForTarget('http://model.lan:8000/v1', env), { url: 'http://plain:3128', setting: 'HTTP_PROXY' });
-  assert.deepEqual(proxyForTarget('https://api.anthropic.com', { http_proxy: 'http://lower:1' }), { url: 'http://lower:1', setting: 'http_proxy' });
-  assert.equal(proxyForTarget('http://localhost:11434/v1', env), undefined);
-  assert.equal(proxyForTarget('https://llm.internal.example/v1', env), undefined);
-  assert.equal(proxyForTarget('https://internal.example/v1', env), undefined);
-  assert.equal(proxyForTarget('http://10.0.0.1:8080/v1', env), undefined);
-  assert.deepEqual(proxyForTarget('http://10.0.0.1:9090/v1', env)?.setting, 'HTTP_PROXY');
-  assert.equal(proxyForTarget('https://api.openai.com/v1', { ...env, no_proxy: '*', NO_PROXY: undefined }), undefined);
-  assert.equal(proxyForTarget('https://api.openai.com/v1', {}), undefined);
+/** A self-signed certificate for `localhost`, made by `openssl`; undefined (with a printed notice) where there is none. */
+function selfSignedCertificate(directory: string): { key: string; cert: string } | undefined {
+  const made = spawnSync('openssl', [
+    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
+    '-keyout', join(directory, 'key.pem'), '-out', join(directory, 'cert.pem'), '-days', '1',
+    '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost',
+  ]);
+  if (made.error !== undefined || made.status !== 0) {
+    console.log('# notice: openssl is not available to make a test certificate; the HTTPS proxy test is skipped');
+    return undefined;
+  }
+  return { key: readFileSync(join(directory, 'key.pem'), 'utf8'), cert: readFileSync(join(directory, 'cert.pem'), 'utf8') };
+}
+
+async function ask(model: ReturnType<typeof createLanguageModel>): Promise<string> {
+  const result = await generate(createModelClient({ model }), { messages: [{ role: 'user', content: 'hi' }] });
+  return result.message.content;
+}
+
+test('proxy settings come from HTTP_PROXY / HTTPS_PROXY / NO_PROXY, upper case first, lower case too', () => {
+  assert.deepEqual(proxyOptionsFromEnvironment({ HTTPS_PROXY: ' http://secure:3128 ', http_proxy: 'http://lower:1', NO_PROXY: 'localhost' }), {
+    httpProxy: { url: 'http://lower:1', setting: 'http_proxy' },
+    httpsProxy: { url: 'http://secure:3128', setting: 'HTTPS_PROXY' },
+    noProxy: 'localhost',
+  });
+  assert.deepEqual(proxyOptionsFromEnvironment({ HTTP_PROXY: 'http://upper:1', http_proxy: 'http://lower:1', no_proxy: '.internal' }), {
+    httpProxy: { url: 'http://upper:1', setting: 'HTTP_PROXY' },
+    httpsProxy: undefined,
+    noProxy: '.internal',
+  });
+  assert.equal(proxyOptionsFromEnvironment({ NO_PROXY: '*', HTTP_PROXY: '  ' }), undefined);
+  assert.equal(proxyOptionsFromEnvironment({}), undefined);
 });
 
 test('an http target goes through HTTP_PROXY in absolute form, with proxy credentials', async () => {
@@ -111,10 +128,9 @@ test('an http target goes through HTTP_PROXY in absolute form, with proxy creden
   try {
     const model = createLanguageModel({
       model: 'openai:gpt-4.1',
-      env: { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: `http://127.0.0.1:${providerPort}/v1`, HTTP_PROXY: `http://user:p%40ss@127.0.0.1:${proxy.port}` },
+      env: { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: `http://127.0.0.1:${providerPort}/v1`, http_proxy: `http://user:p%40ss@127.0.0.1:${proxy.port}` },
     });
-    const result = await generate(createModelClient({ model }), { messages: [{ role: 'user', content: 'hi' }] });
-    assert.equal(result.message.content, 'via proxy');
+    assert.equal(await ask(model), 'via proxy');
     assert.deepEqual(proxy.seen, [
       { method: 'POST', target: `http://127.0.0.1:${providerPort}/v1/chat/completions`, authorization: `Basic ${Buffer.from('user:p@ss').toString('base64')}` },
     ]);
@@ -124,42 +140,29 @@ test('an http target goes through HTTP_PROXY in absolute form, with proxy creden
   }
 });
 
-test('proxy: false and NO_PROXY bypass a configured proxy', async () => {
-  const provider = createServer(answer);
-  const providerPort = await listen(provider);
-  try {
-    const env = { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: `http://127.0.0.1:${providerPort}/v1`, HTTP_PROXY: 'http://127.0.0.1:9' };
-    for (const options of [{ proxy: false as const, env }, { env: { ...env, NO_PROXY: '127.0.0.1' } }]) {
-      const result = await generate(createModelClient({ model: createLanguageModel({ model: 'openai:gpt-4.1', ...options }) }), { messages: [{ role: 'user', content: 'hi' }] });
-      assert.equal(result.message.content, 'via proxy');
-    }
-  } finally {
-    await close(provider);
-  }
-});
-
-test('an https target goes through a CONNECT tunnel with TLS to the target inside it', async (context) => {
+test('an https target goes through a kept-alive CONNECT tunnel with TLS to the target inside it', async (context) => {
   const directory = mkdtempSync(join(tmpdir(), 'strata-proxy-'));
   try {
-    const made = spawnSync('openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-      '-keyout', join(directory, 'key.pem'), '-out', join(directory, 'cert.pem'), '-days', '1',
-      '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost',
-    ]);
-    if (made.status !== 0) {
-      context.skip('openssl is not available to make a test certificate');
+    const certificate = selfSignedCertificate(directory);
+    if (certificate === undefined) {
+      context.skip('no openssl');
       return;
     }
-    const cert = readFileSync(join(directory, 'cert.pem'), 'utf8');
-    const provider = createSecureServer({ key: readFileSync(join(directory, 'key.pem')), cert }, answer);
+    const provider = createSecureServer(certificate, answer);
     const providerPort = await listen(provider);
     const proxy = await startProxy();
     try {
-      const fetch = createProxyFetch({ proxyUrl: `http://127.0.0.1:${proxy.port}`, ca: cert });
+      const fetch = createProxyFetch({ httpsProxy: { url: proxy.url, setting: 'HTTPS_PROXY' }, ca: certificate.cert });
       const model = createLanguageModel({ model: 'openai:gpt-4.1', apiKey: 'sk-test', baseURL: `https://localhost:${providerPort}/v1`, fetch });
-      const result = await generate(createModelClient({ model }), { messages: [{ role: 'user', content: 'hi' }] });
-      assert.equal(result.message.content, 'via proxy');
+      assert.equal(await ask(model), 'via proxy');
       assert.deepEqual(proxy.seen, [{ method: 'CONNECT', target: `localhost:${providerPort}`, authorization: undefined }]);
+      // The connection is kept alive: a second request whose body was read to its end travels through the same tunnel.
+      for (let request = 0; request < 2; request += 1) {
+        const response = await fetch(`https://localhost:${providerPort}/v1/chat/completions`, { method: 'POST', body: '{}' });
+        assert.equal(response.status, 200);
+        assert.match(await response.text(), /via proxy/);
+      }
+      assert.equal(proxy.seen.length, 2);
     } finally {
       await proxy.close();
       await close(provider);
@@ -169,13 +172,71 @@ test('an https target goes through a CONNECT tunnel with TLS to the target insid
   }
 });
 
-test('a proxy that refuses the tunnel fails the request, naming the proxy answer', async () => {
+test('a streamed request body reaches the target through the proxy before it ends', { timeout: 20_000 }, async () => {
+  let firstChunk!: () => void;
+  const firstChunkArrived = new Promise<void>((resolve) => (firstChunk = resolve));
+  const echo: RequestListener = (request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      firstChunk();
+    });
+    request.on('end', () => response.end(`received: ${Buffer.concat(chunks).toString()}`));
+  };
+  const target = createServer(echo);
+  const targetPort = await listen(target);
+  const proxy = await startProxy();
+  try {
+    const fetch = createProxyFetch({ httpProxy: { url: proxy.url, setting: 'HTTP_PROXY' } });
+    let controller!: ReadableStreamDefaultController<Uint8Array>;
+    const body = new ReadableStream<Uint8Array>({ start: (started) => void (controller = started) });
+    controller.enqueue(new TextEncoder().encode('first,'));
+    const responding = fetch(`http://127.0.0.1:${targetPort}/upload`, { method: 'POST', body, duplex: 'half' } as RequestInit);
+    // A buffering fetch would wait for the end of the body, which only comes after this: the test would time out.
+    await firstChunkArrived;
+    controller.enqueue(new TextEncoder().encode('second'));
+    controller.close();
+    const response = await responding;
+    assert.equal(await response.text(), 'received: first,second');
+    assert.deepEqual(proxy.seen.map((seen) => [seen.method, seen.target]), [['POST', `http://127.0.0.1:${targetPort}/upload`]]);
+  } finally {
+    await proxy.close();
+    await close(target);
+  }
+});
+
+test('NO_PROXY and proxy: false bypass a configured proxy; a NO_PROXY entry for another port does not', async () => {
+  const provider = createServer(answer);
+  const providerPort = await listen(provider);
+  const proxy = await startProxy();
+  try {
+    const env = { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: `http://127.0.0.1:${providerPort}/v1`, HTTP_PROXY: proxy.url };
+    for (const bypass of [{ env: { ...env, NO_PROXY: `example.test, 127.0.0.1` } }, { env: { ...env, no_proxy: `127.0.0.1:${providerPort}` } }, { env, proxy: false as const }]) {
+      assert.equal(await ask(createLanguageModel({ model: 'openai:gpt-4.1', ...bypass })), 'via proxy');
+    }
+    assert.deepEqual(proxy.seen, []);
+    assert.equal(await ask(createLanguageModel({ model: 'openai:gpt-4.1', env: { ...env, NO_PROXY: `127.0.0.1:${providerPort + 1}` } })), 'via proxy');
+    assert.equal(proxy.seen.length, 1);
+  } finally {
+    await proxy.close();
+    await close(provider);
+  }
+});
+
+/** The messages of an error and its causes, one a line. */
+function causeMessages(error: unknown): string {
+  const messages: string[] = [];
+  for (let current = error; current instanceof Error; current = current.cause) messages.push(current.message);
+  return messages.join('\n');
+}
+
+test('a proxy that refuses the tunnel fails the request', async () => {
   const refusing = createServer();
   refusing.on('connect', (_request: IncomingMessage, socket: Socket) => socket.end('HTTP/1.1 403 Forbidden\r\n\r\n'));
   const port = await listen(refusing);
   try {
-    const fetch = createProxyFetch({ proxyUrl: `http://127.0.0.1:${port}` });
-    await assert.rejects(fetch('https://api.example.test/v1/x', { method: 'POST', body: '{}' }), /refused CONNECT api\.example\.test:443: HTTP 403/);
+    const fetch = createProxyFetch({ httpsProxy: { url: `http://127.0.0.1:${port}`, setting: 'HTTPS_PROXY' } });
+    await assert.rejects(fetch('https://api.example.test/v1/x', { method: 'POST', body: '{}' }), (error: unknown) => /\(403\)/.test(causeMessages(error)));
   } finally {
     await close(refusing);
   }
