@@ -49,19 +49,18 @@ export function createLanguageModel(options: LanguageModelOptions): LanguageMode
   const env = options.env ?? process.env;
   const specifier = typeof options.model === 'string' ? parseModelSpecifier(options.model) : options.model;
   const label = typeof options.model === 'string' ? options.model : `${specifier.provider}:${specifier.modelId}`;
-  const headers = options.headers === undefined ? {} : { headers: { ...options.headers } };
 
   switch (specifier.provider) {
     case 'openai': {
       const baseURL = baseURLOf(options.baseURL, env, 'OPENAI_BASE_URL') ?? 'https://api.openai.com/v1';
       const apiKey = requiredKey({ explicit: options.apiKey, env, variable: 'OPENAI_API_KEY', label, providerLabel: 'an OpenAI' });
-      const provider = createOpenAI({ apiKey, baseURL, ...headers, ...fetchFor(options, env) });
+      const provider = createOpenAI({ apiKey, baseURL, headers: options.headers, fetch: fetchFor(options, env) });
       return options.openaiApi === 'responses' ? provider.responses(specifier.modelId) : provider.chat(specifier.modelId);
     }
     case 'anthropic': {
       const baseURL = baseURLOf(options.baseURL, env, 'ANTHROPIC_BASE_URL') ?? 'https://api.anthropic.com/v1';
       const apiKey = requiredKey({ explicit: options.apiKey, env, variable: 'ANTHROPIC_API_KEY', label, providerLabel: 'an Anthropic' });
-      return createAnthropic({ apiKey, baseURL, ...headers, ...fetchFor(options, env) })(specifier.modelId);
+      return createAnthropic({ apiKey, baseURL, headers: options.headers, fetch: fetchFor(options, env) })(specifier.modelId);
     }
     case 'openai-compatible': {
       const baseURL = options.baseURL === undefined ? specifier.baseURL : checkedBaseURL(options.baseURL, 'baseURL');
@@ -71,9 +70,9 @@ export function createLanguageModel(options: LanguageModelOptions): LanguageMode
         name: 'openai-compatible',
         baseURL,
         includeUsage: true,
-        ...(apiKey === undefined ? {} : { apiKey }),
-        ...headers,
-        ...fetchFor(options, env),
+        apiKey,
+        headers: options.headers,
+        fetch: fetchFor(options, env),
       });
       return provider.chatModel(specifier.modelId);
     }
@@ -104,14 +103,14 @@ function baseURLOf(explicit: string | undefined, env: ModelEnvironment, variable
 }
 
 /** The fetch the provider uses: the caller's own, a proxied one when a proxy is configured, else none (the default). */
-function fetchFor(options: LanguageModelOptions, env: ModelEnvironment): { fetch?: typeof globalThis.fetch } {
-  if (options.fetch !== undefined) return { fetch: options.fetch };
-  if (options.proxy === false) return {};
+function fetchFor(options: LanguageModelOptions, env: ModelEnvironment): typeof globalThis.fetch | undefined {
+  if (options.fetch !== undefined) return options.fetch;
+  if (options.proxy === false) return undefined;
   const proxy =
     options.proxy === undefined
       ? proxyOptionsFromEnvironment(env)
       : { httpProxy: { url: options.proxy, setting: 'proxy' }, httpsProxy: { url: options.proxy, setting: 'proxy' } };
-  return proxy === undefined ? {} : { fetch: createProxyFetch(proxy) };
+  return proxy === undefined ? undefined : createProxyFetch(proxy);
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

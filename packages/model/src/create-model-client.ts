@@ -4,7 +4,7 @@ import type { ModelClient, ModelEvent, ModelRequest, ModelToolChoice, ProviderOp
 import { isRetryableModelError, normalizeProviderError } from './normalize-provider-error.js';
 import { toLanguageModelPrompt, toLanguageModelTools } from './prompt-conversion.js';
 import { mergeProviderOptions, reasoningProviderOptions } from './reasoning-provider-options.js';
-import { RETRY_DEFAULTS, abortableSleep, retryDelayMs } from './retry-policy.js';
+import { abortableSleep, retryDelayMs, retrySettings } from './retry-policy.js';
 import type { RetryOptions } from './retry-policy.js';
 
 export interface ModelClientOptions {
@@ -39,7 +39,7 @@ const FINISHED = Symbol('finished');
  */
 export function createModelClient(options: ModelClientOptions): ModelClient {
   const { model } = options;
-  const retry = { ...RETRY_DEFAULTS, ...options.retry };
+  const retry = retrySettings(options.retry);
   const sleep = options.sleep ?? abortableSleep;
   const random = options.random ?? Math.random;
 
@@ -195,13 +195,13 @@ function toCallOptions(options: {
     request.providerOptions,
   );
   return {
-    prompt: toLanguageModelPrompt({ messages: request.messages, ...(request.system === undefined ? {} : { system: request.system }) }),
+    prompt: toLanguageModelPrompt({ messages: request.messages, system: request.system }),
     ...(tools.length === 0 ? {} : { tools }),
-    ...(request.toolChoice === undefined ? {} : { toolChoice: toToolChoice(request.toolChoice) }),
-    ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
-    ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+    toolChoice: request.toolChoice === undefined ? undefined : toToolChoice(request.toolChoice),
+    maxOutputTokens,
+    temperature: request.temperature,
     ...(Object.keys(providerOptions).length === 0 ? {} : { providerOptions }),
-    ...(request.headers === undefined ? {} : { headers: { ...request.headers } }),
+    headers: request.headers,
     abortSignal: signal,
   };
 }

@@ -18,7 +18,7 @@ const SUMMARIZER_DEFAULTS = Object.freeze({ maxOutputTokens: 4_096 });
  * errors (a `ContextOverflowError` when the transcript itself is too long).
  */
 export function createModelSummarizer(options: ModelSummarizerOptions): Summarizer {
-  const { client, maxOutputTokens } = { ...SUMMARIZER_DEFAULTS, ...options };
+  const { client, maxOutputTokens = SUMMARIZER_DEFAULTS.maxOutputTokens } = options;
   return {
     async summarize(request: SummarizeRequest): Promise<string> {
       const result = await generate(client, {

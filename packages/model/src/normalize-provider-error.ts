@@ -59,14 +59,14 @@ export function normalizeProviderError(options: { error: unknown; provider: stri
   const overflowText = `${facts.message}\n${facts.responseBody ?? ''}\n${facts.discriminator}`.toLowerCase();
 
   if (facts.statusCode === 429 || /rate_limit|insufficient_quota/.test(facts.discriminator)) {
-    return new RateLimitError({ ...details, message: `${provider}: rate limited: ${facts.message}`, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+    return new RateLimitError({ ...details, message: `${provider}: rate limited: ${facts.message}`, retryAfterMs });
   }
   if (OVERFLOW_PATTERNS.some((pattern) => pattern.test(overflowText)) || facts.statusCode === 413) {
     return new ContextOverflowError({ ...details, message: `${provider}: context window exceeded: ${facts.message}`, ...overflowFigures(overflowText) });
   }
   const status = facts.statusCode;
   if (facts.network || status === 408 || status === 409 || (status !== undefined && status >= 500) || /overloaded|api_error|server_error|timeout/.test(facts.discriminator)) {
-    return new TransientProviderError({ ...details, message: `${provider}: transient failure: ${facts.message}`, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+    return new TransientProviderError({ ...details, message: `${provider}: transient failure: ${facts.message}`, retryAfterMs });
   }
   return new ProviderError({ ...details, message: `${provider}: ${facts.message}` });
 }
@@ -148,14 +148,11 @@ function overflowFigures(text: string): { requestedTokens?: number; limitTokens?
   }
   const limit = /maximum context length is (\d[\d,]*)/.exec(text)?.[1];
   const requested = /(?:resulted in|requested|you requested) (\d[\d,]*) tokens/.exec(text)?.[1];
-  return {
-    ...(limit === undefined ? {} : { limitTokens: toNumber(limit) }),
-    ...(requested === undefined ? {} : { requestedTokens: toNumber(requested) }),
-  };
+  return { limitTokens: toNumber(limit), requestedTokens: toNumber(requested) };
 }
 
-function toNumber(digits: string): number {
-  return Number(digits.replaceAll(',', ''));
+function toNumber(digits: string | undefined): number | undefined {
+  return digits === undefined ? undefined : Number(digits.replaceAll(',', ''));
 }
 
 /** True for errors the client retries: rate limits and transient failures. */

@@ -97,7 +97,7 @@ export function toLanguageModelTools(tools: readonly ToolSchema[]): LanguageMode
   return tools.map((tool) => ({
     type: 'function',
     name: tool.name,
-    ...(tool.description === undefined ? {} : { description: tool.description }),
+    description: tool.description,
     inputSchema: tool.parameters as LanguageModelV3FunctionTool['inputSchema'],
   }));
 }

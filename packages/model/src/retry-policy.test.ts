@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RateLimitError } from './errors/rate-limit-error.js';
 import { TransientProviderError } from './errors/transient-provider-error.js';
-import { RETRY_DEFAULTS, abortableSleep, retryDelayMs } from './retry-policy.js';
+import { RETRY_DEFAULTS, abortableSleep, retryDelayMs, retrySettings } from './retry-policy.js';
 
 const retry = { ...RETRY_DEFAULTS, initialDelayMs: 100, backoffFactor: 2, maxDelayMs: 1000 };
 const transient = new TransientProviderError({ provider: 'p', message: 'x' });
@@ -29,4 +29,9 @@ test('the default sleep ends early with the signal reason', async () => {
   controller.abort(new Error('cancelled'));
   await assert.rejects(sleeping, /cancelled/);
   await assert.rejects(abortableSleep(10, AbortSignal.abort(new Error('already'))), /already/);
+});
+
+test('retry settings fill every default, also for a field passed as undefined', () => {
+  assert.deepEqual(retrySettings(), RETRY_DEFAULTS);
+  assert.deepEqual(retrySettings({ maxAttempts: undefined, initialDelayMs: 5 }), { ...RETRY_DEFAULTS, initialDelayMs: 5 });
 });

@@ -21,6 +21,16 @@ export const RETRY_DEFAULTS: Readonly<Required<RetryOptions>> = Object.freeze({
   maxDelayMs: 60_000,
 });
 
+/** The retry options with every default filled in; an undefined field takes its default. */
+export function retrySettings(options: RetryOptions = {}): Required<RetryOptions> {
+  return {
+    maxAttempts: options.maxAttempts ?? RETRY_DEFAULTS.maxAttempts,
+    initialDelayMs: options.initialDelayMs ?? RETRY_DEFAULTS.initialDelayMs,
+    backoffFactor: options.backoffFactor ?? RETRY_DEFAULTS.backoffFactor,
+    maxDelayMs: options.maxDelayMs ?? RETRY_DEFAULTS.maxDelayMs,
+  };
+}
+
 /**
  * The wait before attempt `attempt + 1` after `error` failed attempt
  * `attempt` (1-based): the provider's retry-after when it sent one, exactly;

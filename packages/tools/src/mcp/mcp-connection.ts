@@ -70,7 +70,7 @@ const STDERR_TAIL_CHARS = 2_000;
  * process behind.
  */
 export async function connectMcpServer(options: ConnectMcpServerOptions): Promise<McpServerConnection> {
-  const { server, callTimeoutMs, connectTimeoutMs, signal } = { ...DEFAULTS, ...options };
+  const { server, callTimeoutMs = DEFAULTS.callTimeoutMs, connectTimeoutMs = DEFAULTS.connectTimeoutMs, signal } = options;
   if (typeof server.name !== 'string' || server.name.trim() === '') {
     throw new McpConnectionError({ code: 'MCP_SERVER_NAME_INVALID', server: String(server.name), message: 'an MCP server needs a non-empty name' });
   }
@@ -84,7 +84,7 @@ export async function connectMcpServer(options: ConnectMcpServerOptions): Promis
       resolve();
     };
   });
-  const requestOptions = { timeout: connectTimeoutMs, ...(signal === undefined ? {} : { signal }) };
+  const requestOptions = { timeout: connectTimeoutMs, signal };
 
   try {
     await client.connect(transport, requestOptions);
@@ -114,7 +114,7 @@ export async function connectMcpServer(options: ConnectMcpServerOptions): Promis
     listed = [];
     let cursor: string | undefined;
     do {
-      const page = await client.listTools(cursor === undefined ? {} : { cursor }, requestOptions);
+      const page = await client.listTools({ cursor }, requestOptions);
       listed.push(...page.tools);
       cursor = page.nextCursor;
     } while (cursor !== undefined);
@@ -180,14 +180,14 @@ export async function connectMcpServer(options: ConnectMcpServerOptions): Promis
 function createTransport(config: McpTransportConfig): { transport: Transport; stderrTail: () => string } {
   if (config.type === 'streamable-http') {
     const url = typeof config.url === 'string' ? new URL(config.url) : config.url;
-    const transport = new StreamableHTTPClientTransport(url, config.headers === undefined ? {} : { requestInit: { headers: { ...config.headers } } });
+    const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers: { ...config.headers } } });
     return { transport, stderrTail: () => '' };
   }
   const transport = new StdioClientTransport({
     command: config.command,
     args: [...(config.args ?? [])],
-    ...(config.env === undefined ? {} : { env: { ...config.env } }),
-    ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
+    env: config.env === undefined ? undefined : { ...config.env },
+    cwd: config.cwd,
     stderr: 'pipe',
   });
   let tail = '';

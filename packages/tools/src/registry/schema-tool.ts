@@ -22,7 +22,7 @@ export function defineSchemaTool<Schema extends StandardSchemaWithJsonSchema>(op
   const parameters = normalizeParameterSchema(options.name, options.parameters).schema;
   return {
     name: options.name,
-    ...(options.description === undefined ? {} : { description: options.description }),
+    description: options.description,
     parameters,
     concurrencySafe: options.concurrencySafe === true,
     async execute(input: JsonValue, context: ToolExecutionContext): Promise<ToolOutcome> {

@@ -19,7 +19,7 @@ const DEFAULTS = Object.freeze({ maxResults: 5 });
  * are callable from the next step.
  */
 export function createSearchToolsTool(options: SearchToolsOptions): ToolDefinition {
-  const { registry, maxResults } = { ...DEFAULTS, ...options };
+  const { registry, maxResults = DEFAULTS.maxResults } = options;
   return {
     name: SEARCH_TOOLS_NAME,
     description:

@@ -27,7 +27,7 @@ export function registerStandardTools(options: StandardToolsOptions): readonly s
   };
   if (options.discovery ?? registry.deferredTools().length > 0) add(createSearchToolsTool({ registry }));
   if (options.outputStore !== undefined) {
-    add(createReadToolOutputTool({ store: options.outputStore, ...(options.readToolOutputMaxChars === undefined ? {} : { maxChars: options.readToolOutputMaxChars }) }));
+    add(createReadToolOutputTool({ store: options.outputStore, maxChars: options.readToolOutputMaxChars }));
   }
   if (options.skills !== undefined && options.skills.skills.length > 0) add(createReadSkillTool({ catalog: options.skills }));
   return registered.sort();

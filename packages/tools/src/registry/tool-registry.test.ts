@@ -124,6 +124,16 @@ test('the n-th identical call in a row is refused; any other call resets the str
   assert.equal(toolErrorCodeOf(await ordered.execute({ id: '2', name: 'pair', input: { b: 2, a: 1 } }, context)), 'TOOL_CALL_REPEATED');
 });
 
+test('an option passed as undefined keeps its default', async () => {
+  const registry = new ToolRegistry({ repeatedCallLimit: undefined, maxValidationIssues: undefined });
+  registry.register(echoTool('echo'));
+  const call = () => registry.execute({ id: 'c', name: 'echo', input: { text: 'a' } }, context);
+  assert.equal((await call()).isError, undefined);
+  assert.equal((await call()).isError, undefined);
+  // The default limit, 3: the third identical call is refused.
+  assert.equal(toolErrorCodeOf(await call()), 'TOOL_CALL_REPEATED');
+});
+
 test('deferred tools stay hidden until search_tools promotes them', async () => {
   const registry = new ToolRegistry();
   registry.register(createSearchToolsTool({ registry }));

@@ -64,9 +64,9 @@ export class ToolRegistry {
   readonly #maxValidationIssues: number;
 
   constructor(options: ToolRegistryOptions = {}) {
-    const settings = { ...DEFAULTS, ...options };
-    this.#guard = new RepeatedCallGuard(settings.repeatedCallLimit);
-    this.#maxValidationIssues = settings.maxValidationIssues;
+    const { repeatedCallLimit = DEFAULTS.repeatedCallLimit, maxValidationIssues = DEFAULTS.maxValidationIssues } = options;
+    this.#guard = new RepeatedCallGuard(repeatedCallLimit);
+    this.#maxValidationIssues = maxValidationIssues;
   }
 
   /** Registers one tool. Throws `ToolDefinitionError` for a bad or duplicate name or a malformed schema. */

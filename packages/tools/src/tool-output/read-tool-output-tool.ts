@@ -52,7 +52,7 @@ export const READ_TOOL_OUTPUT_PARAMETERS = Object.freeze({
  * An unknown reference is a structured `TOOL_OUTPUT_NOT_FOUND` error.
  */
 export function createReadToolOutputTool(options: ReadToolOutputToolOptions): ToolDefinition {
-  const { store, maxChars, contextLines, sameContextOnly } = { ...DEFAULTS, ...options };
+  const { store, maxChars = DEFAULTS.maxChars, contextLines = DEFAULTS.contextLines, sameContextOnly = DEFAULTS.sameContextOnly } = options;
   return {
     name: READ_TOOL_OUTPUT_NAME,
     description:

@@ -36,7 +36,7 @@ const MIN_TEXT_BUDGET_CHARS = 500;
  * chooses; nothing here searches on its behalf. Pure and deterministic.
  */
 export function readToolOutput(options: ReadToolOutputOptions): ReadToolOutputAnswer | ReadFailure {
-  const { maxChars, contextLines } = { ...READ_TOOL_OUTPUT_DEFAULTS, ...options };
+  const { maxChars = READ_TOOL_OUTPUT_DEFAULTS.maxChars, contextLines = READ_TOOL_OUTPUT_DEFAULTS.contextLines } = options;
   if (!Number.isInteger(maxChars) || maxChars < MIN_MAX_CHARS) {
     throw new ConfigurationError({ setting: 'maxChars', message: `read_tool_output maxChars must be an integer >= ${MIN_MAX_CHARS}, got ${maxChars}` });
   }
@@ -59,8 +59,8 @@ export function readToolOutput(options: ReadToolOutputOptions): ReadToolOutputAn
         ref: request.ref,
         query: request.query,
         ignoreCase: request.ignoreCase === true,
-        ...(request.fromLine === undefined ? {} : { fromLine: request.fromLine }),
-        ...(request.fromChar === undefined ? {} : { fromChar: request.fromChar }),
+        fromLine: request.fromLine,
+        fromChar: request.fromChar,
         contextLines,
         budgetChars,
       });
