@@ -116,7 +116,7 @@ export class AssistantMessageBuilder {
 }
 
 /** `LanguageModelV3Usage` to `ModelUsage`; unreported figures stay absent. */
-export function toModelUsage(usage: LanguageModelV3Usage): ModelUsage {
+function toModelUsage(usage: LanguageModelV3Usage): ModelUsage {
   const figures: Record<string, number | undefined> = {
     inputTokens: usage.inputTokens.total,
     outputTokens: usage.outputTokens.total,

@@ -5,7 +5,7 @@ import type { ModelClient, ModelEvent, ModelRequest, ModelResult } from './model
  * Collects a stream of model events into one result. Throws the normalized
  * error of an `error` event, and the signal's reason of an `aborted` event.
  */
-export async function collectModelResult(events: AsyncIterable<ModelEvent>): Promise<ModelResult> {
+async function collectModelResult(events: AsyncIterable<ModelEvent>): Promise<ModelResult> {
   for await (const event of events) {
     if (event.type === 'finish') {
       return {

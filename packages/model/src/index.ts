@@ -1,19 +1,51 @@
-export * from './errors/context-overflow-error.js';
-export * from './errors/model-configuration-error.js';
-export * from './errors/provider-error.js';
-export * from './errors/rate-limit-error.js';
-export * from './errors/transient-provider-error.js';
-export * from './model-client.js';
-export * from './create-model-client.js';
-export * from './generate.js';
-export * from './normalize-provider-error.js';
-export * from './prompt-conversion.js';
-export * from './assistant-message-builder.js';
-export * from './reasoning-provider-options.js';
-export * from './retry-policy.js';
-export * from './scripted-language-model.js';
-export * from './scripted-provider-errors.js';
-export * from './model-specifier.js';
-export * from './create-language-model.js';
-export * from './proxy-fetch.js';
-export * from './model-summarizer.js';
+/**
+ * @strata/model: the model transport of the native agent loop.
+ *
+ * The `ModelClient` port and its implementation over AI SDK 6 providers
+ * (`LanguageModelV3`, called through `doStream`), model strings and the
+ * environment they read, typed provider errors, a model-backed
+ * `Summarizer`, and `ScriptedLanguageModel`, the deterministic model that
+ * tests and examples use in place of a provider.
+ */
+
+// Errors
+export { ProviderFailureError, type ProviderFailureDetails } from './errors/provider-failure-error.js';
+export { ContextOverflowError } from './errors/context-overflow-error.js';
+export { ProviderError } from './errors/provider-error.js';
+export { RateLimitError } from './errors/rate-limit-error.js';
+export { TransientProviderError } from './errors/transient-provider-error.js';
+export { ModelConfigurationError, type ModelConfigurationErrorCode } from './errors/model-configuration-error.js';
+export type { ModelCallError } from './normalize-provider-error.js';
+
+// The model-client port
+export type {
+  ModelClient,
+  ModelEvent,
+  ModelFinishReason,
+  ModelRequest,
+  ModelResult,
+  ModelToolChoice,
+  ModelUsage,
+  ProviderOptions,
+  ReasoningControl,
+  ReasoningEffort,
+} from './model-client.js';
+export { generate } from './generate.js';
+
+// The AI SDK adapter
+export { createModelClient, type ModelClientOptions } from './create-model-client.js';
+export type { RetryOptions } from './retry-policy.js';
+export {
+  createLanguageModel,
+  createModelClientFromSpecifier,
+  type LanguageModelOptions,
+  type ModelEnvironment,
+} from './create-language-model.js';
+export type { ModelProviderName, ModelSpecifier } from './model-specifier.js';
+
+// Summarizer
+export { createModelSummarizer, type ModelSummarizerOptions } from './model-summarizer.js';
+
+// Scripted model (tests and examples)
+export { ScriptedLanguageModel, type ScriptedLanguageModelOptions, type ScriptedPart, type ScriptedTurn } from './scripted-language-model.js';
+export { openAIOverflowError } from './scripted-provider-errors.js';

@@ -2,7 +2,7 @@ import { ModelConfigurationError } from './errors/model-configuration-error.js';
 
 export type ModelProviderName = 'openai' | 'anthropic' | 'openai-compatible';
 
-export const MODEL_PROVIDERS: readonly ModelProviderName[] = Object.freeze(['anthropic', 'openai', 'openai-compatible']);
+const MODEL_PROVIDERS: readonly ModelProviderName[] = Object.freeze(['anthropic', 'openai', 'openai-compatible']);
 
 /** A parsed model string. */
 export type ModelSpecifier =

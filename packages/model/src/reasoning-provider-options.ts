@@ -2,7 +2,7 @@ import type { JSONObject, SharedV3ProviderOptions } from '@ai-sdk/provider';
 import type { ProviderOptions, ReasoningControl, ReasoningEffort } from './model-client.js';
 
 /** Anthropic thinking budget per effort, in tokens (Anthropic's minimum is 1,024). */
-export const THINKING_BUDGET_TOKENS: Readonly<Record<ReasoningEffort, number>> = Object.freeze({
+const THINKING_BUDGET_TOKENS: Readonly<Record<ReasoningEffort, number>> = Object.freeze({
   minimal: 1_024,
   low: 4_096,
   medium: 16_384,

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { JsonValue } from '@strata/context';
-import { canonicalJson, jsonEqual } from './canonical-json.js';
+import { canonicalJson } from './canonical-json.js';
 
 function reverseKeys(value: JsonValue): JsonValue {
   if (value === null || typeof value !== 'object') return value;
@@ -15,9 +15,8 @@ test('canonical JSON ignores key order and round-trips through JSON.parse', () =
   fc.assert(
     fc.property(fc.jsonValue() as fc.Arbitrary<JsonValue>, (value) => {
       assert.equal(canonicalJson(reverseKeys(value)), canonicalJson(value));
-      assert.ok(jsonEqual(JSON.parse(canonicalJson(value)), JSON.parse(JSON.stringify(value))));
+      assert.deepEqual(JSON.parse(canonicalJson(value)), JSON.parse(JSON.stringify(value)));
     }),
   );
-  assert.equal(jsonEqual({ a: [1, 2] }, { a: [2, 1] }), false);
-  assert.equal(jsonEqual({ a: 1 }, { a: 1, b: undefined }), false);
+  assert.notEqual(canonicalJson([1, 2]), canonicalJson([2, 1]));
 });

@@ -1,30 +1,57 @@
-export * from './errors/tool-definition-error.js';
-export * from './errors/skill-format-error.js';
-export * from './errors/mcp-connection-error.js';
-export * from './canonical-json.js';
-export { type ToolErrorCode, type ToolErrorOptions, toolErrorOutcome, toolErrorCodeOf } from './tool-error.js';
-export type { SchemaProblem } from './schema/json-schema-validator.js';
-export { compileParameterSchema } from './schema/json-schema-validator.js';
-export type { ValidationIssue } from './schema/json-schema-issues.js';
-export * from './registry/loop-guard.js';
-export { isZodSchema, normalizeParameterSchema } from './registry/parameter-schema.js';
-export * from './registry/tool-registry.js';
-export * from './registry/tool-search.js';
-export * from './registry/search-tools-tool.js';
-export * from './registry/standard-schema.js';
-export * from './registry/schema-tool.js';
-export type { LineRange, CharRange, ReadToolOutputArguments, ReadFailureCode, ReadFailure, ReadPart } from './tool-output/read-arguments.js';
-export { splitsSurrogatePair, pairSafeOffset } from './tool-output/line-index.js';
-export * from './tool-output/read-tool-output.js';
-export * from './tool-output/read-tool-output-tool.js';
-export * from './tool-output/store-tool-result.js';
-export { mcpToolName } from './mcp/mcp-tool-name.js';
-export { mcpContentText, type McpContentBlock } from './mcp/mcp-result.js';
-export * from './mcp/mcp-connection.js';
-export * from './skills/skill-file.js';
-export * from './skills/skill-revision.js';
-export * from './skills/load-skills.js';
-export * from './skills/skill-catalog-section.js';
-export * from './skills/read-skill-tool.js';
-export * from './registry/standard-tools.js';
-export * from './registry/deferred-tools-section.js';
+/**
+ * @strata/tools: the tool table of a Strata run.
+ *
+ * A `ToolRegistry` holds a run's tools (JSON Schema, zod 4 or any Standard
+ * Schema), validates each call's arguments before its handler, and turns
+ * every failure the model can fix into a structured error outcome. Deferred
+ * tools wait for `search_tools`; MCP servers contribute deferred tools;
+ * skills and stored tool outputs are read back through their own tools.
+ */
+
+// Errors
+export { McpConnectionError, type McpConnectionErrorCode } from './errors/mcp-connection-error.js';
+export { SkillFormatError, type SkillFormatErrorCode } from './errors/skill-format-error.js';
+export { ToolDefinitionError, type ToolDefinitionErrorCode } from './errors/tool-definition-error.js';
+
+// Tool outcomes
+export { toolErrorCodeOf, toolErrorOutcome, type ToolErrorCode, type ToolErrorOptions } from './tool-error.js';
+
+// Registry and tool definitions
+export {
+  ToolRegistry,
+  type DeferredToolInfo,
+  type ToolExecuteOptions,
+  type ToolRegistration,
+  type ToolRegistrationOptions,
+  type ToolRegistryOptions,
+} from './registry/tool-registry.js';
+export { defineSchemaTool, type SchemaToolOptions } from './registry/schema-tool.js';
+export type { StandardSchemaOutput, StandardSchemaWithJsonSchema } from './registry/standard-schema.js';
+export { registerStandardTools, type StandardToolsOptions } from './registry/standard-tools.js';
+export { DEFERRED_TOOLS_SECTION_ID, deferredToolsSection } from './registry/deferred-tools-section.js';
+
+// MCP
+export {
+  connectMcpServer,
+  type ConnectMcpServerOptions,
+  type McpServerConfig,
+  type McpServerConnection,
+  type McpTransportConfig,
+} from './mcp/mcp-connection.js';
+
+// Stored tool outputs
+export type { ReadToolOutputArguments } from './tool-output/read-arguments.js';
+export { nextArgumentsOf } from './tool-output/read-tool-output.js';
+export { createReadToolOutputTool, type ReadToolOutputToolOptions } from './tool-output/read-tool-output-tool.js';
+export { storeToolResult, type StoreToolResultOptions } from './tool-output/store-tool-result.js';
+
+// Skills
+export { loadSkills, type LoadSkillsOptions, type SkillCatalog, type SkillEntry } from './skills/load-skills.js';
+export {
+  SKILL_CATALOG_SECTION_ID,
+  skillCatalogContributorFactory,
+  skillCatalogSection,
+  type SkillCatalogContributorOptions,
+  type SkillCatalogSectionOptions,
+} from './skills/skill-catalog-section.js';
+export type { SkillReference } from './skills/skill-revision.js';

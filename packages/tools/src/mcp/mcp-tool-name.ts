@@ -4,7 +4,7 @@ const MAX_TOOL_NAME_CHARS = 64;
 const HASH_SUFFIX_CHARS = 8;
 
 /** Letters, digits, `_` and `-` kept; every other character becomes `_`. */
-export function sanitizeNamePart(text: string): string {
+function sanitizeNamePart(text: string): string {
   return text.replace(/[^A-Za-z0-9_-]/g, '_');
 }
 

@@ -4,7 +4,7 @@ import { type JsonSchemaValidator, compileParameterSchema } from '../schema/json
 import { isStandardJsonSchema } from './standard-schema.js';
 
 /** True for a zod 4 schema object. */
-export function isZodSchema(value: unknown): value is z.ZodType {
+function isZodSchema(value: unknown): value is z.ZodType {
   return typeof value === 'object' && value !== null && '_zod' in value;
 }
 

@@ -3,7 +3,7 @@ import { toolErrorOutcome } from '../tool-error.js';
 import type { ReadToolOutputArguments } from './read-arguments.js';
 import { READ_TOOL_OUTPUT_DEFAULTS, readToolOutput } from './read-tool-output.js';
 
-export const READ_TOOL_OUTPUT_NAME = 'read_tool_output';
+const READ_TOOL_OUTPUT_NAME = 'read_tool_output';
 
 export interface ReadToolOutputToolOptions {
   readonly store: ToolOutputStore;
@@ -18,7 +18,7 @@ export interface ReadToolOutputToolOptions {
 const DEFAULTS = Object.freeze({ ...READ_TOOL_OUTPUT_DEFAULTS, sameContextOnly: true });
 
 /** The JSON Schema of `read_tool_output`'s arguments. */
-export const READ_TOOL_OUTPUT_PARAMETERS = Object.freeze({
+const READ_TOOL_OUTPUT_PARAMETERS = Object.freeze({
   type: 'object',
   properties: {
     ref: { type: 'string', minLength: 1, description: 'The stored output reference (outputRef id) shown with an earlier tool result.' },
