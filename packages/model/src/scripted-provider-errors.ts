@@ -51,7 +51,7 @@ export function rateLimitedError(options: { retryAfterSeconds?: number } = {}): 
     statusCode: 429,
     message,
     body: { error: { message, type: 'requests', param: null, code: 'rate_limit_exceeded' } },
-    ...(options.retryAfterSeconds === undefined ? {} : { headers: { 'retry-after': String(options.retryAfterSeconds) } }),
+    headers: options.retryAfterSeconds === undefined ? undefined : { 'retry-after': String(options.retryAfterSeconds) },
   });
 }
 

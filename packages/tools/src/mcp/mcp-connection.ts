@@ -1,3 +1,4 @@
+import { setTimeout } from 'node:timers/promises';
 import type { ContextDiagnostic, JsonValue, ToolDefinition } from '@strata/context';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -198,6 +199,7 @@ function createTransport(config: McpTransportConfig): { transport: Transport; st
   return { transport, stderrTail: () => tail.trim() };
 }
 
+/** A wait that does not keep the process alive. */
 function delay(milliseconds: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, milliseconds).unref());
+  return setTimeout(milliseconds, undefined, { ref: false });
 }

@@ -29,7 +29,6 @@ export function validationIssues(errors: readonly ErrorObject[], maxIssues: numb
 function toIssue(error: ErrorObject): ValidationIssue {
   const params = error.params as Record<string, unknown>;
   const at = (token: unknown): string => pointerChild(error.instancePath, String(token));
-  const limit = String(params['limit']);
   switch (error.keyword) {
     case 'type':
       return issue(error, `expected ${[error.schema].flat().join(' or ')}, got ${typeOf(error.data)}`);
@@ -50,17 +49,14 @@ function toIssue(error: ErrorObject): ValidationIssue {
     case 'pattern':
       return issue(error, `must match the pattern ${JSON.stringify(params['pattern'])}`);
     case 'minLength':
-      return issue(error, `must have at least ${limit} characters`);
     case 'maxLength':
-      return issue(error, `must have at most ${limit} characters`);
     case 'minItems':
-      return issue(error, `must have at least ${limit} items`);
     case 'maxItems':
-      return issue(error, `must have at most ${limit} items`);
     case 'minProperties':
-      return issue(error, `must have at least ${limit} properties`);
-    case 'maxProperties':
-      return issue(error, `must have at most ${limit} properties`);
+    case 'maxProperties': {
+      const unit = error.keyword.endsWith('Length') ? 'characters' : error.keyword.endsWith('Items') ? 'items' : 'properties';
+      return issue(error, `must have ${error.keyword.startsWith('min') ? 'at least' : 'at most'} ${String(params['limit'])} ${unit}`);
+    }
     case 'anyOf':
     case 'oneOf': {
       const branches = (error.schema as unknown[]).length;

@@ -76,6 +76,20 @@ test('string length counts code points, so an astral character is one', () => {
   assert.equal(one({ value: '😀😀' })[0]?.keyword, 'maxLength');
 });
 
+test('limits say what was expected, in the unit of the keyword', () => {
+  const check = validator({
+    type: 'object',
+    properties: { name: { minLength: 2 }, tags: { maxItems: 1, uniqueItems: true }, meta: { minProperties: 1 }, count: { exclusiveMinimum: 0 } },
+  });
+  assert.deepEqual(check({ name: 'a', tags: ['x', 'y', 'x'], meta: {}, count: 0 }).map((issue) => [issue.path, issue.message]), [
+    ['/count', 'must be > 0'],
+    ['/meta', 'must have at least 1 properties'],
+    ['/name', 'must have at least 2 characters'],
+    ['/tags', 'must have at most 1 items'],
+    ['/tags/2', 'repeats an earlier item'],
+  ]);
+});
+
 test('oneOf needs exactly one match; anyOf reports the closest branch only', () => {
   const oneOf = property({ oneOf: [{ type: 'number' }, { type: 'integer' }] });
   assert.deepEqual(oneOf({ value: 2 }).map((issue) => [issue.path, issue.keyword]), [['/value', 'oneOf']]);
