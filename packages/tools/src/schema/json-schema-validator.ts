@@ -78,7 +78,8 @@ function ajvFor(dialect: Dialect): Ajv {
   if (ajv === undefined) {
     // allErrors: the model fixes every mistake in one go; verbose: messages quote the schema and the value.
     // strict: false: unknown keywords and formats are ignored, not fatal. addUsedSchema: false: two tools may share an `$id`.
-    const options = { allErrors: true, verbose: true, strict: false, addUsedSchema: false, logger: false } as const;
+    // validateSchema: false: compileObject checks against the meta-schema itself, once, to report where.
+    const options = { allErrors: true, verbose: true, strict: false, addUsedSchema: false, validateSchema: false, logger: false } as const;
     ajv = dialect === 'draft-07' ? new Ajv07.default(options) : new Ajv2020.default(options);
     addFormats.default(ajv);
     instances.set(dialect, ajv);
