@@ -1,4 +1,4 @@
-import type { AnySchemaObject, ValidateFunction } from 'ajv';
+import type { AnySchemaObject, ErrorObject, ValidateFunction } from 'ajv';
 import Ajv07 from 'ajv';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
@@ -88,9 +88,10 @@ function ajvFor(dialect: Dialect): Ajv {
 }
 
 /** The most specific of ajv's meta-schema errors: the deepest path, the first among equals. */
-function metaSchemaProblem(errors: readonly { instancePath: string; keyword: string; message?: string; params: Record<string, unknown> }[]): SchemaProblem {
+function metaSchemaProblem(errors: readonly ErrorObject[]): SchemaProblem {
   const depth = (path: string): number => path.split('/').length;
-  const error = errors.reduce((best, candidate) => (depth(candidate.instancePath) > depth(best.instancePath) ? candidate : best));
+  const error = errors.reduce<ErrorObject | undefined>((best, candidate) => (best === undefined || depth(candidate.instancePath) > depth(best.instancePath) ? candidate : best), undefined);
+  if (error === undefined) return { path: '', message: 'does not match the JSON Schema meta-schema' };
   if (error.keyword === 'uniqueItems') {
     return { path: pointerChild(error.instancePath, Math.max(Number(error.params['i']), Number(error.params['j']))), message: 'repeats an earlier entry' };
   }
