@@ -229,3 +229,12 @@ test('a cut window keeps its start on the next turns while the history still fit
   const other = await subject.assemble({ contextId: 'other', turn: 1, history: long.slice(0, 88), tools: [] });
   assert.notEqual(other.trace.renderedContext!.history[0], start);
 });
+
+test('onStage reports every stage of a turn in pipeline order, on the assembler clock', async () => {
+  let clock = 0;
+  const stages: string[] = [];
+  const subject = assembler({ now: () => (clock += 1), onStage: (event) => stages.push(`${event.stage}:${event.durationMs > 0}`) });
+  await subject.assemble({ contextId: 'ctx', turn: 1, history, tools });
+  assert.deepEqual(stages.map((entry) => entry.split(':')[0]), ['collect', 'budget', 'render', 'compose', 'pressure', 'window', 'validate', 'trace']);
+  assert.ok(stages.every((entry) => entry.endsWith(':true')));
+});

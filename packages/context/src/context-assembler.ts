@@ -34,6 +34,19 @@ export interface ContextStages {
   readonly validator: ContextValidator;
 }
 
+/** The stages a turn times, in pipeline order; budget, render and compose run again when compaction changed the history. */
+export type ContextStageName = 'message-count-compaction' | 'collect' | 'budget' | 'render' | 'compose' | 'pressure' | 'compaction' | 'window' | 'validate' | 'trace';
+
+/** One stage of one turn, timed with the assembler's clock. */
+export interface ContextStageEvent {
+  readonly contextId: string;
+  readonly turn: number;
+  readonly stage: ContextStageName;
+  /** On the assembler's clock (`now`), in milliseconds. */
+  readonly startedAt: number;
+  readonly durationMs: number;
+}
+
 export interface ContextAssemblerOptions {
   /** The collect stage; frozen before the first turn. */
   readonly registry: ContextContributorRegistry;
@@ -59,8 +72,10 @@ export interface ContextAssemblerOptions {
   /** The legacy path's input (mode legacy and shadow). */
   readonly legacyInput: (request: TurnRequest) => ModelInput;
   readonly contributorTimeoutMs?: number;
-  /** Clock for contributor durations in the trace. Default: performance.now. */
+  /** Clock for contributor and stage durations. Default: performance.now. */
   readonly now?: () => number;
+  /** Called after each stage of a turn, with its duration: the hook for telemetry spans. */
+  readonly onStage?: (event: ContextStageEvent) => void;
   /**
    * Share of the history budget a fresh window cut leaves free, so the next
    * turns keep the same start and the provider's prompt cache keeps hitting.
@@ -153,31 +168,32 @@ export class ContextAssembler {
     let history = request.history;
     let compaction: CompactionTrace = { ...EMPTY_COMPACTION_TRACE, recovery: request.recovery ?? null };
     if (this.options.compactor?.exceedsMessageCount(history)) {
-      ({ history, compaction } = await this.compact(turn, history, 'message-count', { targetHistoryTokens: budget.pressureTokens, limitHistoryTokens: budget.inputCapTokens }, this.options.estimator));
+      const limits = { targetHistoryTokens: budget.pressureTokens, limitHistoryTokens: budget.inputCapTokens };
+      ({ history, compaction } = await this.timed(turn, 'message-count-compaction', () => this.compact(turn, history, 'message-count', limits, this.options.estimator)));
     }
     // 2. Collect → 3. budget → 4. render → 5. compose: the candidate input, before any window.
-    let collected = await this.collect(turn, history);
+    let collected = await this.timed(turn, 'collect', () => this.collect(turn, history));
     let candidate = this.prepare(turn, collected, history);
     // 6. Token pressure, on everything the candidate would send.
-    const pressure = this.stages.pressure.measure({ totalTokens: unwindowedTokens(candidate), fixedTokens: fixedTokens(candidate), budget });
+    const pressure = this.timedSync(turn, 'pressure', () => this.stages.pressure.measure({ totalTokens: unwindowedTokens(candidate), fixedTokens: fixedTokens(candidate), budget }));
     // 7. Compaction under pressure, or forced by overflow recovery; counted in the units pressure was measured in.
     if (this.options.compactor && (request.recovery || pressure.compact)) {
-      const compacted = await this.compact(turn, history, request.recovery ? 'forced' : 'token-pressure', pressure, candidate.counter);
+      const compacted = await this.timed(turn, 'compaction', () => this.compact(turn, history, request.recovery ? 'forced' : 'token-pressure', pressure, candidate.counter));
       compaction = compacted.compaction;
       // 8. Re-collect only if the model-visible history changed.
       if (compacted.history !== history) {
         history = compacted.history;
-        collected = await this.collect(turn, history);
+        collected = await this.timed(turn, 'collect', () => this.collect(turn, history));
         candidate = this.prepare(turn, collected, history);
       }
     }
     // 9. Window: the history into what the cap leaves, never splitting a tool call from its results.
     const historyBudget = historyBudgetTokens(candidate, budget);
-    const window = await this.checkReferences(turn, this.window(turn, candidate, historyBudget));
+    const window = await this.timed(turn, 'window', () => this.checkReferences(turn, this.window(turn, candidate, historyBudget)));
     // Call-local data goes after the history: every call in it is answered, so nothing sits between a call and its results.
     const candidateInput: ModelInput = { messages: [...candidate.system, ...window.messages, ...candidate.composed.callLocal], tools: turn.tools };
     // 10. Validate: the last gate before a provider.
-    this.validate(turn, candidate, window, candidateInput);
+    this.timedSync(turn, 'validate', () => this.validate(turn, candidate, window, candidateInput));
     // 11. Trace. Shadow mode sends the legacy input and traces the dynamic candidate.
     const input = this.mode === 'shadow' ? this.options.legacyInput(request) : candidateInput;
     const trace = dynamicTurnTrace({
@@ -192,7 +208,32 @@ export class ContextAssembler {
       compaction,
       original: request.history,
     });
-    return { input, trace: await this.writeTrace(turn, trace), history, historyChanged: history !== request.history };
+    return { input, trace: await this.timed(turn, 'trace', () => this.writeTrace(turn, trace)), history, historyChanged: history !== request.history };
+  }
+
+  /** Runs one stage, reporting its duration to `onStage` when one is set. */
+  private async timed<T>(turn: Turn, stage: ContextStageName, run: () => Promise<T>): Promise<T> {
+    if (!this.options.onStage) return run();
+    const startedAt = this.clock();
+    try {
+      return await run();
+    } finally {
+      this.options.onStage({ contextId: turn.contextId, turn: turn.turn, stage, startedAt, durationMs: this.clock() - startedAt });
+    }
+  }
+
+  private timedSync<T>(turn: Turn, stage: ContextStageName, run: () => T): T {
+    if (!this.options.onStage) return run();
+    const startedAt = this.clock();
+    try {
+      return run();
+    } finally {
+      this.options.onStage({ contextId: turn.contextId, turn: turn.turn, stage, startedAt, durationMs: this.clock() - startedAt });
+    }
+  }
+
+  private clock(): number {
+    return this.options.now ? this.options.now() : performance.now();
   }
 
   private collect(turn: Turn, history: CanonicalHistory): Promise<CollectionResult> {
@@ -214,9 +255,9 @@ export class ContextAssembler {
    */
   private prepare(turn: Turn, collected: CollectionResult, history: CanonicalHistory): ContextCandidate {
     const prepareWith = (counter: TokenEstimator): ContextCandidate => {
-      const admitted = this.stages.budget.admit({ collection: collected.collection, limits: this.options.budget, estimator: counter });
-      const rendered = this.stages.renderer.render(admitted.sections);
-      const composed = this.stages.composer.compose({ history, messages: admitted.messages, attachments: admitted.attachments });
+      const admitted = this.timedSync(turn, 'budget', () => this.stages.budget.admit({ collection: collected.collection, limits: this.options.budget, estimator: counter }));
+      const rendered = this.timedSync(turn, 'render', () => this.stages.renderer.render(admitted.sections));
+      const composed = this.timedSync(turn, 'compose', () => this.stages.composer.compose({ history, messages: admitted.messages, attachments: admitted.attachments }));
       return countCandidate({ admitted, rendered, composed, tools: turn.tools, counter });
     };
     const estimated = prepareWith(this.options.estimator);
