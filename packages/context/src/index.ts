@@ -98,3 +98,6 @@ export { ContextInputError } from './errors/context-input-error.js';
 export { ContextBudgetError } from './errors/context-budget-error.js';
 export { ContextValidationError } from './errors/context-validation-error.js';
 export type { ContextViolation } from './errors/context-validation-error.js';
+
+// Redaction
+export { redactCredentials, type CredentialKind, type CredentialRedaction, type RedactedText } from './redact-credentials.js';
