@@ -85,4 +85,6 @@ export interface Summarizer {
 /** Receives one trace document per model turn (and per recovery attempt). */
 export interface TraceSink {
   write(document: { readonly contextId: string; readonly turn: number; readonly recoveryAttempt?: number; readonly body: unknown }): Promise<void>;
+  /** The highest turn written for a context (0 when none), so a resumed run numbers its turns on from it. */
+  lastTurn?(contextId: string): Promise<number>;
 }
