@@ -140,31 +140,43 @@ export class AgentRunState {
 
   /**
    * Records a compacted history as a new version of the one the run holds.
-   * Returns the conflict when another writer got there first: the state then
-   * holds the newest stored history, and the caller compacts again over it.
+   * When another writer appended meanwhile, the compaction is rebased (its
+   * messages follow the compacted history; nothing is summarized again) and
+   * recorded over the newest version; when another writer rewrote the
+   * history, the newest stored history is taken as it is. Returns true when
+   * the history was recorded as given; false when the state changed, and the
+   * caller assembles again so the model sees what the other writer added.
    */
-  async commitCompaction(history: CanonicalHistory, reason: string): Promise<SessionConflictError | undefined> {
-    if (history === this.currentHistory) return undefined;
+  async commitCompaction(history: CanonicalHistory, reason: string): Promise<boolean> {
+    if (history === this.currentHistory) return true;
     const store = this.sessionStore;
     if (!store) {
       this.currentHistory = history;
-      return undefined;
+      return true;
     }
-    let conflict: SessionConflictError;
-    try {
-      const written = await store.replace(this.contextId, history, { reason, replacedFromVersion: this.sessionVersion, replacedMessages: this.currentHistory.length });
-      this.adopt(history, written.version);
-      return undefined;
-    } catch (error) {
-      if (!SessionConflictError.isInstance(error)) throw error;
-      conflict = error;
+    let compacted = history;
+    let conflict: unknown;
+    for (let attempt = 1; attempt <= SESSION_WRITE_ATTEMPTS; attempt += 1) {
+      try {
+        const written = await store.replace(this.contextId, compacted, { reason, replacedFromVersion: this.sessionVersion, replacedMessages: this.currentHistory.length });
+        this.adopt(compacted, written.version);
+        return compacted === history;
+      } catch (error) {
+        if (!SessionConflictError.isInstance(error)) throw error;
+        conflict = error;
+      }
+      const newest = await store.load(this.contextId);
+      const foreign = newest ? suffixAfter(this.currentHistory, newest.messages) : undefined;
+      if (!newest || foreign === undefined) {
+        this.adopt(newest?.messages ?? [], newest?.version ?? 0);
+        return false;
+      }
+      this.foreign += foreign.length;
+      // Keep the run's own message objects where the stored history extends them.
+      this.adopt([...this.currentHistory, ...foreign], newest.version);
+      compacted = [...compacted, ...foreign];
     }
-    const newest = await store.load(this.contextId);
-    const foreign = newest ? suffixAfter(this.currentHistory, newest.messages) : undefined;
-    this.foreign += foreign?.length ?? 0;
-    // Keep the run's own message objects where the stored history extends them.
-    this.adopt(foreign === undefined ? newest?.messages ?? [] : [...this.currentHistory, ...foreign], newest?.version ?? 0);
-    return conflict;
+    throw conflict;
   }
 
   private adopt(history: CanonicalHistory, version: number): void {
