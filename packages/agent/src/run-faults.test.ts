@@ -4,7 +4,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveContextConfiguration, type CanonicalMessage, type JsonValue, type ContextTraceV5, type SessionStore, type Summarizer, type ToolDefinition, type ToolOutputStore } from '@strata/context';
-import { loadProviderRules } from '@strata/context/testing';
+import { loadProviderRules } from '@strata/testing';
 import { createModelClient, openAIOverflowError, ScriptedLanguageModel, type ModelClient, type ModelEvent, type ScriptedTurn } from '@strata/model';
 import { createFileTraceSink, createMemoryStores } from '@strata/store';
 import { ToolRegistry } from '@strata/tools';
@@ -127,15 +127,15 @@ test('a tool that ignores its abort: the run deadline ends the run on schedule, 
     return new Promise(() => undefined); // never settles, never looks at its signal
   });
   const { bindings, clock, sessions } = setup({ script: [call('s1', 'stuck', {}), answer('never')], tools: [stuck] });
-  const run = createAgentRun({ id: 'tester', runTimeoutMs: 2_000 }, bindings, { contextId: 'stuck' }).execute();
+  const run = createAgentRun({ id: 'tester', runTimeoutMs: 2_000 }, bindings, { contextId: 'stuck', prompt: 'Go' }).execute();
   await started.promise;
   assert.equal(clock.fire(2_000), 1, 'the run deadline fires at 2 s');
   const outcome = await settlesWithin(run);
   assert.ok(outcome.settled, 'the run ended when its deadline fired');
   const result = outcome.value;
   assert.equal(result.stopReason, 'timeout');
-  assert.deepEqual(result.finalMessages.map((message) => message.role), ['assistant', 'tool']);
-  assert.ok(result.finalMessages[1]!.role === 'tool' && result.finalMessages[1]!.isError === true);
+  assert.deepEqual(result.finalMessages.map((message) => message.role), ['user', 'assistant', 'tool']);
+  assert.ok(result.finalMessages[2]!.role === 'tool' && result.finalMessages[2]!.isError === true);
   assert.ok(result.diagnostics.some((diagnostic) => diagnostic.code === 'AGENT_TOOL_RESULT_DISCARDED'));
   assert.deepEqual(await stored(sessions, 'stuck'), result.finalMessages);
 });

@@ -87,7 +87,7 @@ export type { ContextConfiguration, ContextMode, ContextBudgetOptions, ResolvedC
 export type { ContextTraceV5, PlanProgress } from './context-trace.js';
 
 // Ports implemented elsewhere (stores, summarizers, trace sinks) and the tool contract
-export type { ToolOutputStore, StoredToolOutput, PutToolOutput, SessionStore, SessionVersion, Summarizer, SummarizeRequest, TraceSink } from './ports.js';
+export type { ToolOutputStore, StoredToolOutput, PutToolOutput, SessionStore, SessionAppendOptions, SessionVersion, Summarizer, SummarizeRequest, TraceSink } from './ports.js';
 export type { ToolDefinition, ToolExecutionContext, ToolOutcome } from './tool-definition.js';
 
 // Errors
