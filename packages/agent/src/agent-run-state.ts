@@ -143,24 +143,25 @@ export class AgentRunState {
    * When another writer appended meanwhile, the compaction is rebased (its
    * messages follow the compacted history; nothing is summarized again) and
    * recorded over the newest version; when another writer rewrote the
-   * history, the newest stored history is taken as it is. Returns true when
-   * the history was recorded as given; false when the state changed, and the
-   * caller assembles again so the model sees what the other writer added.
+   * history, the newest stored history is taken as it is. Returns undefined
+   * when the history was recorded as given; the conflict when the state
+   * changed, and the caller assembles again so the model sees what the other
+   * writer added.
    */
-  async commitCompaction(history: CanonicalHistory, reason: string): Promise<boolean> {
-    if (history === this.currentHistory) return true;
+  async commitCompaction(history: CanonicalHistory, reason: string): Promise<SessionConflictError | undefined> {
+    if (history === this.currentHistory) return undefined;
     const store = this.sessionStore;
     if (!store) {
       this.currentHistory = history;
-      return true;
+      return undefined;
     }
     let compacted = history;
-    let conflict: unknown;
+    let conflict: SessionConflictError | undefined;
     for (let attempt = 1; attempt <= SESSION_WRITE_ATTEMPTS; attempt += 1) {
       try {
         const written = await store.replace(this.contextId, compacted, { reason, replacedFromVersion: this.sessionVersion, replacedMessages: this.currentHistory.length });
         this.adopt(compacted, written.version);
-        return compacted === history;
+        return compacted === history ? undefined : conflict;
       } catch (error) {
         if (!SessionConflictError.isInstance(error)) throw error;
         conflict = error;
@@ -169,7 +170,7 @@ export class AgentRunState {
       const foreign = newest ? suffixAfter(this.currentHistory, newest.messages) : undefined;
       if (!newest || foreign === undefined) {
         this.adopt(newest?.messages ?? [], newest?.version ?? 0);
-        return false;
+        return conflict;
       }
       this.foreign += foreign.length;
       // Keep the run's own message objects where the stored history extends them.

@@ -140,11 +140,12 @@ export class NativeAgent {
       const before = state.history.length;
       const assembled = await assembler.assemble({ contextId: state.contextId, turn, scope: this.options.scope ?? 'main', history: state.history, tools: registry.visibleTools(), signal: deadline.signal, ...(recovery ? { recovery } : {}) });
       const reason = assembled.trace.compaction.reason ?? 'compaction';
-      if (assembled.historyChanged && !(await state.commitCompaction(assembled.history, reason))) {
+      const conflict = assembled.historyChanged ? await state.commitCompaction(assembled.history, reason) : undefined;
+      if (conflict) {
         // Another writer changed the session: the compaction was recorded over its version; assemble again so the model sees its messages.
         traceSink?.discard();
         this.diagnose({ code: 'AGENT_SESSION_CONFLICT', severity: 'info', subject: `turn ${turn}`, message: `another writer changed the session while turn ${turn} compacted it; the context is assembled again over version ${state.version}` });
-        if (attempt >= SESSION_WRITE_ATTEMPTS) throw new Error(`turn ${turn}: the session kept changing under ${attempt} assemblies`);
+        if (attempt >= SESSION_WRITE_ATTEMPTS) throw conflict;
         continue;
       }
       for (const failure of (await traceSink?.flush()) ?? []) this.diagnose(failure);
