@@ -1,4 +1,4 @@
-import type { ContextTraceV5, ToolCall, ToolResultMessage } from '@strata/context';
+import type { ContextDiagnostic, ContextTraceV5, ToolCall, ToolResultMessage } from '@strata/context';
 import type { ModelUsage } from '@strata/model';
 
 /** What a run reports as it goes. Names are noun then verb. */
@@ -13,11 +13,25 @@ export type AgentEvent =
   | { readonly type: 'tool-call-start'; readonly call: ToolCall }
   | { readonly type: 'tool-call-end'; readonly call: ToolCall; readonly result: ToolResultMessage }
   | { readonly type: 'turn-end'; readonly turn: number }
+  /** Something the run noticed and went on from; the same diagnostics are in the run's result. */
+  | { readonly type: 'diagnostic'; readonly diagnostic: ContextDiagnostic }
   | { readonly type: 'run-end'; readonly stopReason: AgentStopReason };
 
 /**
  * Why a run ended. `context-error`: the context could not be assembled (a
  * budget the must-keep history exceeds, a failing required contributor).
+ * `step-refused`: the model asked for a step too large to run (too many
+ * tool calls, or results that could not fit); no tool ran.
  * `runtime-error`: anything else that failed outside the model (a store).
  */
-export type AgentStopReason = 'completed' | 'max-turns' | 'interrupted' | 'timeout' | 'idle-timeout' | 'context-overflow' | 'model-error' | 'context-error' | 'runtime-error';
+export type AgentStopReason =
+  | 'completed'
+  | 'max-turns'
+  | 'interrupted'
+  | 'timeout'
+  | 'idle-timeout'
+  | 'context-overflow'
+  | 'model-error'
+  | 'context-error'
+  | 'step-refused'
+  | 'runtime-error';

@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
 import {
   buildHistoryUnits,
+  ConservativeTokenEstimator,
   ContextContributorRegistry,
   createContextAssembler,
   DefaultContextMessageComposer,
   DefaultHistoryCompactor,
   interruptedResult,
   resolveContextBudget,
+  type CanonicalHistory,
   type CanonicalMessage,
   type ContextConfiguration,
   type ContextContributorFactory,
@@ -24,7 +26,8 @@ import type { ToolRegistry } from '@strata/tools';
 import type { AgentEvent } from './agent-events.js';
 import { AgentRunState } from './agent-run-state.js';
 import { NativeAgent, type AgentRunResult } from './native-agent.js';
-import { RunDeadline } from './run-deadline.js';
+import { RunDeadline, type Timers } from './run-deadline.js';
+import { RunTraceSink } from './run-trace-sink.js';
 import { profileSectionsFactory, type ProfileSections } from './profile-sections.js';
 import { skillReferenceContributorFactory, type SkillReference } from './skill-reference-contributor.js';
 
@@ -39,6 +42,8 @@ export interface AgentProfile {
   readonly maxTurns?: number;
   readonly runTimeoutMs?: number;
   readonly idleTimeoutMs?: number;
+  /** Tool calls one assistant message may ask for; more refuse the step. Default 128. */
+  readonly maxToolCallsPerStep?: number;
   readonly compaction?: Omit<HistoryCompactorOptions, 'summarizer'>;
   /**
    * Observation masking as a view: stored results shown as previews with
@@ -62,6 +67,9 @@ export interface AgentBindings {
   readonly exactEstimator?: TokenEstimator;
   /** Enables checkpoint summaries during compaction. */
   readonly summarizer?: Summarizer;
+  /** The run's timers and clock (deadlines, idle timeout). Default: Node's timers and performance.now. */
+  readonly timers?: Timers;
+  readonly now?: () => number;
 }
 
 export interface AgentRunInput {
@@ -96,28 +104,24 @@ export interface AgentRun {
  * prompt, and runs the native loop.
  */
 export function createAgentRun(profile: AgentProfile, bindings: AgentBindings, input: AgentRunInput): AgentRun {
-  const deadline = new RunDeadline({
-    ...(profile.runTimeoutMs === undefined ? {} : { runTimeoutMs: profile.runTimeoutMs }),
-    ...(profile.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: profile.idleTimeoutMs }),
-    ...(input.signal ? { signal: input.signal } : {}),
-  });
+  const deadline = new RunDeadline({ runTimeoutMs: profile.runTimeoutMs, idleTimeoutMs: profile.idleTimeoutMs, signal: input.signal, timers: bindings.timers, now: bindings.now });
   return {
     beginExternalWait: () => deadline.beginExternalWait(),
     async execute() {
-      const state = new AgentRunState({ contextId: input.contextId, history: [], ...(bindings.sessionStore ? { sessionStore: bindings.sessionStore } : {}) });
+      let state = new AgentRunState({ contextId: input.contextId, sessionStore: bindings.sessionStore });
       // The budget is resolved once per run; authorities are frozen as it starts, skill references accrue as it goes.
       const budget = resolveContextBudget(bindings.configuration);
       const frozen = versionRecord(profile, bindings, budget);
       const version = (): AgentVersionRecord => ({ ...frozen, skills: [...state.skillReferences] });
       try {
-        const stored = await bindings.sessionStore?.load(input.contextId);
-        await state.replace(stored?.messages ?? [], 'resume');
-        await state.append([...closeInterruptedCalls(state.history), ...(input.prompt === undefined ? [] : [{ role: 'user' as const, content: input.prompt }])]);
+        // Reading the session writes nothing; only a prompt or a closed interrupted step is stored.
+        state = await AgentRunState.load({ contextId: input.contextId, sessionStore: bindings.sessionStore, firstTurn: (history) => firstTurn(history, input.contextId, bindings.traceSink) });
+        await state.commitStep([...closeInterruptedCalls(state.history), ...(input.prompt === undefined ? [] : [{ role: 'user' as const, content: input.prompt }])]);
       } catch (error) {
         // A run never throws for a runtime failure: it ends with a reason.
         deadline.dispose();
         input.onEvent?.({ type: 'run-end', stopReason: 'runtime-error' });
-        return { stopReason: 'runtime-error', finalMessages: state.history, text: '', turns: 0, usage: {}, error, version: version() };
+        return { stopReason: 'runtime-error', finalMessages: state.history, text: '', turns: 0, usage: {}, diagnostics: [], error, version: version() };
       }
 
       const scope = profile.scope ?? 'main';
@@ -126,6 +130,8 @@ export function createAgentRun(profile: AgentProfile, bindings: AgentBindings, i
       for (const factory of [...builtIn, ...(profile.contributors ?? [])]) {
         registry.registerFactory(factory, { contextId: input.contextId, scope });
       }
+      const traceSink = bindings.traceSink ? new RunTraceSink(bindings.traceSink) : undefined;
+      const estimator = bindings.estimator ?? new ConservativeTokenEstimator({ family: bindings.exactEstimator?.family ?? 'unknown' });
       const assembler = createContextAssembler({
         registry,
         budget,
@@ -133,9 +139,9 @@ export function createAgentRun(profile: AgentProfile, bindings: AgentBindings, i
         mode: bindings.configuration.mode,
         configuration: bindings.configuration,
         compactor: new DefaultHistoryCompactor({ ...profile.compaction, ...(bindings.summarizer ? { summarizer: bindings.summarizer } : {}) }),
-        ...(bindings.estimator ? { estimator: bindings.estimator } : {}),
+        estimator,
         ...(bindings.exactEstimator ? { exactEstimator: bindings.exactEstimator } : {}),
-        ...(bindings.traceSink ? { traceSink: bindings.traceSink } : {}),
+        traceSink,
         ...(profile.legacySystemPrompt === undefined ? {} : { legacySystemPrompt: profile.legacySystemPrompt }),
         ...(profile.maskStoredResults ? { stages: { composer: new DefaultContextMessageComposer({ maskStoredResults: true }) } } : {}),
       });
@@ -146,9 +152,13 @@ export function createAgentRun(profile: AgentProfile, bindings: AgentBindings, i
         registry: bindings.tools,
         outputStore: bindings.outputStore,
         deadline,
+        inputCapTokens: frozen.budget.inputCapTokens,
+        estimator,
+        traceSink,
         scope,
-        ...(profile.maxTurns === undefined ? {} : { maxTurns: profile.maxTurns }),
-        ...(input.onEvent ? { onEvent: input.onEvent } : {}),
+        maxTurns: profile.maxTurns,
+        maxToolCallsPerStep: profile.maxToolCallsPerStep,
+        onEvent: input.onEvent,
       });
       const result = await agent.execute();
       return { ...result, version: version() };
@@ -167,6 +177,16 @@ function versionRecord(profile: AgentProfile, bindings: AgentBindings, budget: R
     toolSetHash: createHash('sha256').update(JSON.stringify(tools)).digest('hex'),
     skills: [],
   };
+}
+
+/**
+ * Turn numbers go on across runs of one context, so a resumed run never
+ * reuses a turn's trace name: after the highest turn the trace sink holds
+ * and after every model answer in the stored history.
+ */
+async function firstTurn(history: CanonicalHistory, contextId: string, sink: TraceSink | undefined): Promise<number> {
+  const answered = history.filter((message) => message.role === 'assistant').length;
+  return Math.max(answered, (await sink?.lastTurn?.(contextId)) ?? 0) + 1;
 }
 
 /** A stored session that stopped mid-step gets "interrupted" results, so the next model call is valid. */

@@ -1,16 +1,18 @@
-import { StrataError, type AssistantMessage, type ContextAssembler, type ContextScope, type ToolCall, type ToolOutputStore } from '@strata/context';
+import { redactCredentials, StrataError, type AssembledTurn, type AssistantMessage, type ContextAssembler, type ContextDiagnostic, type ContextScope, type TokenEstimator, type ToolOutputStore } from '@strata/context';
 import { ContextOverflowError, type ModelCallError, type ModelClient } from '@strata/model';
 import type { ToolRegistry } from '@strata/tools';
 import type { AgentEvent, AgentStopReason } from './agent-events.js';
-import type { AgentRunState } from './agent-run-state.js';
+import { SESSION_WRITE_ATTEMPTS, type AgentRunState } from './agent-run-state.js';
 import { runModelTurn } from './model-turn.js';
 import { RunDeadline } from './run-deadline.js';
+import type { RunTraceSink } from './run-trace-sink.js';
+import { MAX_TOOL_CALLS_PER_STEP, refuseStep } from './step-admission.js';
 import { dispatchToolCalls } from './tool-dispatch.js';
 
 /** What the loop does next. */
 type NextStep =
   | { readonly type: 'model' }
-  | { readonly type: 'tools'; readonly calls: readonly ToolCall[] }
+  | { readonly type: 'tools'; readonly message: AssistantMessage }
   | { readonly type: 'stop'; readonly reason: AgentStopReason; readonly error?: unknown };
 
 export interface NativeAgentOptions {
@@ -20,100 +22,144 @@ export interface NativeAgentOptions {
   readonly registry: ToolRegistry;
   readonly outputStore: ToolOutputStore;
   readonly deadline: RunDeadline;
+  /** The input cap and the estimator a step's calls are checked against before they run. */
+  readonly inputCapTokens: number;
+  readonly estimator: TokenEstimator;
+  /** The sink the assembler writes to, held until each assembly is committed. */
+  readonly traceSink?: RunTraceSink;
   readonly scope?: ContextScope;
-  /** Default 50 model turns. */
+  /** Default 50 model turns per run. */
   readonly maxTurns?: number;
+  /** Default `MAX_TOOL_CALLS_PER_STEP` (128). */
+  readonly maxToolCallsPerStep?: number;
   readonly onEvent?: (event: AgentEvent) => void;
 }
 
 export interface AgentRunResult {
   readonly stopReason: AgentStopReason;
-  /** The canonical history as the run left it (compacted where compaction ran). */
+  /** The canonical history as the run left it (compacted where compaction ran); the stored session holds the same. */
   readonly finalMessages: AgentRunState['history'];
   /** The last assistant text, when the run completed. */
   readonly text: string;
+  /** Model turns this run made. */
   readonly turns: number;
   readonly usage: AgentRunState['usage'];
+  /** What the run noticed and went on from: failed trace writes, discarded late tool results, redactions, session conflicts. */
+  readonly diagnostics: readonly ContextDiagnostic[];
   readonly error?: unknown;
 }
 
 /**
  * The native agent loop: assemble context, stream a model turn, run its tool
  * calls, repeat until the model stops calling tools, a limit is hit, or the
- * run is cancelled. Provider failures end the run with a stop reason.
+ * run is cancelled. Provider failures end the run with a stop reason. A step
+ * (an assistant message and all its results) is stored whole, after its tools.
  */
 export class NativeAgent {
   private readonly options: NativeAgentOptions;
+  private readonly diagnostics: ContextDiagnostic[] = [];
+  private turns = 0;
 
   constructor(options: NativeAgentOptions) {
     this.options = options;
   }
 
   async execute(): Promise<AgentRunResult> {
+    const { deadline, state } = this.options;
     let step: NextStep = { type: 'model' };
     try {
       while (step.type !== 'stop') {
-        if (this.options.deadline.signal.aborted) step = this.interrupted(this.options.deadline.signal.reason);
-        else if (step.type === 'model') step = await this.modelStep();
-        else step = await this.toolStep(step.calls);
+        // A step whose message is in hand is closed and stored even when the run was stopped meanwhile.
+        if (step.type === 'tools') step = await this.toolStep(step.message);
+        else if (deadline.signal.aborted) step = this.interrupted(deadline.signal.reason);
+        else step = await this.modelStep();
       }
     } catch (error) {
       // Errors that are not a provider's (a budget the must-keep history exceeds, a store failure) end the run with a reason too.
-      step = this.options.deadline.signal.aborted ? this.interrupted(this.options.deadline.signal.reason) : { type: 'stop', reason: isContextError(error) ? 'context-error' : 'runtime-error', error };
+      step = deadline.signal.aborted ? this.interrupted(deadline.signal.reason) : { type: 'stop', reason: isContextError(error) ? 'context-error' : 'runtime-error', error };
     } finally {
-      this.options.deadline.dispose();
+      deadline.dispose();
     }
     const stop = step as Extract<NextStep, { type: 'stop' }>;
     this.emit({ type: 'run-end', stopReason: stop.reason });
-    const { state } = this.options;
     const last = state.history.findLast((message): message is AssistantMessage => message.role === 'assistant');
     return {
       stopReason: stop.reason,
       finalMessages: state.history,
       text: stop.reason === 'completed' ? last?.content ?? '' : '',
-      turns: state.turn,
+      turns: this.turns,
       usage: state.usage,
+      diagnostics: [...this.diagnostics],
       ...(stop.error === undefined ? {} : { error: stop.error }),
     };
   }
 
   private async modelStep(): Promise<NextStep> {
-    const { state, assembler, client, registry, deadline } = this.options;
-    if (state.turn >= (this.options.maxTurns ?? 50)) return { type: 'stop', reason: 'max-turns' };
+    const { state, client, deadline } = this.options;
+    if (this.turns >= (this.options.maxTurns ?? 50)) return { type: 'stop', reason: 'max-turns' };
+    this.turns += 1;
     const turn = state.nextTurn();
     this.emit({ type: 'turn-start', turn });
     const outcome = await runModelTurn({
-      assembler,
+      assemble: (recovery) => this.assemble(turn, recovery),
       client,
-      request: { contextId: state.contextId, turn, scope: this.options.scope ?? 'main', history: state.history, tools: registry.visibleTools(), signal: deadline.signal },
+      signal: deadline.signal,
       onEvent: (event) => {
         deadline.progress();
         if (event.type === 'text-delta' || event.type === 'reasoning-delta') this.emit(event);
       },
-      onAssembled: async (assembled) => {
-        this.emit({ type: 'context-assembled', turn, trace: assembled.trace });
-        if (assembled.historyChanged) {
-          const before = state.history.length;
-          await state.replace(assembled.history, assembled.trace.compaction.reason ?? 'compaction');
-          this.emit({ type: 'history-compacted', turn, reason: assembled.trace.compaction.reason ?? 'compaction', messagesBefore: before, messagesAfter: assembled.history.length });
-        }
-      },
       onRecovery: (attempt) => this.emit({ type: 'overflow-recovery', turn, attempt }),
     });
     if (outcome.type === 'aborted') return this.interrupted(outcome.reason, outcome.timedOut);
-    if (outcome.type === 'error') return { type: 'stop', reason: errorReason(outcome.error), error: outcome.error };
+    if (outcome.type === 'error') return { type: 'stop', reason: errorReason(outcome.error), error: redactError(outcome.error) };
     state.addUsage(outcome.usage);
     this.emit({ type: 'usage', usage: outcome.usage });
-    await state.append([outcome.message]);
+    const message = outcome.message;
+    if ((message.toolCalls ?? []).length === 0) {
+      await state.commitStep([message]);
+      this.emit({ type: 'turn-end', turn });
+      return { type: 'stop', reason: 'completed' };
+    }
     this.emit({ type: 'turn-end', turn });
-    const calls = outcome.message.toolCalls ?? [];
-    return calls.length > 0 ? { type: 'tools', calls } : { type: 'stop', reason: 'completed' };
+    const refused = refuseStep({ message, maxToolCalls: this.options.maxToolCallsPerStep ?? MAX_TOOL_CALLS_PER_STEP, inputCapTokens: this.options.inputCapTokens, estimator: this.options.estimator });
+    if (refused) {
+      this.diagnose({ code: refused.code, severity: 'error', subject: `turn ${turn}`, message: refused.message });
+      return { type: 'stop', reason: 'step-refused', error: refused };
+    }
+    return { type: 'tools', message };
   }
 
-  private async toolStep(calls: readonly ToolCall[]): Promise<NextStep> {
+  /**
+   * Assembles the turn and commits its compaction. When another writer
+   * changed the session meanwhile, the compaction is made again over the
+   * newest version (and the discarded assembly's trace is dropped).
+   */
+  private async assemble(turn: number, recovery?: { readonly reason: string; readonly attempt: number }): Promise<AssembledTurn> {
+    const { state, assembler, registry, deadline, traceSink } = this.options;
+    for (let attempt = 1; ; attempt += 1) {
+      const before = state.history.length;
+      const assembled = await assembler.assemble({ contextId: state.contextId, turn, scope: this.options.scope ?? 'main', history: state.history, tools: registry.visibleTools(), signal: deadline.signal, ...(recovery ? { recovery } : {}) });
+      const reason = assembled.trace.compaction.reason ?? 'compaction';
+      const conflict = assembled.historyChanged ? await state.commitCompaction(assembled.history, reason) : undefined;
+      if (conflict) {
+        // Another writer changed the session: the compaction was recorded over its version; assemble again so the model sees its messages.
+        traceSink?.discard();
+        this.diagnose({ code: 'AGENT_SESSION_CONFLICT', severity: 'info', subject: `turn ${turn}`, message: `another writer changed the session while turn ${turn} compacted it; the context is assembled again over version ${state.version}` });
+        if (attempt >= SESSION_WRITE_ATTEMPTS) throw conflict;
+        continue;
+      }
+      for (const failure of (await traceSink?.flush()) ?? []) this.diagnose(failure);
+      this.emit({ type: 'context-assembled', turn, trace: assembled.trace });
+      if (assembled.historyChanged) this.emit({ type: 'history-compacted', turn, reason, messagesBefore: before, messagesAfter: assembled.history.length });
+      return assembled;
+    }
+  }
+
+  private async toolStep(message: AssistantMessage): Promise<NextStep> {
     const { state, registry, outputStore, deadline } = this.options;
+    const calls = message.toolCalls ?? [];
     for (const call of calls) this.emit({ type: 'tool-call-start', call });
-    const results = await dispatchToolCalls({
+    const outcome = await dispatchToolCalls({
       registry,
       store: outputStore,
       contextId: state.contextId,
@@ -125,15 +171,21 @@ export class NativeAgent {
         if (reference && result.isError !== true) state.addSkillReference({ name: reference.name, revision: reference.revision, toolCallId: call.id });
         this.emit({ type: 'tool-call-end', call, result });
       },
+      onDiagnostic: (diagnostic) => this.diagnose(diagnostic),
     });
-    // Results are stored before the history changes, so an abort here leaves no half-answered step.
-    await state.append(results);
-    return { type: 'model' };
+    // The step is stored whole: the message with every result (interrupted ones when the run was stopped).
+    await state.commitStep([message, ...outcome.results]);
+    return outcome.aborted ? this.interrupted(deadline.signal.reason) : { type: 'model' };
   }
 
   private interrupted(reason: unknown, timedOut = false): NextStep {
     if (RunDeadline.isTimeout(reason)) return { type: 'stop', reason: reason.which === 'idle' ? 'idle-timeout' : 'timeout', error: reason };
     return { type: 'stop', reason: timedOut ? 'timeout' : 'interrupted', ...(reason === undefined ? {} : { error: reason }) };
+  }
+
+  private diagnose(diagnostic: ContextDiagnostic): void {
+    this.diagnostics.push(diagnostic);
+    this.emit({ type: 'diagnostic', diagnostic });
   }
 
   private emit(event: AgentEvent): void {
@@ -148,4 +200,11 @@ function isContextError(error: unknown): boolean {
 
 function errorReason(error: ModelCallError): AgentStopReason {
   return ContextOverflowError.isInstance(error) ? 'context-overflow' : 'model-error';
+}
+
+/** A provider's error text may echo a key or a header: its message is redacted before the run reports it. */
+function redactError(error: ModelCallError): ModelCallError {
+  const redacted = redactCredentials(error.message);
+  if (redacted.redactions.length > 0) error.message = redacted.text;
+  return error;
 }

@@ -1,26 +1,92 @@
-import type { ToolCall, ToolOutputStore, ToolResultMessage } from '@strata/context';
+import { interruptedResult, redactCredentials, type ContextDiagnostic, type ToolCall, type ToolOutcome, type ToolOutputStore, type ToolResultMessage } from '@strata/context';
 import { storeToolResult, type ToolRegistry } from '@strata/tools';
+import { untilAborted } from './abort-race.js';
+
+export interface ToolDispatchOptions {
+  readonly registry: ToolRegistry;
+  readonly store: ToolOutputStore;
+  readonly contextId: string;
+  readonly calls: readonly ToolCall[];
+  /** The run's signal (cancel, run deadline, idle timeout). */
+  readonly signal: AbortSignal;
+  readonly onResult?: (call: ToolCall, result: ToolResultMessage, data: unknown) => void;
+  readonly onDiagnostic?: (diagnostic: ContextDiagnostic) => void;
+}
+
+export interface ToolDispatchOutcome {
+  /** One result per call, in call order; calls that did not finish have an "interrupted" result. */
+  readonly results: readonly ToolResultMessage[];
+  /** Set when the signal aborted before every call finished. */
+  readonly aborted: boolean;
+}
 
 /**
- * Runs one assistant turn's calls through the registry (concurrency-safe
- * calls together, results in the order the model declared them) and stores
- * every result, so each carries its `read_tool_output` reference.
+ * Runs one assistant turn's calls (consecutive concurrency-safe calls
+ * together, every other call alone, results in declared order) and stores
+ * each result as it finishes, so each carries its `read_tool_output`
+ * reference. Every handler is raced with the run's signal: a handler that
+ * ignores its abort cannot hold the run past a cancel or a deadline; its
+ * late result is discarded with a diagnostic. Credentials in error results
+ * are redacted before they are stored.
  */
-export async function dispatchToolCalls(options: {
-  registry: ToolRegistry;
-  store: ToolOutputStore;
-  contextId: string;
-  calls: readonly ToolCall[];
-  signal: AbortSignal;
-  onResult?: (call: ToolCall, result: ToolResultMessage, data: unknown) => void;
-}): Promise<ToolResultMessage[]> {
-  const outcomes = await options.registry.executeBatch(options.calls, { contextId: options.contextId, signal: options.signal });
-  const results: ToolResultMessage[] = [];
-  for (const [index, call] of options.calls.entries()) {
-    const outcome = outcomes[index]!;
-    const result = await storeToolResult({ store: options.store, contextId: options.contextId, call, outcome });
-    options.onResult?.(call, result, outcome.data);
-    results.push(result);
+export async function dispatchToolCalls(options: ToolDispatchOptions): Promise<ToolDispatchOutcome> {
+  const { registry, calls, signal } = options;
+  const results: Array<ToolResultMessage | undefined> = calls.map(() => undefined);
+  let index = 0;
+  try {
+    while (index < calls.length) {
+      let end = index + 1;
+      if (registry.isConcurrencySafe(calls[index]!.name)) {
+        while (end < calls.length && registry.isConcurrencySafe(calls[end]!.name)) end += 1;
+      }
+      const group = calls.slice(index, end).map(async (call, offset) => {
+        results[index + offset] = await runCall(options, call);
+      });
+      await untilAborted(Promise.all(group), signal);
+      index = end;
+    }
+    return { results: results as ToolResultMessage[], aborted: false };
+  } catch (error) {
+    if (!signal.aborted) throw error;
+    const closed = calls.map((call, position) => {
+      const result = results[position];
+      if (result) return result;
+      options.onDiagnostic?.({
+        code: 'AGENT_TOOL_RESULT_DISCARDED',
+        severity: 'warning',
+        subject: call.id,
+        message: `tool "${call.name}" (call ${call.id}) had not finished when the run stopped (${describe(signal.reason)}); it is recorded as interrupted and any late result is discarded`,
+      });
+      return interruptedResult(call.id, call.name);
+    });
+    return { results: closed, aborted: true };
   }
-  return results;
+}
+
+async function runCall(options: ToolDispatchOptions, call: ToolCall): Promise<ToolResultMessage> {
+  const outcome = redactOutcome(await options.registry.execute(call, { contextId: options.contextId, signal: options.signal }), call, options.onDiagnostic);
+  // A result finished after the abort is not stored: the step closes with "interrupted" instead.
+  options.signal.throwIfAborted();
+  const result = await storeToolResult({ store: options.store, contextId: options.contextId, call, outcome });
+  options.onResult?.(call, result, outcome.data);
+  return result;
+}
+
+/** Error texts are where credentials leak (an echoed header, a connection URL): redact them before they are kept anywhere. */
+function redactOutcome(outcome: ToolOutcome, call: ToolCall, onDiagnostic?: (diagnostic: ContextDiagnostic) => void): ToolOutcome {
+  if (outcome.isError !== true) return outcome;
+  const redacted = redactCredentials(outcome.content);
+  if (redacted.redactions.length === 0) return outcome;
+  onDiagnostic?.({
+    code: 'AGENT_CREDENTIALS_REDACTED',
+    severity: 'warning',
+    subject: call.id,
+    message: `the error of tool "${call.name}" (call ${call.id}) carried credentials (${redacted.redactions.map((entry) => entry.kind).join(', ')}); they were redacted`,
+  });
+  // `data` mirrors the text for the run's lanes; it goes with the unredacted text.
+  return { content: redacted.text, isError: true };
+}
+
+function describe(reason: unknown): string {
+  return reason instanceof Error ? reason.message : String(reason);
 }

@@ -156,6 +156,19 @@ test('message-count threshold triggers compaction and is reported as the reason'
   assert.ok(result.history.length < history.length);
 });
 
+test('message-count: a history of short messages past the threshold is summarized below it', async () => {
+  const history: CanonicalMessage[] = [];
+  for (let index = 1; index <= 30; index += 1) history.push({ role: 'user', content: `question ${index}: is sample ${index} stable?` }, { role: 'assistant', content: `answer ${index}: yes, stable.` });
+  const summarizer = scripted(goodCheckpoint);
+  const compactor = new DefaultHistoryCompactor({ summarizer, messageCountThreshold: 50 });
+  assert.equal(history.length, 60);
+  const result = await compactor.compact(request(history, { reason: 'message-count', targetHistoryTokens: 100_000 }));
+  assert.equal(summarizer.calls, 1);
+  assert.ok(result.trace.summarizedMessages > 0, 'old messages were summarized');
+  assert.equal(compactor.exceedsMessageCount(result.history), false, `${result.history.length} messages remain`);
+  assert.deepEqual(result.history.slice(-2), history.slice(-2), 'the newest messages stay verbatim');
+});
+
 test('property: compaction never adds tokens, never loses an open unit, and is deterministic', async () => {
   await fc.assert(
     fc.asyncProperty(historyArbitrary({ open: true }), fc.integer({ min: 100, max: 6_000 }), fc.constantFrom('token-pressure', 'forced', 'message-count') as fc.Arbitrary<CompactionRequest['reason']>, async (raw, target, reason) => {

@@ -130,20 +130,30 @@ export class DefaultHistoryCompactor implements HistoryCompactor {
     return refs.length > 0 ? { history: projected, current, refs } : { history: options.history, current, refs };
   }
 
-  /** Units never projected or summarized: leading system messages, open units, the newest step and the recent suffix. */
+  /**
+   * Units never projected or summarized: leading system messages, open units,
+   * the newest step and the recent suffix. The suffix is bounded by tokens
+   * and, when the trigger is the message count, also by messages (the
+   * recent share of the threshold), so it never covers a history of short messages whole.
+   */
   private protectedUnits(units: readonly HistoryUnit[], request: CompactionRequest): Set<number> {
     const kept = new Set<number>();
     units.forEach((unit, index) => {
       if (isOpenUnit(unit)) kept.add(index);
       if (unit.messages[0]!.role === 'system' && (index === 0 || kept.has(index - 1))) kept.add(index);
     });
-    let recent = 0;
-    const recentBudget = request.targetHistoryTokens * this.options.recentShare;
+    let recentTokens = 0;
+    let recentMessages = 0;
+    const tokenBudget = request.targetHistoryTokens * this.options.recentShare;
+    const threshold = this.options.messageCountThreshold;
+    const messageBudget = request.reason === 'message-count' && threshold !== undefined ? Math.floor(threshold * this.options.recentShare) : Number.POSITIVE_INFINITY;
     for (let index = units.length - 1; index >= 0; index -= 1) {
-      const cost = sumTokens(units[index]!.messages, request.estimator);
-      if (index < units.length - 1 && recent + cost > recentBudget) break;
+      const messages = units[index]!.messages;
+      const cost = sumTokens(messages, request.estimator);
+      if (index < units.length - 1 && (recentTokens + cost > tokenBudget || recentMessages + messages.length > messageBudget)) break;
       kept.add(index);
-      recent += cost;
+      recentTokens += cost;
+      recentMessages += messages.length;
     }
     return kept;
   }

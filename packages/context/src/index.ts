@@ -87,7 +87,7 @@ export type { ContextConfiguration, ContextMode, ContextBudgetOptions, ResolvedC
 export type { ContextTraceV5, PlanProgress } from './context-trace.js';
 
 // Ports implemented elsewhere (stores, summarizers, trace sinks) and the tool contract
-export type { ToolOutputStore, StoredToolOutput, PutToolOutput, SessionStore, SessionVersion, Summarizer, SummarizeRequest, TraceSink } from './ports.js';
+export type { ToolOutputStore, StoredToolOutput, PutToolOutput, SessionStore, SessionAppendOptions, SessionVersion, Summarizer, SummarizeRequest, TraceSink } from './ports.js';
 export type { ToolDefinition, ToolExecutionContext, ToolOutcome } from './tool-definition.js';
 
 // Errors
@@ -98,3 +98,6 @@ export { ContextInputError } from './errors/context-input-error.js';
 export { ContextBudgetError } from './errors/context-budget-error.js';
 export { ContextValidationError } from './errors/context-validation-error.js';
 export type { ContextViolation } from './errors/context-validation-error.js';
+
+// Redaction
+export { redactCredentials, type CredentialKind, type CredentialRedaction, type RedactedText } from './redact-credentials.js';

@@ -42,12 +42,21 @@ export interface SessionVersion {
   readonly createdAt: string;
 }
 
+export interface SessionAppendOptions {
+  /**
+   * Append only while this is still the newest version (0 for a context never
+   * written); otherwise the store refuses with a conflict and writes nothing.
+   * A writer that must not interleave with others (an agent's step) sets it.
+   */
+  readonly expectedVersion?: number;
+}
+
 /**
  * The canonical history of each context: append-only; every compaction is a
  * new version that records what it replaced.
  */
 export interface SessionStore {
-  append(contextId: string, messages: readonly CanonicalMessage[]): Promise<SessionVersion>;
+  append(contextId: string, messages: readonly CanonicalMessage[], options?: SessionAppendOptions): Promise<SessionVersion>;
   /**
    * Records a compacted history as a new version. `compaction.replacedFromVersion`
    * must be the newest version (0 for a context never written); otherwise the
@@ -76,4 +85,6 @@ export interface Summarizer {
 /** Receives one trace document per model turn (and per recovery attempt). */
 export interface TraceSink {
   write(document: { readonly contextId: string; readonly turn: number; readonly recoveryAttempt?: number; readonly body: unknown }): Promise<void>;
+  /** The highest turn written for a context (0 when none), so a resumed run numbers its turns on from it. */
+  lastTurn?(contextId: string): Promise<number>;
 }

@@ -72,6 +72,15 @@ export function validateCompaction(compaction: SessionCompaction, operation: str
   return { reason, replacedFromVersion, replacedMessages };
 }
 
+/** The version a conditional append expects, checked; undefined when the append is unconditional. */
+export function validateExpectedVersion(expectedVersion: unknown, operation: string): number | undefined {
+  if (expectedVersion === undefined) return undefined;
+  if (!Number.isSafeInteger(expectedVersion) || (expectedVersion as number) < 0) {
+    throw new StoreInputError({ code: 'SESSION_VERSION_INVALID', culprit: 'expectedVersion', message: `${operation}: expectedVersion must be a non-negative integer, got ${String(expectedVersion)}` });
+  }
+  return expectedVersion as number;
+}
+
 export function requireContextId(contextId: unknown, operation: string): string {
   return requireKey(contextId, { field: 'contextId', operation });
 }

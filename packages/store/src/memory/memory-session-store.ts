@@ -1,4 +1,4 @@
-import type { CanonicalHistory, CanonicalMessage, SessionStore, SessionVersion } from '@strata/context';
+import type { CanonicalHistory, CanonicalMessage, SessionAppendOptions, SessionStore, SessionVersion } from '@strata/context';
 import { SessionConflictError } from '../errors/session-conflict-error.js';
 import { StoreAccessError } from '../errors/store-access-error.js';
 import {
@@ -8,6 +8,7 @@ import {
   requireVersion,
   sessionVersion,
   validateCompaction,
+  validateExpectedVersion,
   type SessionCompaction,
 } from '../session-codec.js';
 import { MEMORY_LOCATION } from './memory-tool-output-store.js';
@@ -48,10 +49,16 @@ export function createMemorySessionStore(): SessionStore {
   };
 
   return {
-    async append(contextId: string, messages: readonly CanonicalMessage[]): Promise<SessionVersion> {
+    async append(contextId: string, messages: readonly CanonicalMessage[], options?: SessionAppendOptions): Promise<SessionVersion> {
       ensureOpen('append');
       requireContextId(contextId, 'append');
-      return add(contextId, encodeMessages(messages, 'append'), undefined);
+      const expectedVersion = validateExpectedVersion(options?.expectedVersion, 'append');
+      const encoded = encodeMessages(messages, 'append');
+      const newest = contexts.get(contextId)?.length ?? 0;
+      if (expectedVersion !== undefined && expectedVersion !== newest) {
+        throw new SessionConflictError({ contextId, expectedVersion, actualVersion: newest });
+      }
+      return add(contextId, encoded, undefined);
     },
     async replace(contextId: string, messages: CanonicalHistory, compaction: SessionCompaction): Promise<SessionVersion> {
       ensureOpen('replace');

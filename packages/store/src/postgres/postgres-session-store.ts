@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { CanonicalHistory, CanonicalMessage, SessionStore, SessionVersion } from '@strata/context';
+import type { CanonicalHistory, CanonicalMessage, SessionAppendOptions, SessionStore, SessionVersion } from '@strata/context';
 import { SessionConflictError } from '../errors/session-conflict-error.js';
 import {
   decodeMessages,
@@ -8,6 +8,7 @@ import {
   requireVersion,
   sessionVersion,
   validateCompaction,
+  validateExpectedVersion,
   type SessionCompaction,
 } from '../session-codec.js';
 import { PostgresConnection, type PostgresMigration, type PostgresStoreOptions } from './postgres-connection.js';
@@ -80,14 +81,14 @@ export function createPostgresSessionStore(options: PostgresStoreOptions): Sessi
     });
   };
 
-  const add = (operation: string, contextId: string, texts: readonly string[], compaction: SessionCompaction | undefined): Promise<SessionVersion> =>
+  const add = (operation: string, contextId: string, texts: readonly string[], compaction: SessionCompaction | undefined, expectedVersion = compaction?.replacedFromVersion): Promise<SessionVersion> =>
     connection.transaction(operation, async (client) => {
       // The row lock on strata_sessions serializes writers of one context across all workers.
       await client.query(`INSERT INTO ${sessions} (context_id, latest_version) VALUES ($1, 0) ON CONFLICT (context_id) DO NOTHING`, [contextId]);
       const newest = (await client.query<{ latest_version: number }>(`SELECT latest_version FROM ${sessions} WHERE context_id = $1 FOR UPDATE`, [contextId])).rows[0]!
         .latest_version;
-      if (compaction !== undefined && compaction.replacedFromVersion !== newest) {
-        throw new SessionConflictError({ contextId, expectedVersion: compaction.replacedFromVersion, actualVersion: newest });
+      if (expectedVersion !== undefined && expectedVersion !== newest) {
+        throw new SessionConflictError({ contextId, expectedVersion, actualVersion: newest });
       }
       const version = newest + 1;
       const previousStart =
@@ -115,9 +116,10 @@ export function createPostgresSessionStore(options: PostgresStoreOptions): Sessi
     });
 
   return {
-    async append(contextId: string, messages: readonly CanonicalMessage[]): Promise<SessionVersion> {
+    async append(contextId: string, messages: readonly CanonicalMessage[], options?: SessionAppendOptions): Promise<SessionVersion> {
       requireContextId(contextId, 'append');
-      return add('append', contextId, encodeMessages(messages, 'append'), undefined);
+      const expectedVersion = validateExpectedVersion(options?.expectedVersion, 'append');
+      return add('append', contextId, encodeMessages(messages, 'append'), undefined, expectedVersion);
     },
     async replace(contextId: string, messages: CanonicalHistory, compaction: SessionCompaction): Promise<SessionVersion> {
       requireContextId(contextId, 'replace');

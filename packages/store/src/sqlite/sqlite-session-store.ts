@@ -1,4 +1,4 @@
-import type { CanonicalHistory, CanonicalMessage, SessionStore, SessionVersion } from '@strata/context';
+import type { CanonicalHistory, CanonicalMessage, SessionAppendOptions, SessionStore, SessionVersion } from '@strata/context';
 import { SessionConflictError } from '../errors/session-conflict-error.js';
 import {
   decodeMessages,
@@ -7,6 +7,7 @@ import {
   requireVersion,
   sessionVersion,
   validateCompaction,
+  validateExpectedVersion,
   type SessionCompaction,
 } from '../session-codec.js';
 import { SqliteConnection } from './sqlite-connection.js';
@@ -76,14 +77,14 @@ export function openSqliteSessionStore(options: SqliteStoreOptions): SessionStor
     });
   };
 
-  const add = (operation: string, contextId: string, texts: readonly string[], compaction: SessionCompaction | undefined): SessionVersion =>
+  const add = (operation: string, contextId: string, texts: readonly string[], compaction: SessionCompaction | undefined, expectedVersion = compaction?.replacedFromVersion): SessionVersion =>
     connection.use(operation, (database) =>
       // IMMEDIATE takes the write lock before reading the newest version, so
       // concurrent appends (any connection, any process) get consecutive numbers.
       database.transaction(() => {
         const newest = latest(database, contextId);
-        if (compaction !== undefined && compaction.replacedFromVersion !== newest) {
-          throw new SessionConflictError({ contextId, expectedVersion: compaction.replacedFromVersion, actualVersion: newest });
+        if (expectedVersion !== undefined && expectedVersion !== newest) {
+          throw new SessionConflictError({ contextId, expectedVersion, actualVersion: newest });
         }
         const version = newest + 1;
         const previousStart =
@@ -107,9 +108,10 @@ export function openSqliteSessionStore(options: SqliteStoreOptions): SessionStor
     );
 
   return {
-    async append(contextId: string, messages: readonly CanonicalMessage[]): Promise<SessionVersion> {
+    async append(contextId: string, messages: readonly CanonicalMessage[], options?: SessionAppendOptions): Promise<SessionVersion> {
       requireContextId(contextId, 'append');
-      return add('append', contextId, encodeMessages(messages, 'append'), undefined);
+      const expectedVersion = validateExpectedVersion(options?.expectedVersion, 'append');
+      return add('append', contextId, encodeMessages(messages, 'append'), undefined, expectedVersion);
     },
     async replace(contextId: string, messages: CanonicalHistory, compaction: SessionCompaction): Promise<SessionVersion> {
       requireContextId(contextId, 'replace');

@@ -133,6 +133,21 @@ export function sessionStoreContract(options: StoreContractOptions<SessionStore>
         assert.deepEqual((await store.load(context))?.messages, [user('a'), user('b')]);
       }));
 
+    test('a conditional append writes only on the version it expects', () =>
+      withStore(async (store) => {
+        const context = contextId();
+        assert.equal((await store.append(context, [user('a')], { expectedVersion: 0 })).version, 1);
+        await store.append(context, [user('foreign')]);
+        await assert.rejects(
+          store.append(context, [user('b')], { expectedVersion: 1 }),
+          (error: unknown) => SessionConflictError.isInstance(error) && error.expectedVersion === 1 && error.actualVersion === 2,
+        );
+        await assert.rejects(store.append(contextId(), [user('x')], { expectedVersion: 1 }), (error: unknown) => SessionConflictError.isInstance(error) && error.actualVersion === 0);
+        await assert.rejects(store.append(context, [user('b')], { expectedVersion: -1 }), (error: unknown) => StoreInputError.isInstance(error));
+        assert.equal((await store.append(context, [user('b')], { expectedVersion: 2 })).version, 3);
+        assert.deepEqual((await store.load(context))?.messages, [user('a'), user('foreign'), user('b')]);
+      }));
+
     test('bad input is refused naming the culprit, and nothing is written', () =>
       withStore(async (store) => {
         const context = contextId();

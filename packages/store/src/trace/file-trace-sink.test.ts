@@ -23,6 +23,17 @@ test('one file per turn and per recovery attempt, at the documented paths, modes
   assert.equal(traceFilePath({ directory, contextId: 'ctx-1', turn: 1, recoveryAttempt: 1 }), join(directory, 'ctx-1', 'turn-0001-recovery-1.json'));
 });
 
+test('lastTurn names the highest turn written for a context, 0 when none', async () => {
+  const directory = freshDirectory();
+  const sink = createFileTraceSink({ directory });
+  assert.equal(await sink.lastTurn!('ctx-1'), 0);
+  await sink.write({ contextId: 'ctx-1', turn: 2, body: {} });
+  await sink.write({ contextId: 'ctx-1', turn: 12, recoveryAttempt: 1, body: {} });
+  await sink.write({ contextId: 'ctx-2', turn: 40, body: {} });
+  writeFileSync(join(directory, 'ctx-1', 'notes.txt'), 'not a trace');
+  assert.equal(await sink.lastTurn!('ctx-1'), 12);
+});
+
 test('an existing file is never overwritten: the second write fails naming it', async () => {
   const directory = freshDirectory();
   const sink = createFileTraceSink({ directory });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, link, mkdir, open, unlink, writeFile } from 'node:fs/promises';
+import { chmod, link, mkdir, open, readdir, unlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { TraceSink } from '@strata/context';
 import { StoreAccessError } from '../errors/store-access-error.js';
@@ -36,6 +36,21 @@ export function traceFilePath(options: { readonly directory: string; readonly co
 export function createFileTraceSink(options: FileTraceSinkOptions): TraceSink {
   const directory = resolve(options.directory);
   return {
+    async lastTurn(contextId: string): Promise<number> {
+      let names: string[];
+      try {
+        names = await readdir(join(directory, contextDirectoryName(contextId)));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+        throw new StoreAccessError({ code: 'STORE_IO', location: directory, message: `trace directory of "${contextId}" cannot be read: ${(error as Error).message}`, cause: error });
+      }
+      let last = 0;
+      for (const name of names) {
+        const turn = /^turn-(\d+)(?:-recovery-\d+)?\.json$/.exec(name)?.[1];
+        if (turn !== undefined) last = Math.max(last, Number(turn));
+      }
+      return last;
+    },
     async write(document): Promise<void> {
       const contextDirectory = join(directory, contextDirectoryName(document.contextId));
       const path = join(contextDirectory, traceFileName(document));

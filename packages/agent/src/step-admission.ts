@@ -1,0 +1,41 @@
+import type { AssistantMessage, TokenEstimator, ToolResultMessage } from '@strata/context';
+import { StepRefusedError } from './errors/step-refused-error.js';
+
+/** Default: at most 128 tool calls in one assistant message. */
+export const MAX_TOOL_CALLS_PER_STEP = 128;
+
+export interface StepAdmissionOptions {
+  readonly message: AssistantMessage;
+  readonly maxToolCalls: number;
+  /** Everything sent to the model is charged against this cap. */
+  readonly inputCapTokens: number;
+  readonly estimator: TokenEstimator;
+}
+
+/**
+ * Refuses a step before its tools run when it has too many calls, or when
+ * the assistant message and an empty result per call already exceed the
+ * input cap (the results, however small, could never be sent). Cheap: one
+ * count per call. Returns undefined when the step may run.
+ */
+export function refuseStep(options: StepAdmissionOptions): StepRefusedError | undefined {
+  const calls = options.message.toolCalls ?? [];
+  if (calls.length > options.maxToolCalls) {
+    return new StepRefusedError({
+      code: 'AGENT_STEP_TOO_MANY_CALLS',
+      calls: calls.length,
+      message: `the model asked for ${calls.length} tool calls in one step; at most ${options.maxToolCalls} are run, so the step was refused before any tool ran`,
+    });
+  }
+  let tokens = options.estimator.countMessage(options.message);
+  for (const call of calls) {
+    const empty: ToolResultMessage = { role: 'tool', toolCallId: call.id, toolName: call.name, content: '' };
+    tokens += options.estimator.countMessage(empty);
+  }
+  if (tokens <= options.inputCapTokens) return undefined;
+  return new StepRefusedError({
+    code: 'AGENT_STEP_CANNOT_FIT',
+    calls: calls.length,
+    message: `the step's ${calls.length} tool calls need at least ${tokens} tokens with empty results, over the input cap of ${options.inputCapTokens}; the step was refused before any tool ran`,
+  });
+}
