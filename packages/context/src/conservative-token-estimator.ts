@@ -1,5 +1,5 @@
 import { countCharacterClasses, type CharacterClassCounts } from './character-classes.js';
-import type { CanonicalMessage } from './messages.js';
+import type { CanonicalMessage, MediaPart } from './messages.js';
 import { messageText } from './message-text.js';
 import type { TokenEstimator, TokenizerFamily, ToolSchema } from './token-estimator.js';
 
@@ -67,6 +67,38 @@ export function estimateTextTokens(text: string, weights: CharacterClassWeights)
   return Math.min(Math.ceil(estimate), byteBound);
 }
 
+/**
+ * Tokens charged per image, whatever its size: Anthropic's cost of the
+ * largest image it keeps unscaled (about 1.15 megapixels / 750), above
+ * OpenAI's high-detail maximum for a 2048 x 768 image (85 + 8 x 170 = 1,445).
+ */
+export const IMAGE_TOKENS = 1_600;
+/**
+ * Tokens charged per byte of an inline file: a byte-level BPE never emits
+ * more tokens than bytes, so this bounds text files. For compressed formats
+ * (PDF) it is an estimate, not a bound.
+ */
+export const FILE_TOKENS_PER_BYTE = 1;
+/** Tokens charged for a file given by URL, whose size is unknown here (an assumption: about 100 pages of text). */
+export const URL_FILE_TOKENS = 32_000;
+
+/** Decoded size of base64 data, from its length alone. */
+function base64Bytes(data: string): number {
+  const padding = data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0;
+  return Math.max(0, Math.floor((data.length * 3) / 4) - padding);
+}
+
+/** What a message's images and files cost, conservatively (see the constants above). */
+export function estimateMediaTokens(media: readonly MediaPart[] | undefined): number {
+  let tokens = 0;
+  for (const part of media ?? []) {
+    if (part.type === 'image') tokens += IMAGE_TOKENS;
+    else if (part.data !== undefined) tokens += Math.ceil(base64Bytes(part.data) * FILE_TOKENS_PER_BYTE);
+    else tokens += URL_FILE_TOKENS;
+  }
+  return tokens;
+}
+
 /** Message framing plus the framing of each tool call. */
 export function messageOverheadTokens(message: CanonicalMessage): number {
   const calls = message.role === 'assistant' ? message.toolCalls?.length ?? 0 : 0;
@@ -80,7 +112,8 @@ export function toolSchemaText(tool: ToolSchema): string {
 
 /**
  * Wraps a text counter with per-message caching: messages are immutable, so
- * a turn that appends one message counts only that message.
+ * a turn that appends one message counts only that message. Media are
+ * charged by `estimateMediaTokens`, for exact and conservative counters alike.
  */
 export abstract class CachingTokenEstimator implements TokenEstimator {
   abstract readonly family: TokenizerFamily;
@@ -92,7 +125,8 @@ export abstract class CachingTokenEstimator implements TokenEstimator {
   countMessage(message: CanonicalMessage): number {
     const cached = this.messageCache.get(message);
     if (cached !== undefined) return cached;
-    const count = this.countText(messageText(message)) + messageOverheadTokens(message);
+    const media = message.role === 'user' || message.role === 'tool' ? message.media : undefined;
+    const count = this.countText(messageText(message)) + messageOverheadTokens(message) + estimateMediaTokens(media);
     this.messageCache.set(message, count);
     return count;
   }

@@ -101,3 +101,14 @@ export type { ContextViolation } from './errors/context-validation-error.js';
 
 // Redaction
 export { redactCredentials, type CredentialKind, type CredentialRedaction, type RedactedText } from './redact-credentials.js';
+
+// Adapters and input checks
+export { checkCanonicalHistory, checkJsonValue, MAX_JSON_DEPTH, MAX_JSON_NODES } from './canonical-history-check.js';
+export type { MediaPart } from './messages.js';
+export { estimateMediaTokens, FILE_TOKENS_PER_BYTE, IMAGE_TOKENS, URL_FILE_TOKENS } from './conservative-token-estimator.js';
+export type { AdapterDiagnostic } from './adapters/media.js';
+export { toOpenAIChatDetailed } from './adapters/openai-chat.js';
+export type { OpenAIChatContentPart } from './adapters/openai-chat.js';
+export { toAnthropicMessagesDetailed } from './adapters/anthropic-messages.js';
+export type { AnthropicDocumentBlock, AnthropicImageBlock, AnthropicTextBlock, AnthropicToolResultContent } from './adapters/anthropic-messages.js';
+export { toAiSdkMessagesDetailed } from './adapters/ai-sdk-messages.js';

@@ -7,6 +7,21 @@ export type CanonicalMessage = SystemMessage | UserMessage | AssistantMessage | 
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
+/**
+ * An image or a file sent with a message, after its text. Exactly one of
+ * `data` (base64, no `data:` prefix) and `url` is set. Adapters carry media
+ * to every format that supports it and report (never silently drop) where a
+ * format cannot.
+ */
+export interface MediaPart {
+  readonly type: 'image' | 'file';
+  /** IANA media type (`image/png`, `application/pdf`); `image/*` when an image URL did not say. */
+  readonly mediaType: string;
+  readonly data?: string;
+  readonly url?: string;
+  readonly filename?: string;
+}
+
 export interface SystemMessage {
   readonly role: 'system';
   readonly content: string;
@@ -24,6 +39,8 @@ export interface UserMessage {
   readonly authority?: 'data_only';
   /** Marks a resident checkpoint written by the compactor. */
   readonly checkpoint?: boolean;
+  /** Images and files sent after `content`. */
+  readonly media?: readonly MediaPart[];
 }
 
 export interface ReasoningPart {
@@ -37,6 +54,8 @@ export interface ToolCall {
   readonly name: string;
   /** Parsed arguments; a string when the model sent text that is not JSON. */
   readonly input: JsonValue;
+  /** Provider data some providers need back with the call (thought signatures), kept verbatim. */
+  readonly providerMetadata?: { readonly [provider: string]: JsonValue };
 }
 
 export interface AssistantMessage {
@@ -68,6 +87,8 @@ export interface ToolResultMessage {
   readonly outputRef?: ToolOutputRef;
   /** Set by the compactor when `content` is a head/tail preview of the stored body. */
   readonly masked?: boolean;
+  /** Images and files the tool returned, sent after `content`. */
+  readonly media?: readonly MediaPart[];
 }
 
 export type CanonicalHistory = readonly CanonicalMessage[];

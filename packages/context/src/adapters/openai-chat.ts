@@ -1,106 +1,227 @@
-import { ContextInputError } from '../errors/context-input-error.js';
-import type { AssistantMessage, CanonicalHistory, CanonicalMessage, JsonValue, ToolCall } from '../messages.js';
+import type { AssistantMessage, CanonicalHistory, CanonicalMessage, JsonValue, MediaPart, ToolCall } from '../messages.js';
+import {
+  type Fields,
+  checkedMedia,
+  readArray,
+  readNonEmptyString,
+  readOptionalString,
+  readRecord,
+  readString,
+  readToolArguments,
+  readJson,
+  invalid,
+  unexpected,
+  unsupported,
+} from './adapter-input.js';
+import { type AdapterDiagnostic, mediaFromUrl, mediaNote, mediaUrl, parseDataUrl } from './media.js';
+
+/** A content part of an OpenAI chat-completions message. */
+export type OpenAIChatContentPart =
+  | { type: 'text'; text: string }
+  | { type: 'refusal'; refusal: string }
+  | { type: 'image_url'; image_url: { url: string; detail?: 'auto' | 'low' | 'high' } }
+  | { type: 'file'; file: { file_data?: string; file_id?: string; filename?: string } }
+  | { type: 'input_audio'; input_audio: { data: string; format: 'wav' | 'mp3' } };
 
 /** An OpenAI chat-completions message, as APIs and trajectory files carry it. */
 export interface OpenAIChatMessage {
   role: 'system' | 'developer' | 'user' | 'assistant' | 'tool';
-  content: string | null | Array<{ type: string; text?: string }>;
+  content: string | null | OpenAIChatContentPart[];
   tool_calls?: Array<{ id: string; type?: 'function'; function: { name: string; arguments: string } }>;
   tool_call_id?: string;
   name?: string;
 }
 
-function textOf(content: unknown, where: string): string {
-  if (content == null) return '';
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content)) {
-    return content
-      .map((part: { type?: string; text?: unknown }) => (typeof part?.text === 'string' ? part.text : ''))
-      .join('');
-  }
-  throw new ContextInputError({ code: 'CONTEXT_MESSAGE_INVALID', culprit: where, message: `${where}: content must be a string, null or an array of text parts` });
+/** Audio formats `input_audio` takes, by media type. */
+const AUDIO_FORMATS: Readonly<Record<string, 'wav' | 'mp3'>> = { 'audio/wav': 'wav', 'audio/x-wav': 'wav', 'audio/mpeg': 'mp3', 'audio/mp3': 'mp3' };
+
+/** Which part types each role may carry. */
+const PART_TYPES: Readonly<Record<OpenAIChatMessage['role'], ReadonlySet<string>>> = {
+  system: new Set(['text']),
+  developer: new Set(['text']),
+  user: new Set(['text', 'image_url', 'file', 'input_audio']),
+  assistant: new Set(['text', 'refusal']),
+  tool: new Set(['text']),
+};
+
+/** Text and media of `content`: a string, null, or an array of parts (text parts are joined). */
+function readContent(content: unknown, role: OpenAIChatMessage['role'], path: string): { text: string; media: MediaPart[] } {
+  if (content === null || content === undefined) return { text: '', media: [] };
+  if (typeof content === 'string') return { text: content, media: [] };
+  const parts = readArray(content, path, 'a string, null or an array of content parts');
+  let text = '';
+  const media: MediaPart[] = [];
+  parts.forEach((raw, index) => {
+    const partPath = `${path}[${index}]`;
+    const part = readRecord(raw, partPath, 'a content part object');
+    const type = readString(part.type, `${partPath}.type`);
+    if (!PART_TYPES[role].has(type)) throw unsupported(`${partPath}.type`, `a ${role} message cannot carry a "${type}" part here`);
+    if (type === 'text') text += readString(part.text, `${partPath}.text`);
+    else if (type === 'refusal') text += readString(part.refusal, `${partPath}.refusal`);
+    else if (type === 'image_url') {
+      const image = readRecord(part.image_url, `${partPath}.image_url`, 'an object with a url');
+      media.push(checkedMedia(mediaFromUrl({ type: 'image', url: readString(image.url, `${partPath}.image_url.url`) }), partPath));
+    } else if (type === 'file') {
+      const file = readRecord(part.file, `${partPath}.file`, 'an object with file_data');
+      if (file.file_data === undefined) throw unsupported(`${partPath}.file`, 'only inline file_data can be imported (a file_id refers to storage Strata cannot read)');
+      const inline = parseDataUrl(readString(file.file_data, `${partPath}.file.file_data`));
+      if (!inline) throw invalid(`${partPath}.file.file_data`, 'a base64 data URL', 'another string');
+      const filename = readOptionalString(file.filename, `${partPath}.file.filename`);
+      media.push(checkedMedia({ type: 'file', ...inline, ...(filename === undefined ? {} : { filename }) }, partPath));
+    } else {
+      const audio = readRecord(part.input_audio, `${partPath}.input_audio`, 'an object with data and format');
+      const format = audio.format;
+      if (format !== 'wav' && format !== 'mp3') throw unexpected(`${partPath}.input_audio.format`, '"wav" or "mp3"', format);
+      media.push({ type: 'file', mediaType: format === 'wav' ? 'audio/wav' : 'audio/mpeg', data: readString(audio.data, `${partPath}.input_audio.data`) });
+    }
+  });
+  return { text, media };
 }
 
-/** Arguments arrive as JSON text; text that is not JSON is kept as a string. */
-export function parseToolArguments(text: string): JsonValue {
-  try {
-    return JSON.parse(text) as JsonValue;
-  } catch {
-    return text;
+function readToolCalls(value: unknown, path: string): ToolCall[] {
+  if (value === undefined || value === null) return [];
+  const ids = new Set<string>();
+  return readArray(value, path, 'an array of tool calls').map((raw, index): ToolCall => {
+    const callPath = `${path}[${index}]`;
+    const call = readRecord(raw, callPath, 'a tool call object');
+    const id = readNonEmptyString(call.id, `${callPath}.id`);
+    if (ids.has(id)) throw invalid(`${callPath}.id`, 'an id unique within the message', `"${id}" twice`);
+    ids.add(id);
+    if (call.type !== undefined && call.type !== 'function') throw unsupported(`${callPath}.type`, `only function tool calls can be imported, got ${JSON.stringify(call.type)}`);
+    const fn = readRecord(call.function, `${callPath}.function`, 'an object with name and arguments');
+    const name = readNonEmptyString(fn.name, `${callPath}.function.name`);
+    const args = fn.arguments;
+    const argumentsPath = `${callPath}.function.arguments`;
+    // Some trajectory files store arguments already parsed.
+    let input: JsonValue;
+    if (typeof args === 'string') input = readToolArguments(args, argumentsPath);
+    else if (args === undefined || args === null) input = {};
+    else if (typeof args === 'object') input = readJson(args, argumentsPath);
+    else throw unexpected(argumentsPath, 'a string of JSON arguments (or an already parsed object)', args);
+    return { id, name, input };
+  });
+}
+
+function readMessage(message: Fields, path: string, toolNames: Map<string, string>): CanonicalMessage {
+  const role = message.role;
+  if (role !== 'system' && role !== 'developer' && role !== 'user' && role !== 'assistant' && role !== 'tool') {
+    throw unexpected(`${path}.role`, '"system", "developer", "user", "assistant" or "tool"', role);
+  }
+  const { text, media } = readContent(message.content, role, `${path}.content`);
+  switch (role) {
+    case 'system':
+    case 'developer':
+      return { role: 'system', content: text };
+    case 'user':
+      return media.length > 0 ? { role: 'user', content: text, media } : { role: 'user', content: text };
+    case 'assistant': {
+      const toolCalls = readToolCalls(message.tool_calls, `${path}.tool_calls`);
+      for (const call of toolCalls) toolNames.set(call.id, call.name);
+      const assistant: AssistantMessage = { role: 'assistant', content: text };
+      return toolCalls.length > 0 ? { ...assistant, toolCalls } : assistant;
+    }
+    case 'tool': {
+      // SWE-agent writes `tool_call_ids` (a list of one) for `tool_call_id`.
+      const ids = message.tool_call_ids;
+      const toolCallId =
+        message.tool_call_id === undefined && Array.isArray(ids)
+          ? readNonEmptyString(ids[0], `${path}.tool_call_ids[0]`)
+          : readNonEmptyString(message.tool_call_id, `${path}.tool_call_id`);
+      const toolName = readOptionalString(message.name, `${path}.name`) ?? toolNames.get(toolCallId) ?? 'unknown';
+      return { role: 'tool', toolCallId, toolName, content: text };
+    }
   }
 }
 
 /**
- * OpenAI chat messages to canonical history. Tool results get their tool
- * name from `name` or from the call they answer. `tool_call_ids` (SWE-agent)
- * is accepted for `tool_call_id`.
+ * OpenAI chat messages (any JSON value) to canonical history, or one
+ * `ContextInputError` naming the field (`messages[3].content: expected ...`).
+ * Tool results get their tool name from `name` or from the call they answer;
+ * images, files and audio in user messages become media. `path` names the
+ * array in errors (`traj` for a tau-bench run).
  */
-export function fromOpenAIChat(messages: readonly unknown[]): CanonicalMessage[] {
+export function fromOpenAIChat(messages: unknown, options: { path?: string } = {}): CanonicalMessage[] {
+  const path = options.path ?? 'messages';
   const toolNames = new Map<string, string>();
-  return messages.map((raw, index) => {
-    const where = `message ${index}`;
-    if (typeof raw !== 'object' || raw === null) {
-      throw new ContextInputError({ code: 'CONTEXT_MESSAGE_INVALID', culprit: where, message: `${where} is not an object` });
-    }
-    const message = raw as Record<string, unknown>;
-    switch (message.role) {
-      case 'system':
-      case 'developer':
-        return { role: 'system', content: textOf(message.content, where) };
-      case 'user':
-        return { role: 'user', content: textOf(message.content, where) };
-      case 'assistant': {
-        const calls = Array.isArray(message.tool_calls) ? message.tool_calls : [];
-        const toolCalls: ToolCall[] = calls.map((call: Record<string, any>, callIndex: number) => {
-          const name = call?.function?.name;
-          if (typeof call?.id !== 'string' || typeof name !== 'string') {
-            throw new ContextInputError({ code: 'CONTEXT_MESSAGE_INVALID', culprit: `${where}.tool_calls[${callIndex}]`, message: `${where}.tool_calls[${callIndex}] needs a string id and function.name` });
-          }
-          toolNames.set(call.id, name);
-          const args = call.function.arguments;
-          return { id: call.id, name, input: typeof args === 'string' ? parseToolArguments(args) : (args ?? {}) };
-        });
-        const assistant: AssistantMessage = { role: 'assistant', content: textOf(message.content, where) };
-        return toolCalls.length > 0 ? { ...assistant, toolCalls } : assistant;
-      }
-      case 'tool': {
-        const ids = message.tool_call_ids;
-        const toolCallId = typeof message.tool_call_id === 'string' ? message.tool_call_id : Array.isArray(ids) && typeof ids[0] === 'string' ? ids[0] : undefined;
-        if (toolCallId === undefined) {
-          throw new ContextInputError({ code: 'CONTEXT_MESSAGE_INVALID', culprit: `${where}.tool_call_id`, message: `${where}: a tool message needs tool_call_id` });
-        }
-        const toolName = typeof message.name === 'string' ? message.name : toolNames.get(toolCallId) ?? 'unknown';
-        return { role: 'tool', toolCallId, toolName, content: textOf(message.content, where) };
-      }
-      default:
-        throw new ContextInputError({ code: 'CONTEXT_MESSAGE_INVALID', culprit: `${where}.role`, message: `${where} has unknown role ${JSON.stringify(message.role)}` });
-    }
+  return readArray(messages, path, 'an array of messages').map((raw, index) => {
+    const where = `${path}[${index}]`;
+    return readMessage(readRecord(raw, where, 'a message object'), where, toolNames);
   });
 }
 
-/** Canonical history to OpenAI chat messages (the shape the provider-rules oracle reads). */
-export function toOpenAIChat(history: CanonicalHistory): OpenAIChatMessage[] {
-  return history.map((message): OpenAIChatMessage => {
+/**
+ * Arguments as JSON text, always: a string input (text the model sent that
+ * was not JSON) goes back as a JSON string, which `fromOpenAIChat` reads back
+ * as the same string.
+ */
+export function toolArgumentsText(input: JsonValue): string {
+  return JSON.stringify(input);
+}
+
+function userPart(part: MediaPart): OpenAIChatContentPart | undefined {
+  if (part.type === 'image') return { type: 'image_url', image_url: { url: mediaUrl(part) } };
+  if (part.data === undefined) return undefined; // chat completions take files inline only
+  const format = AUDIO_FORMATS[part.mediaType];
+  if (format) return { type: 'input_audio', input_audio: { data: part.data, format } };
+  return { type: 'file', file: { file_data: mediaUrl(part), ...(part.filename === undefined ? {} : { filename: part.filename }) } };
+}
+
+/**
+ * Canonical history to OpenAI chat messages (the shape the provider-rules
+ * oracle reads), with a diagnostic for each image or file the format cannot
+ * carry (in tool messages, or a file given by URL); a text note takes its
+ * place in the message.
+ */
+export function toOpenAIChatDetailed(history: CanonicalHistory): { messages: OpenAIChatMessage[]; diagnostics: AdapterDiagnostic[] } {
+  const diagnostics: AdapterDiagnostic[] = [];
+  const notSent = (index: number, parts: readonly MediaPart[], where: string) => {
+    diagnostics.push({ code: 'ADAPTER_MEDIA_NOT_SENT', index, message: `message ${index}: ${parts.length} media part(s) not sent: ${where}` });
+    return mediaNote(parts);
+  };
+  const messages = history.map((message, index): OpenAIChatMessage => {
     switch (message.role) {
       case 'system':
         return { role: 'system', content: message.content };
-      case 'user':
-        return { role: 'user', content: message.content };
+      case 'user': {
+        if (!message.media?.length) return { role: 'user', content: message.content };
+        const parts: OpenAIChatContentPart[] = message.content === '' ? [] : [{ type: 'text', text: message.content }];
+        const unsent: MediaPart[] = [];
+        for (const part of message.media) {
+          const converted = userPart(part);
+          if (converted) parts.push(converted);
+          else unsent.push(part);
+        }
+        if (unsent.length > 0) parts.push({ type: 'text', text: notSent(index, unsent, 'chat completions take files inline only, not by URL') });
+        return { role: 'user', content: parts };
+      }
       case 'assistant': {
         const calls = message.toolCalls ?? [];
         if (calls.length === 0) return { role: 'assistant', content: message.content };
         return {
           role: 'assistant',
           content: message.content === '' ? null : message.content,
-          tool_calls: calls.map((call) => ({
-            id: call.id,
-            type: 'function',
-            function: { name: call.name, arguments: typeof call.input === 'string' ? call.input : JSON.stringify(call.input) },
-          })),
+          tool_calls: calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: toolArgumentsText(call.input) } })),
         };
       }
-      case 'tool':
-        return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
+      case 'tool': {
+        let content = message.content;
+        if (message.media?.length) {
+          const note = notSent(index, message.media, 'tool messages take text only');
+          content = content === '' ? note : `${content}\n${note}`;
+        }
+        return { role: 'tool', tool_call_id: message.toolCallId, content };
+      }
     }
   });
+  return { messages, diagnostics };
+}
+
+/** `toOpenAIChatDetailed` without the diagnostics. */
+export function toOpenAIChat(history: CanonicalHistory): OpenAIChatMessage[] {
+  return toOpenAIChatDetailed(history).messages;
+}
+
+/** Tool-call arguments text to a JSON value; text that is not JSON is kept as a string. */
+export function parseToolArguments(text: string): JsonValue {
+  return readToolArguments(text, 'arguments');
 }

@@ -1,0 +1,88 @@
+// Readers for untrusted provider-format input: each names the field path and
+// what was expected, so any JSON value gives a canonical history or one
+// ContextInputError. Hand-written because the shapes are ours to define per
+// format and the checks must stay iterative and cheap (no schema library walks
+// a 100,000-level value without recursion).
+import { checkJsonValue, checkMediaPart } from '../canonical-history-check.js';
+import { ContextInputError } from '../errors/context-input-error.js';
+import type { JsonValue, MediaPart } from '../messages.js';
+
+/** The error code of a malformed provider-format message. */
+export const MESSAGE_INVALID = 'CONTEXT_MESSAGE_INVALID';
+
+export type Fields = Record<string, unknown>;
+
+export function unexpected(path: string, expected: string, actual: unknown): ContextInputError {
+  return ContextInputError.unexpected({ code: MESSAGE_INVALID, path, expected, actual });
+}
+
+/** Like `unexpected`, with what was found said in words (`"c1" twice`, `text that is not JSON`). */
+export function invalid(path: string, expected: string, found: string): ContextInputError {
+  return new ContextInputError({ code: MESSAGE_INVALID, culprit: path, message: `${path}: expected ${expected}, got ${found}` });
+}
+
+export function unsupported(path: string, what: string): ContextInputError {
+  return new ContextInputError({ code: 'CONTEXT_MESSAGE_UNSUPPORTED', culprit: path, message: `${path}: ${what}` });
+}
+
+export function isRecord(value: unknown): value is Fields {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function readRecord(value: unknown, path: string, expected: string): Fields {
+  if (!isRecord(value)) throw unexpected(path, expected, value);
+  return value;
+}
+
+export function readArray(value: unknown, path: string, expected: string): readonly unknown[] {
+  if (!Array.isArray(value)) throw unexpected(path, expected, value);
+  return value;
+}
+
+export function readString(value: unknown, path: string): string {
+  if (typeof value !== 'string') throw unexpected(path, 'a string', value);
+  return value;
+}
+
+export function readNonEmptyString(value: unknown, path: string): string {
+  if (value === '') throw invalid(path, 'a non-empty string', '""');
+  if (typeof value !== 'string') throw unexpected(path, 'a non-empty string', value);
+  return value;
+}
+
+export function readOptionalString(value: unknown, path: string): string | undefined {
+  return value === undefined ? undefined : readString(value, path);
+}
+
+export function readOptionalBoolean(value: unknown, path: string): boolean | undefined {
+  if (value !== undefined && typeof value !== 'boolean') throw unexpected(path, 'a boolean', value);
+  return value;
+}
+
+export function readJson(value: unknown, path: string): JsonValue {
+  return checkJsonValue(value, path, MESSAGE_INVALID);
+}
+
+/** Provider options or metadata: an object keyed by provider whose values are JSON; undefined stays absent. */
+export function readProviderMetadata(value: unknown, path: string): { [provider: string]: JsonValue } | undefined {
+  if (value === undefined) return undefined;
+  if (!isRecord(value)) throw unexpected(path, 'an object keyed by provider', value);
+  return readJson(value, path) as { [provider: string]: JsonValue };
+}
+
+/** Arguments arrive as JSON text; text that is not JSON is kept as a string. Too deep JSON is an error. */
+export function readToolArguments(text: string, path: string): JsonValue {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  return readJson(parsed, path);
+}
+
+/** A media part checked as the canonical history requires it. */
+export function checkedMedia(part: MediaPart, path: string): MediaPart {
+  checkMediaPart(part, path, MESSAGE_INVALID);
+  return part;
+}
