@@ -63,11 +63,17 @@ export function readJson(value: unknown, path: string): JsonValue {
   return checkJsonValue(value, path, MESSAGE_INVALID);
 }
 
-/** Provider options or metadata: an object keyed by provider whose values are JSON; undefined stays absent. */
-export function readProviderMetadata(value: unknown, path: string): { [provider: string]: JsonValue } | undefined {
+/**
+ * AI SDK provider options: an object keyed by provider whose values are
+ * objects of JSON; undefined stays absent.
+ */
+export function readProviderOptions(value: unknown, path: string): { [provider: string]: { [key: string]: JsonValue } } | undefined {
   if (value === undefined) return undefined;
-  if (!isRecord(value)) throw unexpected(path, 'an object keyed by provider', value);
-  return readJson(value, path) as { [provider: string]: JsonValue };
+  const options = readRecord(value, path, 'an object keyed by provider');
+  for (const [provider, entry] of Object.entries(options)) {
+    if (entry !== undefined && !isRecord(entry)) throw unexpected(`${path}.${provider}`, 'an object of provider options', entry);
+  }
+  return readJson(options, path) as { [provider: string]: { [key: string]: JsonValue } };
 }
 
 /** Arguments arrive as JSON text; text that is not JSON is kept as a string. Too deep JSON is an error. */

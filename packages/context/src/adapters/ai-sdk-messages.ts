@@ -7,7 +7,7 @@ import {
   readJson,
   readNonEmptyString,
   readOptionalString,
-  readProviderMetadata,
+  readProviderOptions,
   readRecord,
   readString,
   unexpected,
@@ -46,6 +46,17 @@ export type AiSdkModelMessage =
   | { role: 'assistant'; content: string | Array<TextPart | ReasoningModelPart | ToolCallPart>; providerOptions?: ProviderOptions }
   | { role: 'tool'; content: ToolResultPart[] };
 
+/**
+ * Provider metadata as AI SDK provider options, which must be objects per
+ * provider: an entry of another JSON type (possible in canonical metadata,
+ * never produced by an importer) has no AI SDK form and is left out.
+ */
+function providerOptionsOf(metadata: { readonly [provider: string]: JsonValue } | undefined): { providerOptions?: ProviderOptions } {
+  if (metadata === undefined) return {};
+  const entries = Object.entries(metadata).filter(([, value]) => typeof value === 'object' && value !== null && !Array.isArray(value));
+  return entries.length === 0 ? {} : { providerOptions: Object.fromEntries(entries) as ProviderOptions };
+}
+
 function contentPart(part: MediaPart): ToolResultContentPart {
   if (part.type === 'image') return part.data !== undefined ? { type: 'image-data', data: part.data, mediaType: part.mediaType } : { type: 'image-url', url: part.url! };
   if (part.data !== undefined) return { type: 'file-data', data: part.data, mediaType: part.mediaType, ...(part.filename === undefined ? {} : { filename: part.filename }) };
@@ -78,12 +89,12 @@ export function toAiSdkMessagesDetailed(history: CanonicalHistory): { messages: 
         break;
       case 'assistant': {
         const parts: Array<TextPart | ReasoningModelPart | ToolCallPart> = [];
-        for (const part of message.reasoning ?? []) parts.push({ type: 'reasoning', text: part.text, ...(part.providerMetadata ? { providerOptions: part.providerMetadata as ProviderOptions } : {}) });
+        for (const part of message.reasoning ?? []) parts.push({ type: 'reasoning', text: part.text, ...providerOptionsOf(part.providerMetadata) });
         if (message.content !== '') parts.push({ type: 'text', text: message.content });
         for (const call of message.toolCalls ?? []) {
-          parts.push({ type: 'tool-call', toolCallId: call.id, toolName: call.name, input: call.input, ...(call.providerMetadata ? { providerOptions: call.providerMetadata as ProviderOptions } : {}) });
+          parts.push({ type: 'tool-call', toolCallId: call.id, toolName: call.name, input: call.input, ...providerOptionsOf(call.providerMetadata) });
         }
-        messages.push({ role: 'assistant', content: parts, ...(message.providerMetadata ? { providerOptions: message.providerMetadata as ProviderOptions } : {}) });
+        messages.push({ role: 'assistant', content: parts, ...providerOptionsOf(message.providerMetadata) });
         break;
       }
       case 'tool': {
@@ -154,7 +165,7 @@ function readUserContent(content: unknown, path: string): { text: string; media:
 }
 
 function readAssistant(message: Fields, path: string): AssistantMessage {
-  const providerMetadata = readProviderMetadata(message.providerOptions, `${path}.providerOptions`);
+  const providerMetadata = readProviderOptions(message.providerOptions, `${path}.providerOptions`);
   const withMetadata = (assistant: AssistantMessage): AssistantMessage => (providerMetadata ? { ...assistant, providerMetadata } : assistant);
   if (typeof message.content === 'string') return withMetadata({ role: 'assistant', content: message.content });
   let text = '';
@@ -163,7 +174,7 @@ function readAssistant(message: Fields, path: string): AssistantMessage {
   readArray(message.content, `${path}.content`, 'a string or an array of assistant parts').forEach((raw, index) => {
     const partPath = `${path}.content[${index}]`;
     const part = readRecord(raw, partPath, 'a content part object');
-    const options = readProviderMetadata(part.providerOptions, `${partPath}.providerOptions`);
+    const options = readProviderOptions(part.providerOptions, `${partPath}.providerOptions`);
     switch (part.type) {
       case 'text':
         text += readString(part.text, `${partPath}.text`);
