@@ -1,6 +1,6 @@
 import { countCharacterClasses, type CharacterClassCounts } from './character-classes.js';
 import type { CanonicalMessage, MediaPart } from './messages.js';
-import { messageText } from './message-text.js';
+import { jsonText, messageText } from './message-text.js';
 import type { TokenEstimator, TokenizerFamily, ToolSchema } from './token-estimator.js';
 
 /** Tokens per character of each class (per run for the run classes). */
@@ -107,7 +107,7 @@ export function messageOverheadTokens(message: CanonicalMessage): number {
 
 /** The text a tool schema costs: name, description and JSON parameters. */
 export function toolSchemaText(tool: ToolSchema): string {
-  return `${tool.name}\n${tool.description ?? ''}\n${JSON.stringify(tool.parameters)}`;
+  return `${tool.name}\n${tool.description ?? ''}\n${jsonText(tool.parameters, `tool ${tool.name}.parameters`)}`;
 }
 
 /**

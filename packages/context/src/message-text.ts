@@ -1,17 +1,16 @@
 import { checkJsonValue } from './canonical-history-check.js';
-import type { CanonicalMessage, JsonValue } from './messages.js';
+import type { CanonicalMessage } from './messages.js';
 
 /**
- * JSON text of a tool call's input. A value `JSON.stringify` cannot write
- * (nested too deep for the stack, cyclic, not JSON) is one `ContextInputError`
- * naming `path`, never a `RangeError`.
+ * `JSON.stringify(value)`, except that a value it cannot write (nested too
+ * deep for the stack, cyclic, a BigInt) is one `ContextInputError` naming
+ * `path`, never a `RangeError` or `TypeError`.
  */
-function inputText(input: JsonValue, path: string): string {
-  if (typeof input === 'string') return input;
+export function jsonText(value: unknown, path: string): string {
   try {
-    return JSON.stringify(input);
+    return JSON.stringify(value);
   } catch (error) {
-    checkJsonValue(input, path);
+    checkJsonValue(value, path);
     throw error;
   }
 }
@@ -26,7 +25,7 @@ export function messageText(message: CanonicalMessage): string {
   let text = message.content;
   for (const part of message.reasoning ?? []) text += '\n' + part.text;
   (message.toolCalls ?? []).forEach((call, index) => {
-    text += '\n' + call.name + ' ' + inputText(call.input, `message.toolCalls[${index}].input`);
+    text += '\n' + call.name + ' ' + (typeof call.input === 'string' ? call.input : jsonText(call.input, `message.toolCalls[${index}].input`));
   });
   return text;
 }

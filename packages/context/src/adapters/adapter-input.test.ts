@@ -8,9 +8,9 @@ import { checkCanonicalHistory } from '../canonical-history-check.js';
 import { ConservativeTokenEstimator } from '../conservative-token-estimator.js';
 import { ExactTokenEstimator } from '../exact-token-estimator.js';
 import type { CanonicalMessage, JsonValue } from '../messages.js';
-import { fromAiSdkMessages } from './ai-sdk-messages.js';
-import { fromAnthropicMessages } from './anthropic-messages.js';
-import { fromOpenAIChat } from './openai-chat.js';
+import { fromAiSdkMessages, toAiSdkMessages } from './ai-sdk-messages.js';
+import { fromAnthropicMessages, toAnthropicMessages } from './anthropic-messages.js';
+import { fromOpenAIChat, toOpenAIChat } from './openai-chat.js';
 import { fromShareGPT, fromSweAgentTrajectory, fromTauBenchRun } from './trajectories.js';
 
 /** Asserts `run` throws one ContextInputError whose culprit is `culprit` and whose message contains `fragment`. */
@@ -103,4 +103,19 @@ test('tool arguments nested 100,000 levels deep are an input error, not a stack 
   assertInputError(() => new ExactTokenEstimator({ family: 'o200k' }).countMessage(history[1]!), 'message.toolCalls[0].input', 'nested at most 512 levels deep');
   assertInputError(() => fromOpenAIChat([{ role: 'assistant', content: null, tool_calls: [{ id: 'c1', function: { name: 't', arguments: '['.repeat(100_000) + ']'.repeat(100_000) } }] }]), 'messages[0].tool_calls[0].function.arguments', 'nested at most 512 levels deep');
   assertInputError(() => fromAiSdkMessages([{ role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 't', input: deep }] }]), 'messages[0].content[0].input', 'nested at most 512 levels deep');
+});
+
+test('exporters are total: a value that is not a canonical history is an input error, never a crash', () => {
+  const deep: CanonicalMessage[] = [{ role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 't', input: nested(100_000) }] }];
+  for (const exporter of [toOpenAIChat, toAnthropicMessages, toAiSdkMessages]) {
+    assertInputError(() => exporter(deep), 'history[0].toolCalls[0].input', 'nested at most 512 levels deep');
+    assertInputError(() => exporter([{ role: 'tool', toolCallId: 'c1', toolName: 't', content: ['x'] }] as never), 'history[0].content', 'expected a string, got array');
+    assertInputError(() => exporter(null as never), 'history', 'expected an array of messages, got null');
+  }
+});
+
+test('tool schemas nested too deep for JSON.stringify are an input error when counted', () => {
+  let parameters: Record<string, unknown> = {};
+  for (let level = 0; level < 100_000; level += 1) parameters = { items: parameters };
+  assertInputError(() => new ConservativeTokenEstimator().countTool({ name: 'deep', parameters }), 'tool deep.parameters', 'nested at most 512 levels deep');
 });

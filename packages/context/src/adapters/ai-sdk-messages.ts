@@ -1,3 +1,4 @@
+import { checkCanonicalHistory } from '../canonical-history-check.js';
 import type { AssistantMessage, CanonicalHistory, CanonicalMessage, JsonValue, MediaPart, ReasoningPart, ToolCall } from '../messages.js';
 import {
   type Fields,
@@ -74,8 +75,12 @@ function userPart(part: MediaPart): ImagePart | FilePart {
  * results become one tool message; media go as image and file parts, and in
  * tool results as `content` output (which has no error flag: a failed result
  * with media is reported with `ADAPTER_ERROR_FLAG_NOT_SENT`).
+ *
+ * Total: a value that is not a canonical history is one `ContextInputError`
+ * (`checkCanonicalHistory`, memoised per message), never a crash.
  */
 export function toAiSdkMessagesDetailed(history: CanonicalHistory): { messages: AiSdkModelMessage[]; diagnostics: AdapterDiagnostic[] } {
+  checkCanonicalHistory(history);
   const messages: AiSdkModelMessage[] = [];
   const diagnostics: AdapterDiagnostic[] = [];
   history.forEach((message, index) => {

@@ -1,3 +1,4 @@
+import { checkCanonicalHistory } from '../canonical-history-check.js';
 import type { AssistantMessage, CanonicalHistory, CanonicalMessage, MediaPart, ReasoningPart, ToolCall } from '../messages.js';
 import {
   type Fields,
@@ -77,8 +78,12 @@ function mediaBlock(part: MediaPart): AnthropicImageBlock | AnthropicDocumentBlo
  * and consecutive turns of one role are merged, as the API requires.
  * Reasoning goes back as `thinking` only where its signature was kept (or as
  * `redacted_thinking` where its redacted data was).
+ *
+ * Total: a value that is not a canonical history is one `ContextInputError`
+ * (`checkCanonicalHistory`, memoised per message), never a crash.
  */
 export function toAnthropicMessagesDetailed(history: CanonicalHistory): AnthropicRequestMessages & { diagnostics: AdapterDiagnostic[] } {
+  checkCanonicalHistory(history);
   const system: string[] = [];
   const messages: AnthropicMessage[] = [];
   const diagnostics: AdapterDiagnostic[] = [];

@@ -1,3 +1,4 @@
+import { checkCanonicalHistory } from '../canonical-history-check.js';
 import type { AssistantMessage, CanonicalHistory, CanonicalMessage, JsonValue, MediaPart, ToolCall } from '../messages.js';
 import {
   type Fields,
@@ -171,8 +172,12 @@ function userPart(part: MediaPart): OpenAIChatContentPart | undefined {
  * oracle reads), with a diagnostic for each image or file the format cannot
  * carry (in tool messages, or a file given by URL); a text note takes its
  * place in the message.
+ *
+ * Total: a value that is not a canonical history is one `ContextInputError`
+ * (`checkCanonicalHistory`, memoised per message), never a crash.
  */
 export function toOpenAIChatDetailed(history: CanonicalHistory): { messages: OpenAIChatMessage[]; diagnostics: AdapterDiagnostic[] } {
+  checkCanonicalHistory(history);
   const diagnostics: AdapterDiagnostic[] = [];
   const notSent = (index: number, parts: readonly MediaPart[], where: string) => {
     diagnostics.push({ code: 'ADAPTER_MEDIA_NOT_SENT', index, message: `message ${index}: ${parts.length} media part(s) not sent: ${where}` });
