@@ -285,8 +285,10 @@ function readToolResult(part: Fields, path: string): CanonicalMessage {
  * bytes and `URL`s) to canonical history, or one `ContextInputError` naming
  * the field. JSON tool outputs become their JSON text; images and files
  * become media; provider options of assistant messages, reasoning and tool
- * calls are kept as provider metadata. Approval requests and responses are
- * skipped: the SDK does not send them to the model either.
+ * calls are kept as provider metadata (other provider options, such as cache
+ * control on a text part, are request settings, not history, and are left
+ * out). Approval requests and responses are skipped: the SDK does not send
+ * them to the model either.
  */
 export function fromAiSdkMessages(messages: unknown): CanonicalMessage[] {
   const history: CanonicalMessage[] = [];
