@@ -23,6 +23,12 @@ const valid: CanonicalMessage[] = [
 
 test('a valid history passes and comes back as the same array, uncopied', () => {
   assert.equal(checkCanonicalHistory(valid), valid);
+  // What the composer repairs passes: empty and repeated call ids, string arguments, results out of place.
+  const repairable: CanonicalMessage[] = [
+    { role: 'tool', toolCallId: '', toolName: 't', content: 'early' },
+    { role: 'assistant', content: '', toolCalls: [{ id: '', name: 't', input: 'not json' }, { id: 'a', name: 't', input: {} }, { id: 'a', name: 't', input: [1] }] },
+  ];
+  assert.equal(checkCanonicalHistory(repairable), repairable);
   assert.equal(checkCanonicalHistory([]).length, 0);
 });
 
@@ -34,8 +40,8 @@ test('each wrong field is named history[i].field with what was expected', () => 
     [[{ role: 'user', content: ['a'] }], 'history[0].content | history[0].content: expected a string, got array'],
     [[{ role: 'user', content: 'a', media: [{ type: 'image', mediaType: 'image/png' }] }], 'history[0].media[0] | history[0].media[0]: expected exactly one of data and url'],
     [[{ role: 'user', content: 'a', media: [{ type: 'video', mediaType: 'video/mp4', url: 'u' }] }], 'history[0].media[0].type | history[0].media[0].type: expected "image" or "file", got string'],
-    [[{ role: 'assistant', content: '', toolCalls: [{ id: '', name: 't', input: {} }] }], 'history[0].toolCalls[0].id | history[0].toolCalls[0].id: expected a non-empty string, got ""'],
-    [[{ role: 'assistant', content: '', toolCalls: [{ id: 'a', name: 't', input: {} }, { id: 'a', name: 't', input: {} }] }], 'history[0].toolCalls[1].id | history[0].toolCalls[1].id: expected an id unique within the message, got "a" twice'],
+    [[{ role: 'assistant', content: '', toolCalls: [{ id: 3, name: 't', input: {} }] }], 'history[0].toolCalls[0].id | history[0].toolCalls[0].id: expected a string, got number'],
+    [[{ role: 'assistant', content: '', toolCalls: [{ id: 'a', name: '', input: {} }] }], 'history[0].toolCalls[0].name | history[0].toolCalls[0].name: expected a non-empty string, got ""'],
     [[{ role: 'assistant', content: '', toolCalls: [{ id: 'a', name: 't', input: { x: [1, Number.NaN] } }] }], 'history[0].toolCalls[0].input | history[0].toolCalls[0].input: expected JSON (finite numbers), got NaN at .x[1]'],
     [[{ role: 'assistant', content: '', toolCalls: [{ id: 'a', name: 't', input: { when: new Date(0) } }] }], 'history[0].toolCalls[0].input | history[0].toolCalls[0].input: expected JSON, got an instance of Date at .when'],
     [[{ role: 'tool', toolCallId: 'a', toolName: 't', content: 'x', outputRef: { id: 'o', chars: -1, lines: 0, bytes: 0 } }], 'history[0].outputRef.chars | history[0].outputRef.chars: expected a non-negative integer, got number'],

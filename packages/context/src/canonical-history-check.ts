@@ -140,14 +140,12 @@ function checkAssistant(fields: Fields, path: string): void {
   }
   if (toolCalls === undefined) return;
   if (!Array.isArray(toolCalls)) throw expected(`${path}.toolCalls`, 'an array of tool calls', toolCalls);
-  const ids = new Set<string>();
   toolCalls.forEach((call, index) => {
     const callPath = `${path}.toolCalls[${index}]`;
     if (!isRecord(call)) throw expected(callPath, 'a tool call object', call);
-    checkString(call, 'id', callPath, { nonEmpty: true });
+    // Empty or repeated ids are allowed: the composer replaces them in the outgoing copy (pairToolCalls).
+    checkString(call, 'id', callPath);
     checkString(call, 'name', callPath, { nonEmpty: true });
-    if (ids.has(call.id as string)) throw new ContextInputError({ code: CODE, culprit: `${callPath}.id`, message: `${callPath}.id: expected an id unique within the message, got "${call.id as string}" twice` });
-    ids.add(call.id as string);
     if (call.input === undefined) throw expected(`${callPath}.input`, 'JSON', undefined);
     checkJsonValue(call.input, `${callPath}.input`);
     checkProviderMetadata(call, callPath);
@@ -188,7 +186,7 @@ export function checkCanonicalMessage(message: unknown, path: string): void {
       checkAssistant(message, path);
       break;
     case 'tool':
-      checkString(message, 'toolCallId', path, { nonEmpty: true });
+      checkString(message, 'toolCallId', path);
       checkString(message, 'toolName', path);
       checkString(message, 'content', path);
       checkOptionalBoolean(message, 'isError', path);
@@ -205,14 +203,14 @@ export function checkCanonicalMessage(message: unknown, path: string): void {
 /**
  * Checks that `value` is a canonical history: an array of messages whose
  * roles, fields and field types are the ones `messages.ts` declares, tool
- * call ids non-empty and unique within their message, JSON values within
- * `MAX_JSON_DEPTH`. Unknown extra fields are ignored. Throws one
+ * names non-empty, JSON values within `MAX_JSON_DEPTH`. Unknown extra fields are ignored. Throws one
  * `ContextInputError` naming `history[i].field`; returns `value` itself (no
  * copy). Linear in the size of the messages not seen before: a message that
  * passed once is remembered (by identity) and not walked again.
  *
- * It does not check order (results after their calls, the first turn): that
- * is the history window's and the validator's job.
+ * It does not check what the composer repairs for providers: order (results
+ * right after their calls, a user turn first), empty or repeated call ids,
+ * arguments that are not an object.
  */
 export function checkCanonicalHistory(value: unknown): CanonicalHistory {
   if (!Array.isArray(value)) throw expected('history', 'an array of messages', value);
