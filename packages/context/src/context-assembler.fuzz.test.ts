@@ -5,7 +5,10 @@
 //
 // Not enabled by default until the composer / window / validator make every
 // such history provider-valid: set STRATA_FUZZ_ASSEMBLER=1 to run it
-// (`STRATA_FUZZ_ASSEMBLER=1 node scripts/fuzz.mjs`).
+// (`STRATA_FUZZ_ASSEMBLER=1 node scripts/fuzz.mjs`). Smallest counterexamples
+// it finds today (each a ContextValidationError thrown by the assembler):
+//   [{ role: 'user', content: 'ok' }, { role: 'system', content: '' }]   (a blank system message mid-history)
+//   [{ role: 'assistant', content: '' }]                                 (only an empty assistant message)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
