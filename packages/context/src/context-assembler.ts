@@ -5,6 +5,7 @@ import type { ContextTraceV5 } from './context-trace.js';
 import type { ContextValidator } from './context-validator.js';
 import { PROTECTED_SLOTS, type ContextScope } from './contributor.js';
 import type { CollectionResult, ContextContributorRegistry } from './contributor-registry.js';
+import { checkCanonicalHistory } from './canonical-history-check.js';
 import { chooseCounter } from './counting-policy.js';
 import { OutputReferenceCheck } from './output-references.js';
 import { ContextValidationError } from './errors/context-validation-error.js';
@@ -148,6 +149,8 @@ export class ContextAssembler {
   async assemble(request: TurnRequest): Promise<AssembledTurn> {
     const signal = request.signal ?? new AbortController().signal;
     signal.throwIfAborted();
+    // Any value in: a malformed history is one input error naming the message and field.
+    checkCanonicalHistory(request.history);
     const turn: Turn = {
       request,
       contextId: request.contextId,

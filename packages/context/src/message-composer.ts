@@ -138,6 +138,11 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
         conversationStarted = true;
         return;
       }
+      if (first.role === 'system' && first.content.trim() === '') {
+        // An empty system text is an empty text block to Anthropic, and says nothing.
+        diagnostics.push({ code: 'CONTEXT_EMPTY_MESSAGE', severity: 'info', subject: `history[${unit.start}]`, message: `system message at history[${unit.start}] has no text; left out` });
+        return;
+      }
       if (first.role === 'system' && conversationStarted) {
         diagnostics.push({ code: 'CONTEXT_SYSTEM_MESSAGE_MOVED', severity: 'info', subject: `history[${unit.start}]`, message: `system message at history[${unit.start}] comes after the conversation started; sent as a data_only user message` });
         history.push(dataOnlyMessage(first.content));
@@ -180,7 +185,10 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
  */
 function withUserOpener(history: CanonicalMessage[], diagnostics: ContextDiagnostic[]): CanonicalMessage[] {
   const first = history.findIndex((message) => message.role !== 'system');
-  if (first < 0 || (history[first]!.role === 'user' && history.some(isTaskAnchorCandidate))) return history;
+  if (first < 0) {
+    throw new ContextInputError({ code: 'CONTEXT_HISTORY_EMPTY', culprit: 'history', message: 'the history has no message with text besides system messages: a model call needs a user message' });
+  }
+  if ((history[first]!.role === 'user' && history.some(isTaskAnchorCandidate))) return history;
   diagnostics.push({ code: 'CONTEXT_USER_TURN_ADDED', severity: 'info', subject: `history[${first}]`, message: `the history has no user request before history[${first}]; a user turn is sent before it` });
   return [...history.slice(0, first), { role: 'user', content: CONVERSATION_OPENER_TEXT }, ...history.slice(first)];
 }

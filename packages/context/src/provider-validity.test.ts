@@ -160,3 +160,16 @@ test('a stored-output pointer that cannot be read back is replaced by a note bef
   await assembler.assemble({ contextId: 'validity', turn: 2, history, tools: [] });
   assert.equal(reads, 5, 'a readable reference is checked once per context; unreadable ones again each turn');
 });
+
+test('a malformed history is one input error naming the message and field, never a crash', async () => {
+  let deep: JsonValue = {};
+  for (let level = 0; level < 100_000; level += 1) deep = { next: deep };
+  const cases: Array<[unknown, RegExp]> = [
+    [[ask, { role: 'user', content: 5 }], /history\[1\]\.content/],
+    [[ask, { role: 'assistant', content: '', toolCalls: [{ id: 'a', name: 'search', input: deep }] }], /history\[1\]\.toolCalls\[0\]\.input/],
+    ['not a history', /history/],
+  ];
+  for (const [history, field] of cases) {
+    await assert.rejects(assemble(history as CanonicalMessage[]), (error: unknown) => ContextInputError.isInstance(error) && field.test(error.culprit + ' ' + error.message));
+  }
+});
