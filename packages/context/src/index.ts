@@ -5,6 +5,7 @@ export { isToolResult } from './messages.js';
 export type {
   CanonicalHistory,
   CanonicalMessage,
+  MediaPart,
   SystemMessage,
   UserMessage,
   AssistantMessage,
@@ -17,18 +18,28 @@ export type {
 export { messageText } from './message-text.js';
 export { buildHistoryUnits, isTaskAnchorCandidate } from './history-units.js';
 export type { HistoryUnit } from './history-units.js';
+export { checkCanonicalHistory, checkJsonValue, MAX_JSON_DEPTH, MAX_JSON_NODES } from './canonical-history-check.js';
 
 // Adapters and trajectory importers
-export { fromOpenAIChat, toOpenAIChat } from './adapters/openai-chat.js';
-export type { OpenAIChatMessage } from './adapters/openai-chat.js';
-export { fromAnthropicMessages, toAnthropicMessages } from './adapters/anthropic-messages.js';
-export type { AnthropicMessage, AnthropicContentBlock, AnthropicRequestMessages } from './adapters/anthropic-messages.js';
-export { fromAiSdkMessages, toAiSdkMessages } from './adapters/ai-sdk-messages.js';
+export { fromOpenAIChat, toOpenAIChat, toOpenAIChatDetailed } from './adapters/openai-chat.js';
+export type { OpenAIChatMessage, OpenAIChatContentPart } from './adapters/openai-chat.js';
+export { fromAnthropicMessages, toAnthropicMessages, toAnthropicMessagesDetailed } from './adapters/anthropic-messages.js';
+export type {
+  AnthropicMessage,
+  AnthropicContentBlock,
+  AnthropicRequestMessages,
+  AnthropicDocumentBlock,
+  AnthropicImageBlock,
+  AnthropicTextBlock,
+  AnthropicToolResultContent,
+} from './adapters/anthropic-messages.js';
+export { fromAiSdkMessages, toAiSdkMessages, toAiSdkMessagesDetailed } from './adapters/ai-sdk-messages.js';
 export type { AiSdkModelMessage } from './adapters/ai-sdk-messages.js';
+export type { AdapterDiagnostic } from './adapters/media.js';
 export { fromTauBenchRun, fromSweAgentTrajectory, fromShareGPT } from './adapters/trajectories.js';
 
 // Token counting
-export { ConservativeTokenEstimator } from './conservative-token-estimator.js';
+export { ConservativeTokenEstimator, estimateMediaTokens, FILE_TOKENS_PER_BYTE, IMAGE_TOKENS, URL_FILE_TOKENS } from './conservative-token-estimator.js';
 export { ExactTokenEstimator, exactTokenEstimatorFor, tokenizerFamilyOf } from './exact-token-estimator.js';
 export { chooseCounter, EXACT_COUNT_CAP_SHARE } from './counting-policy.js';
 export type { CountingPolicyOptions } from './counting-policy.js';
@@ -90,6 +101,10 @@ export type { ContextTraceV5, PlanProgress } from './context-trace.js';
 export type { ToolOutputStore, StoredToolOutput, PutToolOutput, SessionStore, SessionAppendOptions, SessionVersion, Summarizer, SummarizeRequest, TraceSink } from './ports.js';
 export type { ToolDefinition, ToolExecutionContext, ToolOutcome } from './tool-definition.js';
 
+// Credentials in error texts
+export { redactCredentials } from './redact-credentials.js';
+export type { CredentialKind, CredentialRedaction, RedactedText } from './redact-credentials.js';
+
 // Errors
 export { StrataError, markerCheck } from './errors/strata-error.js';
 export type { StrataErrorKind } from './errors/strata-error.js';
@@ -98,17 +113,3 @@ export { ContextInputError } from './errors/context-input-error.js';
 export { ContextBudgetError } from './errors/context-budget-error.js';
 export { ContextValidationError } from './errors/context-validation-error.js';
 export type { ContextViolation } from './errors/context-validation-error.js';
-
-// Redaction
-export { redactCredentials, type CredentialKind, type CredentialRedaction, type RedactedText } from './redact-credentials.js';
-
-// Adapters and input checks
-export { checkCanonicalHistory, checkJsonValue, MAX_JSON_DEPTH, MAX_JSON_NODES } from './canonical-history-check.js';
-export type { MediaPart } from './messages.js';
-export { estimateMediaTokens, FILE_TOKENS_PER_BYTE, IMAGE_TOKENS, URL_FILE_TOKENS } from './conservative-token-estimator.js';
-export type { AdapterDiagnostic } from './adapters/media.js';
-export { toOpenAIChatDetailed } from './adapters/openai-chat.js';
-export type { OpenAIChatContentPart } from './adapters/openai-chat.js';
-export { toAnthropicMessagesDetailed } from './adapters/anthropic-messages.js';
-export type { AnthropicDocumentBlock, AnthropicImageBlock, AnthropicTextBlock, AnthropicToolResultContent } from './adapters/anthropic-messages.js';
-export { toAiSdkMessagesDetailed } from './adapters/ai-sdk-messages.js';
