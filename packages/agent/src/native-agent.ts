@@ -1,4 +1,4 @@
-import { redactCredentials, StrataError, type AssembledTurn, type AssistantMessage, type ContextAssembler, type ContextDiagnostic, type ContextScope, type TokenEstimator, type ToolOutputStore } from '@strata/context';
+import { ContextBudgetError, ContextInputError, ContextValidationError, redactCredentials, type AssembledTurn, type AssistantMessage, type ContextAssembler, type ContextDiagnostic, type ContextScope, type TokenEstimator, type ToolOutputStore } from '@strata/context';
 import { ContextOverflowError, type ModelCallError, type ModelClient } from '@strata/model';
 import type { ToolRegistry } from '@strata/tools';
 import type { AgentEvent, AgentStopReason } from './agent-events.js';
@@ -194,8 +194,9 @@ export class NativeAgent {
 }
 
 /** Errors of the assembly pipeline (budget, input, validation) carry a `Context…` name. */
+/** The assembler could not build a valid input: classified by the errors' markers. */
 function isContextError(error: unknown): boolean {
-  return StrataError.isInstance(error) && error.name.startsWith('Context');
+  return ContextInputError.isInstance(error) || ContextBudgetError.isInstance(error) || ContextValidationError.isInstance(error);
 }
 
 function errorReason(error: ModelCallError): AgentStopReason {
