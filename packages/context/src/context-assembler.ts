@@ -260,7 +260,7 @@ export class ContextAssembler {
     const prepareWith = (counter: TokenEstimator): ContextCandidate => {
       const admitted = this.timedSync(turn, 'budget', () => this.stages.budget.admit({ collection: collected.collection, limits: this.options.budget, estimator: counter }));
       const rendered = this.timedSync(turn, 'render', () => this.stages.renderer.render(admitted.sections));
-      const composed = this.timedSync(turn, 'compose', () => this.stages.composer.compose({ history, messages: admitted.messages, attachments: admitted.attachments }));
+      const composed = this.timedSync(turn, 'compose', () => this.stages.composer.compose({ contextId: turn.contextId, history, messages: admitted.messages, attachments: admitted.attachments }));
       return countCandidate({ admitted, rendered, composed, tools: turn.tools, counter });
     };
     const estimated = prepareWith(this.options.estimator);

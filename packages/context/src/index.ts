@@ -76,7 +76,7 @@ export type { RenderedSystemPrompt, SystemPromptRenderer } from './system-prompt
 export { ThresholdTokenPressurePolicy } from './token-pressure.js';
 export type { TokenPressure, TokenPressurePolicy, TokenPressureRequest } from './token-pressure.js';
 export { DefaultContextMessageComposer, interruptedResult } from './message-composer.js';
-export type { ComposedMessages, ContextMessageComposer, MessageComposerOptions } from './message-composer.js';
+export type { ComposedMessages, ComposeRequest, ContextMessageComposer, MessageComposerOptions } from './message-composer.js';
 export { AtomicHistoryWindowPolicy } from './history-window.js';
 export type { HistoryWindow, HistoryWindowPolicy, HistoryWindowRequest, HistoryWindowStats } from './history-window.js';
 export { DefaultContextValidator } from './context-validator.js';

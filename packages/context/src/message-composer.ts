@@ -1,8 +1,8 @@
 import type { ContextDiagnostic, ContributedMessage, DataAttachment } from './contributor.js';
 import { ContextInputError } from './errors/context-input-error.js';
-import { buildHistoryUnits, isTaskAnchorCandidate } from './history-units.js';
+import { isTaskAnchorCandidate } from './history-units.js';
 import type { CanonicalHistory, CanonicalMessage, ToolResultMessage, UserMessage } from './messages.js';
-import { pairToolCalls } from './tool-call-pairing.js';
+import { pairStep } from './tool-call-pairing.js';
 import { PREVIEW_DEFAULTS, previewToolResult, type PreviewOptions } from './tool-result-preview.js';
 
 export interface MessageComposerOptions {
@@ -30,8 +30,20 @@ export interface ComposedMessages {
   readonly diagnostics: readonly ContextDiagnostic[];
 }
 
+export interface ComposeRequest {
+  readonly history: CanonicalHistory;
+  readonly messages: readonly ContributedMessage[];
+  readonly attachments: readonly DataAttachment[];
+  /**
+   * The context the history belongs to. When given, a composer may keep the
+   * composition of the history's unchanged prefix for the next turn, so a
+   * turn costs what was appended, not the whole history.
+   */
+  readonly contextId?: string;
+}
+
 export interface ContextMessageComposer {
-  compose(options: { history: CanonicalHistory; messages: readonly ContributedMessage[]; attachments: readonly DataAttachment[] }): ComposedMessages;
+  compose(request: ComposeRequest): ComposedMessages;
 }
 
 /** What an empty user message becomes: providers reject empty text. */
@@ -84,6 +96,45 @@ export function interruptedResult(callId: string, toolName: string): ToolResultM
   return { role: 'tool', toolCallId: callId, toolName, content: '[no result: this tool call was interrupted before it finished]', isError: true };
 }
 
+/** How many contexts' compositions a composer keeps, the most recent ones. */
+const CONTEXTS_KEPT = 256;
+
+/**
+ * The composition of a history's stable part: every message before its last
+ * group (the last group may still grow, as results arrive), and the state the
+ * next group is composed from.
+ */
+interface Composition {
+  source: CanonicalHistory;
+  /** Where the stable part ends in `source`: the start of its last group. */
+  stableEnd: number;
+  readonly history: CanonicalMessage[];
+  readonly diagnostics: ContextDiagnostic[];
+  /** Outgoing call ids the stable part uses. */
+  readonly callIds: Set<string>;
+  /** Whether a non-system message comes before the stable part's end (later system messages are moved). */
+  conversationStarted: boolean;
+  /** Index in `history` of the first non-system message, or -1. */
+  firstTurn: number;
+  hasTaskAnchor: boolean;
+  /** The user turn sent before a history without one; the same object every turn. */
+  opener?: UserMessage;
+}
+
+function emptyComposition(): Composition {
+  return { source: [], stableEnd: 0, history: [], diagnostics: [], callIds: new Set(), conversationStarted: false, firstTurn: -1, hasTaskAnchor: false };
+}
+
+/** One group of the history composed: a tool step, or a single message. */
+interface ComposedGroup {
+  readonly end: number;
+  readonly messages: readonly CanonicalMessage[];
+  readonly diagnostics: readonly ContextDiagnostic[];
+  readonly callIds: readonly string[];
+  /** The step's stored results shown as previews (masked view): their full bodies go after the history when it is the newest. */
+  readonly previewed: readonly ToolResultMessage[];
+}
+
 /**
  * Makes the history valid for every provider and adds the call's data.
  * Contributor messages go in the user role only, wrapped and marked
@@ -92,17 +143,125 @@ export function interruptedResult(callId: string, toolName: string): ToolResultM
  * data_only observation. A call without a result right after its message
  * (open at the end, or answered out of place) gets an "interrupted" error
  * result. Duplicate or empty call ids and arguments that are not an object
- * are made valid in the outgoing copy (`pairToolCalls`). A history with no
- * user request to open it gets a user turn first. An empty history is an
- * input error. The canonical history is never changed.
+ * are made valid in the outgoing copy (`pairStep`). A history with no user
+ * request to open it gets a user turn first. An empty history is an input
+ * error. The canonical history is never changed.
+ *
+ * Given a `contextId`, the composition of everything but the history's last
+ * group is kept for the next turn: an append-only history is composed in the
+ * time its new messages take. Any change to the kept part starts over.
  */
 export class DefaultContextMessageComposer implements ContextMessageComposer {
   private readonly options: MessageComposerOptions;
   /** Previews are made once per result, so each turn sends (and counts) the same objects. */
   private readonly previews = new WeakMap<ToolResultMessage, ToolResultMessage | null>();
+  private readonly compositions = new Map<string, Composition>();
 
   constructor(options: MessageComposerOptions = {}) {
     this.options = options;
+  }
+
+  compose(request: ComposeRequest): ComposedMessages {
+    const { history } = request;
+    if (!history.some((message) => message.role !== 'system')) {
+      throw new ContextInputError({ code: 'CONTEXT_HISTORY_EMPTY', culprit: 'history', message: `the history has ${history.length === 0 ? 'no messages' : 'only system messages'}: a model call needs a user message` });
+    }
+    const kept = this.resume(request.contextId, history);
+    const composition = kept ?? emptyComposition();
+    // Groups before the last one become part of the kept composition; the last one is composed afresh each turn.
+    let index = composition.stableEnd;
+    let newest: ComposedGroup | undefined;
+    const cursor = { conversationStarted: composition.conversationStarted };
+    while (index < history.length) {
+      const group = this.composeGroup(history, index, composition.callIds, cursor);
+      if (group.end < history.length) this.keep(composition, group, cursor.conversationStarted);
+      else newest = group;
+      composition.stableEnd = group.end < history.length ? group.end : index;
+      index = group.end;
+    }
+    composition.source = history;
+    if (request.contextId !== undefined) this.remember(request.contextId, composition);
+
+    const composed = newest ? [...composition.history, ...newest.messages] : [...composition.history];
+    const diagnostics = newest ? [...composition.diagnostics, ...newest.diagnostics] : [...composition.diagnostics];
+    const opened = this.withUserOpener(composition, composed, newest, diagnostics);
+    const fullCopies = newest ? newest.previewed.map(fullCopy) : [];
+    const callLocal = [...fullCopies, ...request.attachments.map(wrapAttachment), ...request.messages.map(wrapContributedMessage)];
+    return { history: opened, callLocal, diagnostics };
+  }
+
+  /**
+   * The kept composition of this context, when `history` still holds the
+   * same messages up to and including the first one after the kept part
+   * (that message is what ended the kept part's last group).
+   */
+  private resume(contextId: string | undefined, history: CanonicalHistory): Composition | undefined {
+    if (contextId === undefined) return undefined;
+    const kept = this.compositions.get(contextId);
+    if (!kept || history.length <= kept.stableEnd) return undefined;
+    for (let index = 0; index <= kept.stableEnd; index += 1) if (kept.source[index] !== history[index]) return undefined;
+    return kept;
+  }
+
+  private remember(contextId: string, composition: Composition): void {
+    this.compositions.delete(contextId);
+    if (this.compositions.size >= CONTEXTS_KEPT) this.compositions.delete(this.compositions.keys().next().value!);
+    this.compositions.set(contextId, composition);
+  }
+
+  private keep(composition: Composition, group: ComposedGroup, conversationStarted: boolean): void {
+    composition.conversationStarted = conversationStarted;
+    for (const message of group.messages) {
+      if (composition.firstTurn < 0 && message.role !== 'system') composition.firstTurn = composition.history.length;
+      if (isTaskAnchorCandidate(message)) composition.hasTaskAnchor = true;
+      composition.history.push(message);
+    }
+    composition.diagnostics.push(...group.diagnostics);
+    for (const id of group.callIds) composition.callIds.add(id);
+  }
+
+  /** Composes the group at `history[index]`, given the call ids used before it and whether the conversation has started. */
+  private composeGroup(history: CanonicalHistory, index: number, callIds: ReadonlySet<string>, cursor: { conversationStarted: boolean }): ComposedGroup {
+    const message = history[index]!;
+    const single = (messages: readonly CanonicalMessage[], diagnostics: readonly ContextDiagnostic[] = []): ComposedGroup => ({ end: index + 1, messages, diagnostics, callIds: [], previewed: [] });
+    const subject = `history[${index}]`;
+    if (message.role === 'assistant' && (message.toolCalls?.length ?? 0) > 0) {
+      cursor.conversationStarted = true;
+      const step = pairStep(history, index, callIds);
+      const messages: CanonicalMessage[] = [step.assistant];
+      const previewed: ToolResultMessage[] = [];
+      for (const result of step.results) {
+        const preview = this.options.maskStoredResults ? this.previewOf(result) : undefined;
+        messages.push(preview ?? result);
+        if (preview) previewed.push(result);
+      }
+      const diagnostics = [...step.diagnostics];
+      for (const callId of step.pendingCallIds) {
+        const name = step.assistant.toolCalls!.find((call) => call.id === callId)?.name ?? 'unknown';
+        messages.push(interruptedResult(callId, name));
+        diagnostics.push({ code: 'CONTEXT_INTERRUPTED_TOOL_CALL', severity: 'warning', subject, message: `tool call "${callId}" at ${subject} has no result right after it; answered as interrupted` });
+      }
+      return { end: step.end, messages, diagnostics, callIds: step.callIds, previewed };
+    }
+    if (message.role === 'tool') {
+      cursor.conversationStarted = true;
+      return single([orphanAsData(message)], [
+        { code: 'CONTEXT_ORPHAN_TOOL_RESULT', severity: 'warning', subject, message: `tool result at ${subject} (call id "${message.toolCallId}", tool "${message.toolName}") answers no pending call; sent as a data_only observation instead` },
+      ]);
+    }
+    if (message.role === 'system') {
+      // An empty system text is an empty text block to Anthropic, and says nothing.
+      if (message.content.trim() === '') return single([], [{ code: 'CONTEXT_EMPTY_MESSAGE', severity: 'info', subject, message: `system message at ${subject} has no text; left out` }]);
+      if (!cursor.conversationStarted) return single([message]);
+      return single([dataOnlyMessage(message.content)], [
+        { code: 'CONTEXT_SYSTEM_MESSAGE_MOVED', severity: 'info', subject, message: `system message at ${subject} comes after the conversation started; sent as a data_only user message` },
+      ]);
+    }
+    cursor.conversationStarted = true;
+    if (message.content.trim() !== '') return single([message]);
+    // Providers reject empty text turns (Anthropic even whitespace): keep a user turn visible, drop an empty answer.
+    const diagnostic: ContextDiagnostic = { code: 'CONTEXT_EMPTY_MESSAGE', severity: 'info', subject, message: `${message.role} message at ${subject} has no text; ${message.role === 'user' ? 'sent as "[empty message]"' : 'left out'}` };
+    return single(message.role === 'user' ? [{ ...message, content: EMPTY_USER_TEXT }] : [], [diagnostic]);
   }
 
   private previewOf(result: ToolResultMessage): ToolResultMessage | undefined {
@@ -114,81 +273,20 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
     return preview ?? undefined;
   }
 
-  compose(options: { history: CanonicalHistory; messages: readonly ContributedMessage[]; attachments: readonly DataAttachment[] }): ComposedMessages {
-    if (!options.history.some((message) => message.role !== 'system')) {
-      throw new ContextInputError({ code: 'CONTEXT_HISTORY_EMPTY', culprit: 'history', message: `the history has ${options.history.length === 0 ? 'no messages' : 'only system messages'}: a model call needs a user message` });
+  /**
+   * Providers want a user turn first (Anthropic rejects anything else), and
+   * the window keeps the latest real user request as the task anchor: a
+   * history with neither gets one user turn before its first non-system message.
+   */
+  private withUserOpener(composition: Composition, composed: CanonicalMessage[], newest: ComposedGroup | undefined, diagnostics: ContextDiagnostic[]): CanonicalMessage[] {
+    const first = composition.firstTurn >= 0 ? composition.firstTurn : composed.findIndex((message) => message.role !== 'system');
+    if (first < 0) {
+      throw new ContextInputError({ code: 'CONTEXT_HISTORY_EMPTY', culprit: 'history', message: 'the history has no message with text besides system messages: a model call needs a user message' });
     }
-    const paired = pairToolCalls(options.history);
-    const diagnostics: ContextDiagnostic[] = paired.diagnostics;
-    const units = buildHistoryUnits(paired.history);
-    const history: CanonicalMessage[] = [];
-    const fullCopies: UserMessage[] = [];
-    let conversationStarted = false;
-    units.forEach((unit, unitIndex) => {
-      const first = unit.messages[0]!;
-      if (unit.kind === 'orphan-result') {
-        const result = first as ToolResultMessage;
-        diagnostics.push({
-          code: 'CONTEXT_ORPHAN_TOOL_RESULT',
-          severity: 'warning',
-          subject: `history[${unit.start}]`,
-          message: `tool result at history[${unit.start}] (call id "${result.toolCallId}", tool "${result.toolName}") answers no pending call; sent as a data_only observation instead`,
-        });
-        history.push(orphanAsData(result));
-        conversationStarted = true;
-        return;
-      }
-      if (first.role === 'system' && first.content.trim() === '') {
-        // An empty system text is an empty text block to Anthropic, and says nothing.
-        diagnostics.push({ code: 'CONTEXT_EMPTY_MESSAGE', severity: 'info', subject: `history[${unit.start}]`, message: `system message at history[${unit.start}] has no text; left out` });
-        return;
-      }
-      if (first.role === 'system' && conversationStarted) {
-        diagnostics.push({ code: 'CONTEXT_SYSTEM_MESSAGE_MOVED', severity: 'info', subject: `history[${unit.start}]`, message: `system message at history[${unit.start}] comes after the conversation started; sent as a data_only user message` });
-        history.push(dataOnlyMessage(first.content));
-        return;
-      }
-      if (first.role !== 'system') conversationStarted = true;
-      if ((first.role === 'user' || (first.role === 'assistant' && unit.kind === 'message')) && first.content.trim() === '') {
-        // Providers reject empty text turns (Anthropic even whitespace): keep a user turn visible, drop an empty answer.
-        diagnostics.push({ code: 'CONTEXT_EMPTY_MESSAGE', severity: 'info', subject: `history[${unit.start}]`, message: `${first.role} message at history[${unit.start}] has no text; ${first.role === 'user' ? 'sent as "[empty message]"' : 'left out'}` });
-        if (first.role === 'user') history.push({ ...first, content: EMPTY_USER_TEXT });
-        return;
-      }
-      const isNewest = unitIndex === units.length - 1;
-      if (this.options.maskStoredResults && unit.kind === 'tool-step') {
-        for (const message of unit.messages) {
-          const preview = message.role === 'tool' ? this.previewOf(message) : undefined;
-          history.push(preview ?? message);
-          if (preview && isNewest) fullCopies.push(fullCopy(message as ToolResultMessage));
-        }
-      } else history.push(...unit.messages);
-      if (unit.pendingCallIds.length > 0) {
-        const calls = first.role === 'assistant' ? first.toolCalls ?? [] : [];
-        for (const callId of unit.pendingCallIds) {
-          const name = calls.find((call) => call.id === callId)?.name ?? 'unknown';
-          history.push(interruptedResult(callId, name));
-          diagnostics.push({ code: 'CONTEXT_INTERRUPTED_TOOL_CALL', severity: 'warning', subject: `history[${unit.start}]`, message: `tool call "${callId}" at history[${unit.start}] has no result right after it; answered as interrupted` });
-        }
-      }
-    });
-    const opened = withUserOpener(history, diagnostics);
-    const callLocal = [...fullCopies, ...options.attachments.map(wrapAttachment), ...options.messages.map(wrapContributedMessage)];
-    return { history: opened, callLocal, diagnostics };
+    const hasTaskAnchor = composition.hasTaskAnchor || (newest?.messages.some(isTaskAnchorCandidate) ?? false);
+    if (composed[first]!.role === 'user' && hasTaskAnchor) return composed;
+    composition.opener ??= { role: 'user', content: CONVERSATION_OPENER_TEXT };
+    diagnostics.push({ code: 'CONTEXT_USER_TURN_ADDED', severity: 'info', subject: 'history', message: 'the history has no user request before its first turn; a user turn is sent before it' });
+    return [...composed.slice(0, first), composition.opener, ...composed.slice(first)];
   }
-}
-
-/**
- * Providers want a user turn first (Anthropic rejects anything else), and the
- * window keeps the latest real user request as the task anchor: a history
- * with neither gets one user turn before its first non-system message.
- */
-function withUserOpener(history: CanonicalMessage[], diagnostics: ContextDiagnostic[]): CanonicalMessage[] {
-  const first = history.findIndex((message) => message.role !== 'system');
-  if (first < 0) {
-    throw new ContextInputError({ code: 'CONTEXT_HISTORY_EMPTY', culprit: 'history', message: 'the history has no message with text besides system messages: a model call needs a user message' });
-  }
-  if ((history[first]!.role === 'user' && history.some(isTaskAnchorCandidate))) return history;
-  diagnostics.push({ code: 'CONTEXT_USER_TURN_ADDED', severity: 'info', subject: `history[${first}]`, message: `the history has no user request before history[${first}]; a user turn is sent before it` });
-  return [...history.slice(0, first), { role: 'user', content: CONVERSATION_OPENER_TEXT }, ...history.slice(first)];
 }

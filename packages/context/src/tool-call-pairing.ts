@@ -1,5 +1,5 @@
 import type { ContextDiagnostic } from './contributor.js';
-import type { AssistantMessage, CanonicalHistory, CanonicalMessage, JsonValue, ToolCall, ToolResultMessage } from './messages.js';
+import type { AssistantMessage, CanonicalHistory, JsonValue, ToolCall, ToolResultMessage } from './messages.js';
 
 /** The key under which arguments that are not a JSON object are sent, as the exact text the model wrote. */
 export const INVALID_ARGUMENTS_KEY = 'invalid_arguments';
@@ -15,63 +15,73 @@ function outgoingArguments(input: JsonValue): { [key: string]: JsonValue } {
   return { [INVALID_ARGUMENTS_KEY]: typeof input === 'string' ? input : JSON.stringify(input) };
 }
 
+/** One tool step as a request must carry it: the assistant message and the run of results right after it. */
+export interface PairedStep {
+  readonly assistant: AssistantMessage;
+  readonly results: readonly ToolResultMessage[];
+  /** One past the step's last message in the history. */
+  readonly end: number;
+  /** Outgoing ids of the calls no result answers, in call order. */
+  readonly pendingCallIds: readonly string[];
+  /** Every outgoing call id the step uses. */
+  readonly callIds: readonly string[];
+  readonly diagnostics: readonly ContextDiagnostic[];
+}
+
 /**
- * The history as a request must carry its tool calls: every call id
- * non-empty and unique within the request, every call's arguments a JSON
- * object. A duplicate or empty id is replaced by a deterministic one
- * (`strata_<message>_<call>`), and the results right after the message are
+ * Reads the tool step at `history[index]` (an assistant message with calls)
+ * and makes it valid for a request: every call id non-empty and unique among
+ * the ids in `used` and the step's own, every call's arguments a JSON object.
+ * A duplicate or empty id is replaced by a deterministic one
+ * (`strata_<message>_<call>`); the results right after the message are
  * re-pointed by position: the first result naming an id answers the first
- * call that had it. Messages that need no change are returned as they are
- * (same objects), so previews and caches keyed by message keep working.
+ * call that had it. The step ends at the first message that is not such a
+ * result. Messages that need no change are returned as they are (same
+ * objects), so previews and caches keyed by message keep working.
  */
-export function pairToolCalls(history: CanonicalHistory): { history: CanonicalMessage[]; diagnostics: ContextDiagnostic[] } {
+export function pairStep(history: CanonicalHistory, index: number, used: ReadonlySet<string>): PairedStep {
+  const message = history[index] as AssistantMessage;
+  const calls = message.toolCalls ?? [];
   const diagnostics: ContextDiagnostic[] = [];
-  const taken = new Set<string>();
-  for (const message of history) if (message.role === 'assistant') for (const call of message.toolCalls ?? []) taken.add(call.id);
-  const used = new Set<string>();
-  const freshId = (messageIndex: number, callIndex: number): string => {
-    let id = `strata_${messageIndex}_${callIndex}`;
-    for (let suffix = 2; taken.has(id) || used.has(id); suffix += 1) id = `strata_${messageIndex}_${callIndex}_${suffix}`;
-    return id;
-  };
-  const out: CanonicalMessage[] = [];
-  let index = 0;
-  while (index < history.length) {
-    const message = history[index]!;
-    index += 1;
-    if (message.role !== 'assistant' || !message.toolCalls?.length) {
-      out.push(message);
-      continue;
+  const callIds: string[] = [];
+  const own = new Set<string>();
+  const taken = (id: string) => used.has(id) || own.has(id);
+  let changed = false;
+  const outgoing: ToolCall[] = calls.map((call, callIndex) => {
+    let id = call.id;
+    if (id === '' || taken(id)) {
+      id = `strata_${index}_${callIndex}`;
+      for (let suffix = 2; taken(id); suffix += 1) id = `strata_${index}_${callIndex}_${suffix}`;
+      diagnostics.push({ code: 'CONTEXT_TOOL_CALL_ID_REPLACED', severity: 'warning', subject: `history[${index}]`, message: `tool call ${callIndex} at history[${index}] has ${call.id === '' ? 'an empty id' : `the id "${call.id}" already used in this request`}; sent as "${id}"` });
     }
-    const messageIndex = index - 1;
-    let changed = false;
-    const calls: ToolCall[] = message.toolCalls.map((call, callIndex) => {
-      let id = call.id;
-      if (typeof id !== 'string' || id === '' || used.has(id)) {
-        id = freshId(messageIndex, callIndex);
-        diagnostics.push({ code: 'CONTEXT_TOOL_CALL_ID_REPLACED', severity: 'warning', subject: `history[${messageIndex}]`, message: `tool call ${callIndex} at history[${messageIndex}] has ${call.id === '' ? 'an empty id' : `the id "${call.id}" already used in this request`}; sent as "${id}"` });
-      }
-      used.add(id);
-      const input = outgoingArguments(call.input);
-      if (input !== call.input) {
-        diagnostics.push({ code: 'CONTEXT_TOOL_ARGUMENTS_NOT_OBJECT', severity: 'warning', subject: `history[${messageIndex}]`, message: `tool call "${call.id}" at history[${messageIndex}] has arguments that are not a JSON object; sent wrapped as {"${INVALID_ARGUMENTS_KEY}": <the exact text>}` });
-      }
-      if (id === call.id && input === call.input) return call;
-      changed = true;
-      return { ...call, id, input };
-    });
-    out.push(changed ? ({ ...message, toolCalls: calls } satisfies AssistantMessage) : message);
-    // The run of results right after the message: each answers the first still-unanswered call with its original id.
-    const answered = new Set<number>();
-    while (index < history.length && history[index]!.role === 'tool') {
-      const result = history[index] as ToolResultMessage;
-      const callIndex = message.toolCalls.findIndex((call, position) => !answered.has(position) && call.id === result.toolCallId);
-      if (callIndex < 0) break;
-      answered.add(callIndex);
-      const id = calls[callIndex]!.id;
-      out.push(id === result.toolCallId ? result : { ...result, toolCallId: id });
-      index += 1;
+    callIds.push(id);
+    own.add(id);
+    const input = outgoingArguments(call.input);
+    if (input !== call.input) {
+      diagnostics.push({ code: 'CONTEXT_TOOL_ARGUMENTS_NOT_OBJECT', severity: 'warning', subject: `history[${index}]`, message: `tool call "${call.id}" at history[${index}] has arguments that are not a JSON object; sent wrapped as {"${INVALID_ARGUMENTS_KEY}": <the exact text>}` });
     }
+    if (id === call.id && input === call.input) return call;
+    changed = true;
+    return { ...call, id, input };
+  });
+  const results: ToolResultMessage[] = [];
+  const answered = new Set<number>();
+  let end = index + 1;
+  while (end < history.length && history[end]!.role === 'tool') {
+    const result = history[end] as ToolResultMessage;
+    const callIndex = calls.findIndex((call, position) => !answered.has(position) && call.id === result.toolCallId);
+    if (callIndex < 0) break;
+    answered.add(callIndex);
+    const id = callIds[callIndex]!;
+    results.push(id === result.toolCallId ? result : { ...result, toolCallId: id });
+    end += 1;
   }
-  return { history: out, diagnostics };
+  return {
+    assistant: changed ? { ...message, toolCalls: outgoing } : message,
+    results,
+    end,
+    pendingCallIds: callIds.filter((_, callIndex) => !answered.has(callIndex)),
+    callIds,
+    diagnostics,
+  };
 }
