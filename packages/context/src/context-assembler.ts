@@ -134,6 +134,7 @@ export class ContextAssembler {
   /** Where each context's window started last turn, to keep the prompt prefix stable. */
   private readonly windowStarts = new Map<string, CanonicalMessage>();
   private readonly references: OutputReferenceCheck | undefined;
+  private readonly countFunctions = new WeakMap<TokenEstimator, (message: CanonicalMessage) => number>();
 
   constructor(options: ContextAssemblerOptions) {
     this.options = options;
@@ -289,7 +290,8 @@ export class ContextAssembler {
     const window = this.stages.windowPolicy.select({
       messages: candidate.composed.history,
       budgetTokens,
-      count: (message) => candidate.counter.countMessage(message),
+      count: this.countFunction(candidate.counter),
+      contextId: turn.contextId,
       headroomTokens: Math.floor(budgetTokens * (this.options.windowHeadroomShare ?? WINDOW_HEADROOM_SHARE)),
       previousStart: this.windowStarts.get(turn.contextId),
     });
@@ -302,6 +304,13 @@ export class ContextAssembler {
     if (!this.references) return window;
     const checked = await this.references.check(turn.contextId, window.messages);
     return checked.diagnostics.length === 0 ? window : { ...window, messages: checked.messages, diagnostics: [...window.diagnostics, ...checked.diagnostics] };
+  }
+
+  /** One count function per counter, the same every turn, so the window policy can keep its counts. */
+  private countFunction(counter: TokenEstimator): (message: CanonicalMessage) => number {
+    let count = this.countFunctions.get(counter);
+    if (!count) this.countFunctions.set(counter, (count = (message) => counter.countMessage(message)));
+    return count;
   }
 
   private rememberWindowStart(contextId: string, start: CanonicalMessage | undefined): void {

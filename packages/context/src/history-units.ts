@@ -24,11 +24,11 @@ export function isOpenUnit(unit: HistoryUnit): boolean {
  * Splits history into units by position, as providers check it: a tool
  * result belongs to the assistant message right before its run of results,
  * and only if it answers a still-pending call of that message. Any other tool
- * result is an orphan, a unit of its own.
+ * result is an orphan, a unit of its own. `from` starts at a unit boundary.
  */
-export function buildHistoryUnits(history: CanonicalHistory): HistoryUnit[] {
+export function buildHistoryUnits(history: CanonicalHistory, from = 0): HistoryUnit[] {
   const units: HistoryUnit[] = [];
-  let index = 0;
+  let index = from;
   while (index < history.length) {
     const message = history[index]!;
     if (message.role === 'assistant' && (message.toolCalls?.length ?? 0) > 0) {

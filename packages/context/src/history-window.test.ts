@@ -111,3 +111,31 @@ test('windowing keeps the newest units that fit plus pinned units, and opens on 
   const older = new AtomicHistoryWindowPolicy().select({ messages: [history[0]!, ...history], budgetTokens: 40, count });
   assert.deepEqual(older.messages, [history[0], history[1], history[2], history[6]]);
 });
+
+test('property: a window kept per context chooses exactly what a fresh window chooses, turn after turn and across rewrites', () => {
+  const estimator = new ConservativeTokenEstimator({ family: 'o200k' });
+  const count = (message: CanonicalMessage) => estimator.countMessage(message);
+  fc.assert(
+    fc.property(historyArbitrary({ open: false, maxSteps: 25 }), fc.integer({ min: 300, max: 6_000 }), fc.nat(60), (history, budgetTokens, rewriteAt) => {
+      const kept = new AtomicHistoryWindowPolicy();
+      const rewritten = [...history];
+      rewritten.splice(rewriteAt % history.length, 1, { role: 'user', content: 'checkpoint: summary', checkpoint: true });
+      const turns = [...Array.from({ length: history.length }, (_, end) => history.slice(0, end + 1)), rewritten, history];
+      let previousStart: CanonicalMessage | undefined;
+      for (const messages of turns) {
+        const attempt = (policy: AtomicHistoryWindowPolicy, contextId?: string) => {
+          try {
+            return policy.select({ messages, budgetTokens, count, headroomTokens: Math.floor(budgetTokens / 4), previousStart, contextId });
+          } catch (error) {
+            return { error: String(error) };
+          }
+        };
+        const expected = attempt(new AtomicHistoryWindowPolicy());
+        const actual = attempt(kept, 'ctx');
+        assert.deepEqual(actual, expected);
+        previousStart = 'start' in expected ? expected.start : undefined;
+      }
+    }),
+    { numRuns: 120 },
+  );
+});

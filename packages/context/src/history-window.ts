@@ -1,11 +1,12 @@
 import { ContextBudgetError } from './errors/context-budget-error.js';
 import type { ContextDiagnostic } from './contributor.js';
-import { buildHistoryUnits, isOpenUnit, isTaskAnchorCandidate, type HistoryUnit } from './history-units.js';
+import { buildHistoryUnits, isOpenUnit, isTaskAnchorCandidate } from './history-units.js';
 import type { CanonicalMessage } from './messages.js';
 
 export interface HistoryWindowRequest {
   readonly messages: readonly CanonicalMessage[];
   readonly budgetTokens: number;
+  /** Tokens of one message. Pass the same function every turn so a kept index can reuse its counts. */
   readonly count: (message: CanonicalMessage) => number;
   /**
    * Where the previous turn's window started. While everything from there on
@@ -15,6 +16,12 @@ export interface HistoryWindowRequest {
   readonly previousStart?: CanonicalMessage;
   /** When the history must be cut, leave this many tokens free for the next turns. Default 0. */
   readonly headroomTokens?: number;
+  /**
+   * The context the messages belong to. When given, a policy may keep its
+   * index of the messages (units, their costs) for the next turn, so a turn
+   * costs what was appended, not the whole history.
+   */
+  readonly contextId?: string;
 }
 
 export interface HistoryWindowStats {
@@ -39,19 +46,51 @@ export interface HistoryWindowPolicy {
   select(request: HistoryWindowRequest): HistoryWindow;
 }
 
+/** One unit by its place in the messages: no copies. */
+interface UnitSpan {
+  readonly start: number;
+  readonly end: number;
+  readonly open: boolean;
+  readonly role: CanonicalMessage['role'];
+}
+
+/**
+ * The units of a message list with their costs and the positions the window
+ * pins, kept per context while the list only grows at its end.
+ */
+interface UnitIndex {
+  messages: readonly CanonicalMessage[];
+  count: (message: CanonicalMessage) => number;
+  readonly units: UnitSpan[];
+  /** `prefixTokens[i]` is the cost of units `0..i-1`. */
+  readonly prefixTokens: number[];
+  /** Ascending unit indexes of task-anchor candidates, checkpoints and open units. */
+  readonly anchors: number[];
+  readonly checkpoints: number[];
+  readonly openUnits: number[];
+}
+
+/** How many contexts' unit indexes a policy keeps, the most recent ones. */
+const CONTEXTS_KEPT = 256;
+
 /**
  * Keeps the newest history that fits, unit by unit, newest first. Never splits a tool call
  * from its results; always keeps the leading system messages, the task anchor
  * (the latest real user request), the latest checkpoint, the newest step and
  * every open unit. When those alone do not fit, fails before any provider call.
+ * Given a `contextId`, its index of the history is kept between turns, so a
+ * turn costs the appended messages plus the window, not the whole history.
  */
 export class AtomicHistoryWindowPolicy implements HistoryWindowPolicy {
+  private readonly indexes = new Map<string, UnitIndex>();
+
   select(request: HistoryWindowRequest): HistoryWindow {
-    const units = buildHistoryUnits(request.messages);
-    const costs = units.map((unit) => unit.messages.reduce((total, message) => total + request.count(message), 0));
-    const pinned = pinnedUnits(units);
+    const index = this.indexFor(request);
+    const { units, prefixTokens } = index;
+    const cost = (unit: number) => prefixTokens[unit + 1]! - prefixTokens[unit]!;
+    const pinned = pinnedUnits(index);
     let pinnedTokens = 0;
-    for (const index of pinned) pinnedTokens += costs[index]!;
+    for (const unit of pinned) pinnedTokens += cost(unit);
     if (pinnedTokens > request.budgetTokens) {
       throw new ContextBudgetError({
         code: 'CONTEXT_WINDOW_MUST_KEEP_OVER_BUDGET',
@@ -60,12 +99,16 @@ export class AtomicHistoryWindowPolicy implements HistoryWindowPolicy {
         message: `the messages the window must keep (task anchor, checkpoint, newest step, open tool calls: ${pinned.size} units) need ${pinnedTokens} tokens but only ${request.budgetTokens} are left for history`,
       });
     }
-    const total = costs.reduce((sum, cost) => sum + cost, 0);
+    const total = prefixTokens[units.length]!;
+    const firstTurn = units.findIndex((unit) => unit.role !== 'system');
+    const opensWithUser = firstTurn < 0 || units[firstTurn]!.role === 'user' || pinned.has(firstTurn);
+    if (total <= request.budgetTokens && opensWithUser) return windowOf(request, index, null, total);
+
     let kept = new Set(pinned);
     let remaining = request.budgetTokens - pinnedTokens;
-    const stable = this.stableStart(units, costs, pinned, request);
+    const stable = total <= request.budgetTokens ? undefined : stableStart(index, pinned, request);
     if (total <= request.budgetTokens) {
-      kept = new Set(units.map((_, index) => index));
+      kept = new Set(units.keys());
       remaining = request.budgetTokens - total;
     } else if (stable) {
       kept = stable.kept;
@@ -73,88 +116,141 @@ export class AtomicHistoryWindowPolicy implements HistoryWindowPolicy {
     } else {
       // A fresh cut leaves headroom, so the next turns can keep its start.
       let fill = remaining - Math.min(request.headroomTokens ?? 0, remaining);
-      for (let index = units.length - 1; index >= 0; index -= 1) {
-        if (kept.has(index)) continue;
+      for (let unit = units.length - 1; unit >= 0; unit -= 1) {
+        if (kept.has(unit)) continue;
         // A unit too big for what is left is skipped whole; older, smaller ones may still fit.
-        if (costs[index]! > fill) continue;
-        kept.add(index);
-        fill -= costs[index]!;
-        remaining -= costs[index]!;
+        if (cost(unit) > fill) continue;
+        kept.add(unit);
+        fill -= cost(unit);
+        remaining -= cost(unit);
       }
     }
+    const order = [...kept].sort((left, right) => left - right);
     // Providers want the conversation to open with a user turn: bring back the
     // user message before the first kept unit when it fits, else shed the
     // unpinned units that would open the conversation otherwise.
-    for (let index = 0; index < units.length; index += 1) {
-      if (!kept.has(index) || units[index]!.messages[0]!.role === 'system') continue;
-      if (units[index]!.messages[0]!.role === 'user' || pinned.has(index)) break;
-      const opener = previousUserUnit(units, index);
-      if (opener >= 0 && costs[opener]! <= remaining) {
-        kept.add(opener);
-        remaining -= costs[opener]!;
+    for (let position = 0; position < order.length; position += 1) {
+      const unit = order[position]!;
+      if (units[unit]!.role === 'system') continue;
+      if (units[unit]!.role === 'user' || pinned.has(unit)) break;
+      const opener = previousUserUnit(units, unit);
+      if (opener >= 0 && cost(opener) <= remaining) {
+        order.splice(position, 0, opener);
+        remaining -= cost(opener);
         break;
       }
-      kept.delete(index);
-      remaining += costs[index]!;
+      order.splice(position, 1);
+      remaining += cost(unit);
+      position -= 1;
     }
-    const messages: CanonicalMessage[] = [];
-    let keptUnits = 0;
-    for (let index = 0; index < units.length; index += 1) {
-      if (!kept.has(index)) continue;
-      keptUnits += 1;
-      messages.push(...units[index]!.messages);
-    }
-    // The kept suffix begins after the newest dropped unit: the next turn keeps it from there.
-    let suffix = units.length;
-    while (suffix > 0 && kept.has(suffix - 1)) suffix -= 1;
-    const start = suffix < units.length && suffix > 0 ? units[suffix]!.messages[0] : undefined;
-    const stats: HistoryWindowStats = {
-      historyMessages: request.messages.length,
-      keptMessages: messages.length,
-      droppedMessages: request.messages.length - messages.length,
-      keptUnits,
-      droppedUnits: units.length - keptUnits,
-      usedTokens: request.budgetTokens - remaining,
-      budgetTokens: request.budgetTokens,
-    };
-    const diagnostics: ContextDiagnostic[] =
-      stats.droppedUnits > 0
-        ? [{ code: 'CONTEXT_HISTORY_WINDOWED', severity: 'info', message: `window kept ${keptUnits} of ${units.length} history units (${messages.length} of ${request.messages.length} messages) in ${stats.usedTokens} of ${request.budgetTokens} tokens` }]
-        : [];
-    return { messages, stats, diagnostics, ...(start ? { start } : {}) };
+    return windowOf(request, index, order, request.budgetTokens - remaining);
   }
 
-  /** Everything from the previous start on, plus the pinned units before it, when that still fits. */
-  private stableStart(units: readonly HistoryUnit[], costs: readonly number[], pinned: ReadonlySet<number>, request: HistoryWindowRequest): { kept: Set<number>; remaining: number } | undefined {
-    if (!request.previousStart) return undefined;
-    const from = units.findIndex((unit) => unit.messages[0] === request.previousStart);
-    if (from < 0) return undefined;
-    const kept = new Set(pinned);
-    for (let index = from; index < units.length; index += 1) kept.add(index);
-    let used = 0;
-    for (const index of kept) used += costs[index]!;
-    return used <= request.budgetTokens ? { kept, remaining: request.budgetTokens - used } : undefined;
+  /** The unit index of the request's messages: the kept one extended, or a new one. */
+  private indexFor(request: HistoryWindowRequest): UnitIndex {
+    const { messages, count, contextId } = request;
+    const kept = contextId === undefined ? undefined : this.indexes.get(contextId);
+    let index: UnitIndex;
+    if (kept && kept.count === count) {
+      index = kept;
+      // Units stay while every message up to and including the one after them is unchanged.
+      let same = 0;
+      const limit = Math.min(kept.messages.length, messages.length);
+      while (same < limit && kept.messages[same] === messages[same]) same += 1;
+      let from = index.units.length;
+      while (from > 0 && index.units[from - 1]!.end >= same) from -= 1;
+      truncate(index, from);
+    } else {
+      index = { messages, count, units: [], prefixTokens: [0], anchors: [], checkpoints: [], openUnits: [] };
+    }
+    index.messages = messages;
+    extend(index, messages);
+    if (contextId !== undefined) {
+      this.indexes.delete(contextId);
+      if (this.indexes.size >= CONTEXTS_KEPT) this.indexes.delete(this.indexes.keys().next().value!);
+      this.indexes.set(contextId, index);
+    }
+    return index;
   }
 }
 
-function previousUserUnit(units: readonly HistoryUnit[], before: number): number {
-  for (let index = before - 1; index >= 0; index -= 1) if (units[index]!.messages[0]!.role === 'user') return index;
-  return -1;
+function truncate(index: UnitIndex, from: number): void {
+  index.units.length = from;
+  index.prefixTokens.length = from + 1;
+  for (const list of [index.anchors, index.checkpoints, index.openUnits]) while (list.length > 0 && list.at(-1)! >= from) list.pop();
 }
 
-function pinnedUnits(units: readonly HistoryUnit[]): Set<number> {
+/** Adds the units of `messages` after the indexed ones, with their costs and pins. */
+function extend(index: UnitIndex, messages: readonly CanonicalMessage[]): void {
+  const start = index.units.at(-1)?.end ?? 0;
+  for (const unit of buildHistoryUnits(messages, start)) {
+    const position = index.units.length;
+    const first = messages[unit.start]!;
+    index.units.push({ start: unit.start, end: unit.end, open: isOpenUnit(unit), role: first.role });
+    let tokens = 0;
+    for (let message = unit.start; message < unit.end; message += 1) tokens += index.count(messages[message]!);
+    index.prefixTokens.push(index.prefixTokens[position]! + tokens);
+    if (isTaskAnchorCandidate(first)) index.anchors.push(position);
+    if (first.role === 'user' && first.checkpoint === true) index.checkpoints.push(position);
+    if (isOpenUnit(unit)) index.openUnits.push(position);
+  }
+}
+
+/** Leading system messages, every open unit, the task anchor, the latest checkpoint and the newest unit. */
+function pinnedUnits(index: UnitIndex): Set<number> {
   const pinned = new Set<number>();
-  let anchor = -1;
-  let checkpoint = -1;
-  units.forEach((unit, index) => {
-    const first = unit.messages[0]!;
-    if (first.role === 'system' && (index === 0 || pinned.has(index - 1))) pinned.add(index);
-    if (isOpenUnit(unit)) pinned.add(index);
-    if (isTaskAnchorCandidate(first)) anchor = index;
-    if (first.role === 'user' && first.checkpoint === true) checkpoint = index;
-  });
-  if (anchor >= 0) pinned.add(anchor);
-  if (checkpoint >= 0) pinned.add(checkpoint);
-  if (units.length > 0) pinned.add(units.length - 1);
+  for (let unit = 0; unit < index.units.length && index.units[unit]!.role === 'system'; unit += 1) pinned.add(unit);
+  for (const unit of index.openUnits) pinned.add(unit);
+  if (index.anchors.length > 0) pinned.add(index.anchors.at(-1)!);
+  if (index.checkpoints.length > 0) pinned.add(index.checkpoints.at(-1)!);
+  if (index.units.length > 0) pinned.add(index.units.length - 1);
   return pinned;
+}
+
+/** Everything from the previous start on, plus the pinned units before it, when that still fits. */
+function stableStart(index: UnitIndex, pinned: ReadonlySet<number>, request: HistoryWindowRequest): { kept: Set<number>; remaining: number } | undefined {
+  if (!request.previousStart) return undefined;
+  const { units, prefixTokens, messages } = index;
+  let from = units.length - 1;
+  // The start is usually near the end: look from there.
+  while (from >= 0 && messages[units[from]!.start] !== request.previousStart) from -= 1;
+  if (from < 0) return undefined;
+  let used = prefixTokens[units.length]! - prefixTokens[from]!;
+  for (const unit of pinned) if (unit < from) used += prefixTokens[unit + 1]! - prefixTokens[unit]!;
+  if (used > request.budgetTokens) return undefined;
+  const kept = new Set(pinned);
+  for (let unit = from; unit < units.length; unit += 1) kept.add(unit);
+  return { kept, remaining: request.budgetTokens - used };
+}
+
+/** The window of kept units (`null`: all of them). */
+function windowOf(request: HistoryWindowRequest, index: UnitIndex, order: readonly number[] | null, usedTokens: number): HistoryWindow {
+  const { units, messages } = index;
+  const kept: CanonicalMessage[] = [];
+  if (order === null) kept.push(...messages);
+  else for (const unit of order) for (let message = units[unit]!.start; message < units[unit]!.end; message += 1) kept.push(messages[message]!);
+  const keptUnits = order === null ? units.length : order.length;
+  // The kept suffix begins after the newest dropped unit: the next turn keeps it from there.
+  let suffix = units.length;
+  if (order !== null) for (let position = order.length - 1; position >= 0 && order[position] === suffix - 1; position -= 1) suffix -= 1;
+  const start = suffix < units.length && suffix > 0 ? messages[units[suffix]!.start] : undefined;
+  const stats: HistoryWindowStats = {
+    historyMessages: messages.length,
+    keptMessages: kept.length,
+    droppedMessages: messages.length - kept.length,
+    keptUnits,
+    droppedUnits: units.length - keptUnits,
+    usedTokens,
+    budgetTokens: request.budgetTokens,
+  };
+  const diagnostics: ContextDiagnostic[] =
+    stats.droppedUnits > 0
+      ? [{ code: 'CONTEXT_HISTORY_WINDOWED', severity: 'info', message: `window kept ${keptUnits} of ${units.length} history units (${kept.length} of ${messages.length} messages) in ${usedTokens} of ${request.budgetTokens} tokens` }]
+      : [];
+  return { messages: kept, stats, diagnostics, ...(start ? { start } : {}) };
+}
+
+function previousUserUnit(units: readonly UnitSpan[], before: number): number {
+  for (let unit = before - 1; unit >= 0; unit -= 1) if (units[unit]!.role === 'user') return unit;
+  return -1;
 }
