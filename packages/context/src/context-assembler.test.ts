@@ -238,3 +238,25 @@ test('onStage reports every stage of a turn in pipeline order, on the assembler 
   assert.deepEqual(stages.map((entry) => entry.split(':')[0]), ['collect', 'budget', 'render', 'compose', 'pressure', 'window', 'validate', 'trace']);
   assert.ok(stages.every((entry) => entry.endsWith(':true')));
 });
+
+test('plan progress in the trace follows the latest plan call as the history grows and is rewritten', async () => {
+  const plan = (id: string): CanonicalMessage[] => [
+    { role: 'assistant', content: '', toolCalls: [{ id, name: 'update_plan', input: { items: [] } }] },
+    { role: 'tool', toolCallId: id, toolName: 'update_plan', content: 'plan saved' },
+  ];
+  const step = (id: string): CanonicalMessage[] => [
+    { role: 'assistant', content: '', toolCalls: [{ id, name: 'search', input: {} }] },
+    { role: 'tool', toolCallId: id, toolName: 'search', content: 'found' },
+  ];
+  const subject = assembler();
+  const turns: CanonicalMessage[][] = [];
+  turns.push([history[0]!, ...step('s1')]);
+  turns.push([...turns[0]!, ...plan('p1'), ...step('s2')]);
+  turns.push([...turns[1]!, ...step('s3'), ...plan('p2')]);
+  turns.push([history[0]!, { role: 'user', content: 'summary of the work so far', checkpoint: true }, ...step('s4')]);
+  const expected = [null, { toolCallId: 'p1', anchorFound: true, laterModelSteps: 1, completedNonPlanToolResults: 1 }, { toolCallId: 'p2', anchorFound: true, laterModelSteps: 0, completedNonPlanToolResults: 0 }, null];
+  for (const [index, turn] of turns.entries()) {
+    const assembled = await subject.assemble({ contextId: 'plans', turn: index + 1, history: turn, tools });
+    assert.deepEqual(assembled.trace.planProgress, expected[index], `turn ${index + 1}`);
+  }
+});

@@ -1,11 +1,11 @@
 import type { ContextBudgetPolicy } from './budget.js';
+import { ContextMemory } from './context-memory.js';
 import { countCandidate, fixedTokens, historyBudgetTokens, sortToolsByName, unwindowedTokens, WINDOW_HEADROOM_SHARE, type ContextCandidate } from './context-candidate.js';
 import type { ContextConfiguration, ContextMode, ResolvedContextBudget } from './context-configuration.js';
 import type { ContextTraceV5 } from './context-trace.js';
 import type { ContextValidator } from './context-validator.js';
 import { PROTECTED_SLOTS, type ContextScope } from './contributor.js';
 import type { CollectionResult, ContextContributorRegistry } from './contributor-registry.js';
-import { checkCanonicalHistory } from './canonical-history-check.js';
 import { chooseCounter } from './counting-policy.js';
 import { OutputReferenceCheck } from './output-references.js';
 import { ContextValidationError } from './errors/context-validation-error.js';
@@ -113,12 +113,13 @@ export interface AssembledTurn {
 /** One turn's fixed facts, passed from stage to stage. */
 interface Turn extends TurnIdentity {
   readonly request: TurnRequest;
+  readonly memory: ContextMemory;
   readonly tools: readonly ToolSchema[];
   readonly signal: AbortSignal;
 }
 
-/** A context's window start is remembered for this many contexts, the most recent ones. */
-const WINDOW_STARTS_KEPT = 1_024;
+/** What the assembler keeps between turns is kept for this many contexts, the most recent ones. */
+const CONTEXTS_KEPT = 1_024;
 
 /**
  * Decides, every model turn, exactly what the model sees. `assemble` reads as
@@ -131,8 +132,8 @@ const WINDOW_STARTS_KEPT = 1_024;
 export class ContextAssembler {
   private readonly options: ContextAssemblerOptions;
   private readonly stages: ContextStages;
-  /** Where each context's window started last turn, to keep the prompt prefix stable. */
-  private readonly windowStarts = new Map<string, CanonicalMessage>();
+  /** What each context's last turn left for the next one (bounded: the most recent contexts). */
+  private readonly memories = new Map<string, ContextMemory>();
   private readonly references: OutputReferenceCheck | undefined;
   private readonly countFunctions = new WeakMap<TokenEstimator, (message: CanonicalMessage) => number>();
 
@@ -150,8 +151,9 @@ export class ContextAssembler {
   async assemble(request: TurnRequest): Promise<AssembledTurn> {
     const signal = request.signal ?? new AbortController().signal;
     signal.throwIfAborted();
+    const memory = this.memoryOf(request.contextId);
     // Any value in: a malformed history is one input error naming the message and field.
-    checkCanonicalHistory(request.history);
+    memory.check(request.history);
     const turn: Turn = {
       request,
       contextId: request.contextId,
@@ -161,6 +163,7 @@ export class ContextAssembler {
       recovery: request.recovery,
       tools: sortToolsByName(request.tools),
       signal,
+      memory,
     };
     if (this.mode === 'legacy') {
       const input = this.options.legacyInput(request);
@@ -193,11 +196,11 @@ export class ContextAssembler {
     }
     // 9. Window: the history into what the cap leaves, never splitting a tool call from its results.
     const historyBudget = historyBudgetTokens(candidate, budget);
-    const window = await this.timed(turn, 'window', () => this.checkReferences(turn, this.window(turn, candidate, historyBudget)));
+    const { window, replaced } = await this.timed(turn, 'window', () => this.checkReferences(turn, this.window(turn, candidate, historyBudget)));
     // Call-local data goes after the history: every call in it is answered, so nothing sits between a call and its results.
     const candidateInput: ModelInput = { messages: [...candidate.system, ...window.messages, ...candidate.composed.callLocal], tools: turn.tools };
     // 10. Validate: the last gate before a provider.
-    this.timedSync(turn, 'validate', () => this.validate(turn, candidate, window, candidateInput));
+    this.timedSync(turn, 'validate', () => this.validate(turn, candidate, replaced, candidateInput));
     // 11. Trace. Shadow mode sends the legacy input and traces the dynamic candidate.
     const input = this.mode === 'shadow' ? this.options.legacyInput(request) : candidateInput;
     const trace = dynamicTurnTrace({
@@ -211,6 +214,7 @@ export class ContextAssembler {
       historyBudgetTokens: historyBudget,
       compaction,
       original: request.history,
+      declaredPlan: memory.latestPlanCall(),
     });
     return { input, trace: await this.timed(turn, 'trace', () => this.writeTrace(turn, trace)), history, historyChanged: history !== request.history };
   }
@@ -262,7 +266,7 @@ export class ContextAssembler {
       const admitted = this.timedSync(turn, 'budget', () => this.stages.budget.admit({ collection: collected.collection, limits: this.options.budget, estimator: counter }));
       const rendered = this.timedSync(turn, 'render', () => this.stages.renderer.render(admitted.sections));
       const composed = this.timedSync(turn, 'compose', () => this.stages.composer.compose({ contextId: turn.contextId, history, messages: admitted.messages, attachments: admitted.attachments }));
-      return countCandidate({ admitted, rendered, composed, tools: turn.tools, counter });
+      return countCandidate({ admitted, rendered, composed, tools: turn.tools, counter, historyTokens: turn.memory.historyTokens(composed.history, counter) });
     };
     const estimated = prepareWith(this.options.estimator);
     const counter = chooseCounter({
@@ -293,17 +297,19 @@ export class ContextAssembler {
       count: this.countFunction(candidate.counter),
       contextId: turn.contextId,
       headroomTokens: Math.floor(budgetTokens * (this.options.windowHeadroomShare ?? WINDOW_HEADROOM_SHARE)),
-      previousStart: this.windowStarts.get(turn.contextId),
+      previousStart: turn.memory.windowStart,
     });
-    this.rememberWindowStart(turn.contextId, window.start);
+    turn.memory.windowStart = window.start;
     return window;
   }
 
-  /** Every stored-output pointer left in the window reads back, or is replaced by a note (never longer). */
-  private async checkReferences(turn: Turn, window: HistoryWindow): Promise<HistoryWindow> {
-    if (!this.references) return window;
+  /** Every stored-output pointer left in the window reads back, or its message is replaced by one with a note (never longer). */
+  private async checkReferences(turn: Turn, window: HistoryWindow): Promise<{ window: HistoryWindow; replaced: ReadonlySet<CanonicalMessage> }> {
+    if (!this.references) return { window, replaced: new Set() };
     const checked = await this.references.check(turn.contextId, window.messages);
-    return checked.diagnostics.length === 0 ? window : { ...window, messages: checked.messages, diagnostics: [...window.diagnostics, ...checked.diagnostics] };
+    if (checked.diagnostics.length === 0) return { window, replaced: new Set() };
+    const replaced = new Set(checked.messages.filter((message, index) => message !== window.messages[index]));
+    return { window: { ...window, messages: checked.messages, diagnostics: [...window.diagnostics, ...checked.diagnostics] }, replaced };
   }
 
   /** One count function per counter, the same every turn, so the window policy can keep its counts. */
@@ -313,20 +319,20 @@ export class ContextAssembler {
     return count;
   }
 
-  private rememberWindowStart(contextId: string, start: CanonicalMessage | undefined): void {
-    this.windowStarts.delete(contextId);
-    if (!start) return;
-    // Bounded: an assembler shared by many contexts keeps only the most recent ones.
-    if (this.windowStarts.size >= WINDOW_STARTS_KEPT) this.windowStarts.delete(this.windowStarts.keys().next().value!);
-    this.windowStarts.set(contextId, start);
+  private memoryOf(contextId: string): ContextMemory {
+    let memory = this.memories.get(contextId);
+    if (memory) this.memories.delete(contextId);
+    else if (this.memories.size >= CONTEXTS_KEPT) this.memories.delete(this.memories.keys().next().value!);
+    this.memories.set(contextId, (memory ??= new ContextMemory()));
+    return memory;
   }
 
-  private validate(turn: Turn, candidate: ContextCandidate, window: HistoryWindow, input: ModelInput): void {
+  private validate(turn: Turn, candidate: ContextCandidate, replaced: ReadonlySet<CanonicalMessage>, input: ModelInput): void {
     const violations = this.stages.validator.validate({
       input,
       protectedSectionIds: candidate.admitted.sections.filter((section) => PROTECTED_SLOTS.has(section.slot)).map((section) => section.id),
       governedTools: turn.tools,
-      historyMessages: new Set([...candidate.composed.history, ...window.messages]),
+      historyMessages: { has: (message) => turn.memory.composedMessage(message) || replaced.has(message) },
     });
     if (violations.length > 0) throw new ContextValidationError({ violations });
   }

@@ -36,13 +36,14 @@ function sum(values: readonly number[]): number {
   return total;
 }
 
-/** Counts the parts of a candidate with one counter. */
+/** Counts the parts of a candidate with one counter; the composed history's tokens are given (the assembler keeps them per context). */
 export function countCandidate(options: {
   admitted: AdmittedContext;
   rendered: RenderedSystemPrompt;
   composed: ComposedMessages;
   tools: readonly ToolSchema[];
   counter: TokenEstimator;
+  historyTokens: number;
 }): ContextCandidate {
   const { rendered, composed, tools, counter } = options;
   const system: CanonicalMessage[] = rendered.text === '' ? [] : [{ role: 'system', content: rendered.text }];
@@ -52,7 +53,6 @@ export function countCandidate(options: {
     toolTokens: sum(tools.map((tool) => counter.countTool(tool))),
     systemTokens: sum(system.map((message) => counter.countMessage(message))),
     callLocalTokens: sum(composed.callLocal.map((message) => counter.countMessage(message))),
-    historyTokens: sum(composed.history.map((message) => counter.countMessage(message))),
   };
 }
 

@@ -11,7 +11,7 @@ export interface ContextValidationRequest {
   /** The tool set governance allows this turn. */
   readonly governedTools: readonly ToolSchema[];
   /** Every assistant and tool message the input may carry: those of the composed history. */
-  readonly historyMessages: ReadonlySet<CanonicalMessage>;
+  readonly historyMessages: { has(message: CanonicalMessage): boolean };
 }
 
 export interface ContextValidator {

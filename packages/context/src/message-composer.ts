@@ -182,8 +182,8 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
     composition.source = history;
     if (request.contextId !== undefined) this.remember(request.contextId, composition);
 
-    const composed = newest ? [...composition.history, ...newest.messages] : [...composition.history];
-    const diagnostics = newest ? [...composition.diagnostics, ...newest.diagnostics] : [...composition.diagnostics];
+    const composed = composition.history.concat(newest?.messages ?? []);
+    const diagnostics = composition.diagnostics.concat(newest?.diagnostics ?? []);
     const opened = this.withUserOpener(composition, composed, newest, diagnostics);
     const fullCopies = newest ? newest.previewed.map(fullCopy) : [];
     const callLocal = [...fullCopies, ...request.attachments.map(wrapAttachment), ...request.messages.map(wrapContributedMessage)];

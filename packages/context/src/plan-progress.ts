@@ -3,8 +3,9 @@ import type { CanonicalHistory } from './messages.js';
 
 export const PLAN_TOOL_NAME = 'update_plan';
 
-function lastPlanCall(history: CanonicalHistory): { index: number; id: string } | undefined {
-  for (let index = history.length - 1; index >= 0; index -= 1) {
+/** The latest `update_plan` call at or after `from`, scanning back from the end. */
+export function lastPlanCall(history: CanonicalHistory, from = 0): { index: number; id: string } | undefined {
+  for (let index = history.length - 1; index >= from; index -= 1) {
     const message = history[index]!;
     if (message.role !== 'assistant') continue;
     const call = message.toolCalls?.findLast((candidate) => candidate.name === PLAN_TOOL_NAME);
@@ -17,8 +18,13 @@ function lastPlanCall(history: CanonicalHistory): { index: number; id: string } 
  * Where the active plan stands, for the trace only. When compaction removed
  * the declaring call, says so (anchorFound: false) and guesses no ages.
  */
-export function planProgressOf(options: { original: CanonicalHistory; visible: CanonicalHistory }): PlanProgress | null {
-  const declared = lastPlanCall(options.original);
+export function planProgressOf(options: {
+  original: CanonicalHistory;
+  visible: CanonicalHistory;
+  /** The latest plan call of `original` when the caller already knows it (`null`: none), so the history is not scanned again. */
+  declared?: { readonly index: number; readonly id: string } | null;
+}): PlanProgress | null {
+  const declared = options.declared === undefined ? lastPlanCall(options.original) : options.declared ?? undefined;
   if (!declared) return null;
   const visible = lastPlanCall(options.visible);
   if (!visible) return { toolCallId: declared.id, anchorFound: false };

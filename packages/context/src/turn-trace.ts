@@ -54,6 +54,8 @@ export function dynamicTurnTrace(options: {
   compaction: CompactionTrace;
   /** The canonical history the turn was asked for, before compaction. */
   original: CanonicalHistory;
+  /** Its latest plan call, when known (`null`: none). */
+  declaredPlan?: { readonly index: number; readonly id: string } | null;
 }): ContextTraceV5 {
   const { identity, candidate, window, collected, configuration } = options;
   return {
@@ -80,7 +82,7 @@ export function dynamicTurnTrace(options: {
       messages: candidate.admitted.messages,
       diagnostics: candidate.admitted.diagnostics,
     },
-    planProgress: planProgressOf({ original: options.original, visible: window.messages }),
+    planProgress: planProgressOf({ original: options.original, visible: window.messages, declared: options.declaredPlan }),
     renderedContext: {
       systemPrompt: candidate.rendered.text,
       sectionIds: candidate.rendered.sectionIds,

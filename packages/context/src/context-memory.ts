@@ -1,0 +1,73 @@
+import { checkCanonicalHistory, checkCanonicalMessage } from './canonical-history-check.js';
+import type { CanonicalHistory, CanonicalMessage } from './messages.js';
+import { lastPlanCall } from './plan-progress.js';
+import type { TokenEstimator } from './token-estimator.js';
+
+/** How many messages two lists share from their start, compared by identity. */
+export function sharedPrefixLength(previous: readonly unknown[], next: readonly unknown[]): number {
+  const limit = Math.min(previous.length, next.length);
+  let index = 0;
+  while (index < limit && previous[index] === next[index]) index += 1;
+  return index;
+}
+
+/**
+ * What the assembler keeps of one context between turns, so that a turn over
+ * an append-only history costs what was appended: the canonical history it
+ * last checked, the composed history it last counted (with prefix sums per
+ * counter), which messages the composition produced (for the validator), and
+ * where the window started. Everything is recomputed from the first message
+ * that differs, so a compaction or a replaced history is always right.
+ */
+export class ContextMemory {
+  /** Where the window started last turn, to keep the prompt prefix stable. */
+  windowStart: CanonicalMessage | undefined;
+  private checked: CanonicalHistory = [];
+  /** The latest plan call of the checked history (`null`: none). */
+  private planCall: { readonly index: number; readonly id: string } | null = null;
+  private composed: readonly CanonicalMessage[] = [];
+  private readonly members = new WeakSet<CanonicalMessage>();
+  /** Per counter: `prefix[i]` is the tokens of `composed[0..i-1]`. */
+  private readonly prefixTokens = new Map<TokenEstimator, number[]>();
+
+  /** Checks the history as `checkCanonicalHistory` does, walking only the messages not checked last turn. */
+  check(history: unknown): CanonicalHistory {
+    if (!Array.isArray(history)) return checkCanonicalHistory(history);
+    const shared = sharedPrefixLength(this.checked, history);
+    for (let index = shared; index < history.length; index += 1) checkCanonicalMessage(history[index], `history[${index}]`);
+    this.checked = history as CanonicalHistory;
+    // The latest plan call, looked for only among the messages that changed unless it was among them.
+    const stillValid = this.planCall === null || this.planCall.index < shared;
+    this.planCall = (stillValid ? lastPlanCall(this.checked, shared) ?? this.planCall : lastPlanCall(this.checked)) ?? null;
+    return this.checked;
+  }
+
+  /** The latest `update_plan` call of the history last checked (`null`: none), for the trace's plan progress. */
+  latestPlanCall(): { readonly index: number; readonly id: string } | null {
+    return this.planCall;
+  }
+
+  /** Tokens of the composed history, counted only from the first message that differs from last turn's. */
+  historyTokens(composed: readonly CanonicalMessage[], counter: TokenEstimator): number {
+    this.observe(composed);
+    let prefix = this.prefixTokens.get(counter);
+    if (!prefix) this.prefixTokens.set(counter, (prefix = [0]));
+    if (prefix.length > composed.length + 1) prefix.length = composed.length + 1;
+    for (let index = prefix.length - 1; index < composed.length; index += 1) prefix.push(prefix[index]! + counter.countMessage(composed[index]!));
+    return prefix[composed.length]!;
+  }
+
+  /** Whether a composition of this context (this turn's or an earlier one) produced this message object. */
+  composedMessage(message: CanonicalMessage): boolean {
+    return this.members.has(message);
+  }
+
+  /** Takes in this turn's composed history: counts and membership stay valid up to the first message that differs. */
+  private observe(composed: readonly CanonicalMessage[]): void {
+    if (composed === this.composed) return;
+    const shared = sharedPrefixLength(this.composed, composed);
+    for (const prefix of this.prefixTokens.values()) if (prefix.length > shared + 1) prefix.length = shared + 1;
+    for (let index = shared; index < composed.length; index += 1) this.members.add(composed[index]!);
+    this.composed = composed;
+  }
+}
