@@ -59,6 +59,8 @@ function compileObject(schema: AnySchemaObject): { validate: JsonSchemaValidator
   }
   const ajv = ajvFor(dialect);
   if (!ajv.validateSchema(schema)) return { problem: metaSchemaProblem(ajv.errors ?? []) };
+  const prototypeKey = findPrototypeKey(schema, '');
+  if (prototypeKey !== undefined) return { problem: { path: prototypeKey, message: 'a property named "__proto__" is not supported: the validator would treat it as an unknown property' } };
   let validate: ValidateFunction;
   try {
     validate = ajv.compile(schema);
@@ -71,6 +73,29 @@ function compileObject(schema: AnySchemaObject): { validate: JsonSchemaValidator
   return {
     validate: (value, options = {}) => (validate(value) ? [] : validationIssues(validate.errors ?? [], options.maxIssues ?? DEFAULT_MAX_ISSUES)),
   };
+}
+
+/**
+ * Where a schema names a `__proto__` property (`properties`, `required`,
+ * `dependentRequired`), which ajv mistakes for an additional property; such
+ * a schema is refused rather than validated wrongly.
+ */
+function findPrototypeKey(node: unknown, path: string): string | undefined {
+  if (typeof node !== 'object' || node === null) return undefined;
+  if (Array.isArray(node)) {
+    for (const [index, item] of node.entries()) {
+      const found = findPrototypeKey(item, `${path}/${index}`);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  for (const [key, value] of Object.entries(node)) {
+    if ((key === 'properties' || key === 'dependentRequired' || key === 'dependentSchemas') && typeof value === 'object' && value !== null && Object.hasOwn(value, '__proto__')) return `${path}/${key}/__proto__`;
+    if (key === 'required' && Array.isArray(value) && value.includes('__proto__')) return `${path}/required`;
+    const found = findPrototypeKey(value, `${path}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 function ajvFor(dialect: Dialect): Ajv {
