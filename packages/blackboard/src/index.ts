@@ -1,6 +1,6 @@
 export * from './errors/tag-error.js';
 export * from './errors/blackboard-conflict-error.js';
-export * from './errors/skill-format-error.js';
+export * from './errors/worker-skill-format-error.js';
 export * from './errors/skill-contract-error.js';
 export * from './errors/preset-format-error.js';
 export * from './errors/manifest-error.js';
