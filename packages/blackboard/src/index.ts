@@ -10,6 +10,7 @@ export * from './tag-pattern.js';
 export * from './well-known-tags.js';
 export * from './blackboard-store.js';
 export * from './validate-commit.js';
+export * from './plan-commit.js';
 export * from './memory-blackboard-store.js';
 export * from './segment-policy.js';
 export * from './worker-skill.js';
