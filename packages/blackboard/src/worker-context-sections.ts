@@ -63,7 +63,7 @@ export function assembleWorkerContextSections(options: AssembleWorkerContextOpti
   const whitelisted = options.entries
     .filter((entry) => matchesAnyTagPattern(contract.inputTags, entry.tag))
     .sort((left, right) => left.revision - right.revision);
-  const isolated = applyContextIsolation(whitelisted, { isolation: contract.isolation, ...(options.pov === undefined ? {} : { pov: options.pov }) });
+  const isolated = applyContextIsolation(whitelisted, { isolation: contract.isolation, pov: options.pov });
   diagnostics.push(...isolated.diagnostics);
   const entries = isolated.entries;
 
