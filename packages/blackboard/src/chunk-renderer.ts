@@ -36,7 +36,7 @@ export class ChunkRenderer {
     const base = () => ({
       id: placement.id,
       tier: placement.tier,
-      ...(chunks.length === 0 && placement.label !== undefined ? { label: placement.label } : {}),
+      label: chunks.length === 0 ? placement.label : undefined,
     });
     const flushBlock = () => {
       if (blockParts.length === 0) return;
