@@ -27,7 +27,7 @@ export function assembleWorkerMessages(options: AssembleWorkerMessagesOptions): 
     const play = assemblePlayWorkerMessages({
       bags: workerContextToBags(sections),
       preset,
-      ...(options.cardSegments === undefined ? {} : { cardSegments: options.cardSegments }),
+      cardSegments: options.cardSegments,
     });
     return { form: 'bags', messages: play.messages, diagnostics: [...sections.diagnostics, ...play.diagnostics] };
   }

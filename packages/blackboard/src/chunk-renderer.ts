@@ -36,7 +36,7 @@ export class ChunkRenderer {
     const base = () => ({
       id: placement.id,
       tier: placement.tier,
-      ...(chunks.length === 0 && placement.label !== undefined ? { label: placement.label } : {}),
+      label: chunks.length === 0 ? placement.label : undefined,
     });
     const flushBlock = () => {
       if (blockParts.length === 0) return;
@@ -52,7 +52,7 @@ export class ChunkRenderer {
         blockTags.push(...distinctTags(matched));
         continue;
       }
-      const trimmed = applySegmentPolicy(matched, { policy, subject: pattern, ...(this.#estimator === undefined ? {} : { estimator: this.#estimator }) });
+      const trimmed = applySegmentPolicy(matched, { policy, subject: pattern, estimator: this.#estimator });
       this.#diagnostics.push(...trimmed.diagnostics);
       if (trimmed.entries.length === 0) continue;
       const shownTags = distinctTags(trimmed.entries);

@@ -35,8 +35,8 @@ export interface CompressAfterWorkerOptions {
 export async function compressAfterWorker(options: CompressAfterWorkerOptions): Promise<BlackboardCommitResult | undefined> {
   const { store, signal } = options;
   const previewChars = options.previewChars ?? ARCHIVE_PREVIEW_CHARS;
-  const revision = await store.headRevision(signal === undefined ? {} : { signal });
-  const entries = await store.query(options.processTags, signal === undefined ? {} : { signal });
+  const revision = await store.headRevision({ signal });
+  const entries = await store.query(options.processTags, { signal });
   const writes: BlackboardWrite[] = [];
   const remove: number[] = [];
   const byTag = new Map<string, BlackboardEntry[]>();
@@ -52,7 +52,7 @@ export async function compressAfterWorker(options: CompressAfterWorkerOptions): 
     writes.push({ tag: options.summaryTag ?? DEFAULT_WELL_KNOWN_TAGS.finalSummary, content: options.summary, role: ENTRY_ROLE_FINAL, mode: 'replace' });
   }
   if (writes.length === 0) return undefined;
-  return store.commit({ author: { kind: 'runtime' }, writes, remove, expectedRevision: revision }, signal === undefined ? {} : { signal });
+  return store.commit({ author: { kind: 'runtime' }, writes, remove, expectedRevision: revision }, { signal });
 }
 
 /** `〔已归档〕` then the first `previewChars` code points of the first line, `…` when cut. */

@@ -42,7 +42,7 @@ export function applyContextIsolation(entries: readonly BlackboardEntry[], optio
     case 'none':
       return { entries, diagnostics: [] };
     case 'role_pov':
-      kept = filterInputsForRolePerspective(entries, { ...isolation, ...(options.pov === undefined ? {} : { pov: options.pov }) });
+      kept = filterInputsForRolePerspective(entries, { ...isolation, pov: options.pov });
       break;
     case 'blind_review':
       kept = entries.filter((entry) => !matchesAnyTagPattern(isolation.hiddenTags, entry.tag));

@@ -63,8 +63,8 @@ export function formatContextOrder(order: ContextOrder): string {
   const inserts = sortInserts(order.inserts).map((insert) => ({
     order: insert.order,
     tag: insert.tag,
-    ...(insert.label === undefined ? {} : { label: insert.label }),
-    ...(insert.policy === undefined ? {} : { policy: insert.policy }),
+    label: insert.label,
+    policy: insert.policy,
   }));
   return JSON.stringify({ inserts }, null, 2);
 }

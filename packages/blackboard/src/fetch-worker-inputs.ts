@@ -31,7 +31,7 @@ export interface WorkerInputs {
 export async function fetchWorkerInputs(options: FetchWorkerInputsOptions): Promise<WorkerInputs> {
   const { store, contract, signal } = options;
   const tags = options.tags ?? DEFAULT_WELL_KNOWN_TAGS;
-  const queryOptions = signal === undefined ? {} : { signal };
+  const queryOptions = { signal };
   const revision = await store.headRevision(queryOptions);
   const entries = await store.query(contract.inputTags, queryOptions);
   const useContextOrder = options.useContextOrder ?? (contract.segments !== undefined && tagPatternWithinAny(tags.history, contract.inputTags));

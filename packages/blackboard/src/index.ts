@@ -1,39 +1,58 @@
-export * from './errors/tag-error.js';
-export * from './errors/blackboard-conflict-error.js';
-export * from './errors/skill-format-error.js';
-export * from './errors/skill-contract-error.js';
-export * from './errors/preset-format-error.js';
-export * from './errors/manifest-error.js';
-export * from './errors/context-order-error.js';
-export * from './diagnostics.js';
-export * from './tag-pattern.js';
-export * from './well-known-tags.js';
-export * from './blackboard-store.js';
-export * from './validate-commit.js';
-export * from './memory-blackboard-store.js';
-export * from './segment-policy.js';
-export * from './worker-skill.js';
-export * from './parse-skill-markdown.js';
-export * from './validate-skill.js';
-export * from './load-skill-package.js';
-export * from './resolve-worker-contract.js';
-export * from './context-isolation.js';
-export * from './context-order.js';
-export * from './bind-play-projection.js';
-export * from './worker-message.js';
-export * from './worker-context-chunk.js';
-export * from './worker-context-sections.js';
-export * from './worker-context.js';
-export * from './worker-context-bags.js';
-export * from './preset.js';
-export * from './parse-preset.js';
-export * from './assemble-play-worker-messages.js';
-export * from './import-sillytavern-preset.js';
-export * from './assemble-worker-messages.js';
-export * from './instance-manifest.js';
-export * from './compress-after-worker.js';
-export * from './worker-model.js';
-export * from './fetch-worker-inputs.js';
-export * from './parse-worker-output.js';
-export * from './run-worker-tool.js';
-export * from './read-blackboard-tool.js';
+// Errors
+export { TagError } from './errors/tag-error.js';
+export { BlackboardConflictError } from './errors/blackboard-conflict-error.js';
+export { WorkerSkillFormatError } from './errors/worker-skill-format-error.js';
+export { SkillContractError, type SkillViolation } from './errors/skill-contract-error.js';
+export { PresetFormatError } from './errors/preset-format-error.js';
+export { ManifestError } from './errors/manifest-error.js';
+export { ContextOrderError } from './errors/context-order-error.js';
+export type { BlackboardDiagnostic, BlackboardDiagnosticCode } from './diagnostics.js';
+
+// Tags
+export { parseTagPattern, type TagPattern } from './tag-pattern.js';
+export { DEFAULT_WELL_KNOWN_TAGS, type WellKnownTags } from './well-known-tags.js';
+
+// The blackboard store
+export type {
+  BlackboardAuthor,
+  BlackboardCommit,
+  BlackboardCommitResult,
+  BlackboardEntry,
+  BlackboardQueryOptions,
+  BlackboardStore,
+  BlackboardWrite,
+} from './blackboard-store.js';
+export { validateCommit } from './validate-commit.js';
+export { planCommit, type CommitPlan, type PlannedWrite } from './plan-commit.js';
+export { MemoryBlackboardStore, type MemoryBlackboardStoreOptions } from './memory-blackboard-store.js';
+
+// Worker skills
+export type { ContextIsolation, ContextSegment, SegmentOverride, SegmentTier, SkillVariant, WorkerSkill } from './worker-skill.js';
+export { loadSkillPackage, type LoadSkillPackageOptions, type SkillPackage } from './load-skill-package.js';
+export { validateSkill } from './validate-skill.js';
+export { parseInstanceManifest, type ContextProfile, type InstanceManifest, type ParseInstanceManifestOptions } from './instance-manifest.js';
+export { resolveWorkerContract, type ResolveWorkerContractOptions, type ResolvedSegment, type WorkerContract } from './resolve-worker-contract.js';
+
+// Worker context assembly
+export { fetchWorkerInputs, type FetchWorkerInputsOptions, type WorkerInputs } from './fetch-worker-inputs.js';
+export type { ContextOrder, ContextOrderInsert } from './context-order.js';
+export { applyContextIsolation, type ApplyContextIsolationOptions, type ContextIsolationResult } from './context-isolation.js';
+export { bindPlayProjection, type BindPlayProjectionOptions, type BindPlayProjectionResult, type TagFeeds } from './bind-play-projection.js';
+export type { HistoryTurn, Placement, TailLabels, WorkerContextChunk, WorkerContextTailItem } from './worker-context-chunk.js';
+export { assembleWorkerContextSections, type AssembleWorkerContextOptions, type WorkerContextSections } from './worker-context-sections.js';
+export { flattenWorkerContext, type FlatWorkerContext } from './worker-context.js';
+export { workerContextToBags, type BagBlock, type WorkerContextBags } from './worker-context-bags.js';
+
+// Presets and worker messages
+export type { WorkerMessage } from './worker-message.js';
+export type { CardMarker, Preset, PresetBag, PresetGeneration, PresetSlot } from './preset.js';
+export { parsePreset } from './parse-preset.js';
+export { importSillyTavernPreset, type ImportSillyTavernPresetOptions, type ImportedPreset } from './import-sillytavern-preset.js';
+export { assemblePlayWorkerMessages, type AssemblePlayWorkerMessagesOptions, type PlayWorkerMessages } from './assemble-play-worker-messages.js';
+export { assembleWorkerMessages, type AssembleWorkerMessagesOptions, type WorkerMessages } from './assemble-worker-messages.js';
+
+// Running workers
+export type { WorkerModel, WorkerModelRequest } from './worker-model.js';
+export { createRunWorkerTool, type RunWorkerToolOptions } from './run-worker-tool.js';
+export { createReadBlackboardTool, type ReadBlackboardToolOptions } from './read-blackboard-tool.js';
+export { compressAfterWorker, type CompressAfterWorkerOptions } from './compress-after-worker.js';

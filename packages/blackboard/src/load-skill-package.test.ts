@@ -4,7 +4,7 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SkillContractError } from './errors/skill-contract-error.js';
-import { SkillFormatError } from './errors/skill-format-error.js';
+import { WorkerSkillFormatError } from './errors/worker-skill-format-error.js';
 import { loadSkillPackage } from './load-skill-package.js';
 import { WORKED_SHARED_CONTEXT, WORKED_SKILL_FILES } from './testing/worked-example.js';
 
@@ -38,7 +38,7 @@ test('a malformed or unsound skill fails the load, naming the file and line or t
   const malformed = await writePackage({ 'workers/bad/SKILL.md': '---\nname: bad\ninputTags: [a\n---\n' });
   const unsound = await writePackage({ 'workers/narrator/SKILL.md': WORKED_SKILL_FILES['narrator']!.replace('tags: ["世界.蓝图"]', 'tags: ["设计.worker集"]') });
   try {
-    await assert.rejects(loadSkillPackage({ directory: malformed }), (error) => SkillFormatError.isInstance(error) && error.file === join(malformed, 'workers/bad/SKILL.md') && error.line !== undefined);
+    await assert.rejects(loadSkillPackage({ directory: malformed }), (error) => WorkerSkillFormatError.isInstance(error) && error.file === join(malformed, 'workers/bad/SKILL.md') && error.line !== undefined);
     await assert.rejects(
       loadSkillPackage({ directory: unsound }),
       (error) => SkillContractError.isInstance(error) && error.skill === 'narrator' && error.violations[0]?.field === 'contextSegments[1].tags[0]',

@@ -45,7 +45,7 @@ export async function loadSkillPackage(options: LoadSkillPackageOptions): Promis
 
 async function readOptional(file: string, signal: AbortSignal | undefined): Promise<string | undefined> {
   try {
-    return await readFile(file, { encoding: 'utf8', ...(signal === undefined ? {} : { signal }) });
+    return await readFile(file, { encoding: 'utf8', signal });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;

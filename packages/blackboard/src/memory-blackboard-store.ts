@@ -5,8 +5,8 @@ import type {
   BlackboardQueryOptions,
   BlackboardStore,
 } from './blackboard-store.js';
-import { BlackboardConflictError } from './errors/blackboard-conflict-error.js';
 import { matchesAnyTagPattern, parseTagPattern } from './tag-pattern.js';
+import { planCommit } from './plan-commit.js';
 import { validateCommit } from './validate-commit.js';
 
 export interface MemoryBlackboardStoreOptions {
@@ -40,31 +40,16 @@ export class MemoryBlackboardStore implements BlackboardStore {
   async commit(commit: BlackboardCommit, options: BlackboardQueryOptions = {}): Promise<BlackboardCommitResult> {
     options.signal?.throwIfAborted();
     validateCommit(commit);
-    if (commit.expectedRevision !== undefined && commit.expectedRevision !== this.#revision) {
-      throw new BlackboardConflictError({ expectedRevision: commit.expectedRevision, actualRevision: this.#revision });
-    }
-    const createdAt = this.#now().toISOString();
+    const { writes, revision } = planCommit(commit, { head: this.#revision, createdAt: this.#now().toISOString() });
     const removed = new Set(commit.remove ?? []);
     let next = this.#entries.filter((entry) => !removed.has(entry.revision));
-    let revision = this.#revision;
-    const written: BlackboardEntry[] = [];
-    for (const write of commit.writes) {
-      if (write.mode === 'replace') next = next.filter((entry) => entry.tag !== write.tag);
-      revision += 1;
-      const entry: BlackboardEntry = {
-        tag: write.tag,
-        content: write.content,
-        author: commit.author,
-        ...(write.role === undefined ? {} : { role: write.role }),
-        revision,
-        createdAt,
-      };
+    for (const { write, entry } of writes) {
+      if (write.mode === 'replace') next = next.filter((kept) => kept.tag !== write.tag);
       next.push(entry);
-      written.push(entry);
     }
     this.#entries = next;
     this.#revision = revision;
-    return { entries: written, revision };
+    return { entries: writes.map((planned) => planned.entry), revision };
   }
 
   async headRevision(options: BlackboardQueryOptions = {}): Promise<number> {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SkillFormatError } from './errors/skill-format-error.js';
+import { WorkerSkillFormatError } from './errors/worker-skill-format-error.js';
 import { parseSkillMarkdown } from './parse-skill-markdown.js';
 import { WORKED_SKILL_FILES } from './testing/worked-example.js';
 
@@ -20,14 +20,14 @@ test('reads frontmatter fields and the body', () => {
   assert.deepEqual(roles.contextIsolation, { mode: 'role_pov', roleTagsPrefix: '角色', userOnlyTags: ['用户.心理', '用户.心理.*'] });
 });
 
-function formatError(text: string): SkillFormatError {
+function formatError(text: string): WorkerSkillFormatError {
   try {
     parseSkillMarkdown({ text, file: 'workers/x/SKILL.md', name: 'x' });
   } catch (error) {
-    if (SkillFormatError.isInstance(error)) return error;
+    if (WorkerSkillFormatError.isInstance(error)) return error;
     throw error;
   }
-  assert.fail('expected a SkillFormatError');
+  assert.fail('expected a WorkerSkillFormatError');
 }
 
 test('malformed frontmatter names the file and the line', () => {

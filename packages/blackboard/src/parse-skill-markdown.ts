@@ -1,5 +1,6 @@
-import { LineCounter, parseDocument, isMap, isScalar, isSeq, type Document } from 'yaml';
-import { SkillFormatError } from './errors/skill-format-error.js';
+import { FrontMatterError, readFrontMatter, type FrontMatter } from '@strata/context';
+import { isMap, isScalar, isSeq, type Document } from 'yaml';
+import { WorkerSkillFormatError } from './errors/worker-skill-format-error.js';
 import {
   DEFAULT_ROLE_TAGS_PREFIX,
   DEFAULT_USER_ONLY_TAGS,
@@ -21,6 +22,22 @@ export interface ParseSkillMarkdownOptions {
 
 type Path = readonly (string | number)[];
 
+/** The frontmatter's first line is line 2 of the file. */
+const FIRST_LINE = 2;
+
+/** The fence rules live in `readFrontMatter`; the messages are this reader's own. */
+function formatErrorOf(error: FrontMatterError): WorkerSkillFormatError {
+  const messages: { readonly [code in FrontMatterError['code']]: string } = {
+    FRONT_MATTER_MISSING: 'must start with a "---" line opening the YAML frontmatter',
+    FRONT_MATTER_UNTERMINATED: 'the YAML frontmatter is never closed by a "---" line',
+    FRONT_MATTER_INVALID_YAML: `malformed YAML frontmatter: ${error.parserMessage}`,
+    FRONT_MATTER_NOT_A_MAPPING: 'the frontmatter must be a YAML mapping',
+  };
+  // The YAML parser's error stays the cause, as before; otherwise the front-matter error is.
+  const cause = error.code === 'FRONT_MATTER_INVALID_YAML' ? error.cause : error;
+  return new WorkerSkillFormatError({ file: error.file, line: error.line, message: messages[error.code], cause });
+}
+
 /**
  * Reads a SKILL.md: YAML frontmatter between `---` lines, then the body.
  * Checks types only, each error naming the file and line; the design
@@ -28,24 +45,17 @@ type Path = readonly (string | number)[];
  */
 export function parseSkillMarkdown(options: ParseSkillMarkdownOptions): WorkerSkill {
   const { file } = options;
-  const text = options.text.replace(/^\uFEFF/, '').replaceAll('\r\n', '\n');
-  const lines = text.split('\n');
-  if (lines[0] !== '---') throw new SkillFormatError({ file, line: 1, message: 'must start with a "---" line opening the YAML frontmatter' });
-  const closing = lines.indexOf('---', 1);
-  if (closing === -1) throw new SkillFormatError({ file, line: lines.length, message: 'the YAML frontmatter is never closed by a "---" line' });
-  // The frontmatter's first line is line 2 of the file.
-  const firstLine = 2;
-  const lineCounter = new LineCounter();
-  const document = parseDocument(lines.slice(1, closing).join('\n'), { lineCounter, prettyErrors: false });
-  const yamlError = document.errors[0];
-  if (yamlError !== undefined) {
-    // The line where the parser found the fault (an unclosed flow is found on the line after it).
-    const line = lineCounter.linePos(yamlError.pos[0]).line + firstLine - 1;
-    throw new SkillFormatError({ file, line, message: `malformed YAML frontmatter: ${yamlError.message.split('\n')[0]}`, cause: yamlError });
+  let frontMatter: FrontMatter;
+  try {
+    frontMatter = readFrontMatter({ text: options.text, file });
+  } catch (error) {
+    throw FrontMatterError.isInstance(error) ? formatErrorOf(error) : error;
   }
-  const reader = new FrontmatterReader({ file, document, lineCounter, firstLine });
-  const root = document.toJS() as unknown;
-  if (!isPlainObject(root)) throw new SkillFormatError({ file, line: firstLine, message: 'the frontmatter must be a YAML mapping' });
+  const { document, lineOf } = frontMatter;
+  // An empty block is not a mapping here either: a worker skill has required fields.
+  if (document.contents === null) throw new WorkerSkillFormatError({ file, line: FIRST_LINE, message: 'the frontmatter must be a YAML mapping' });
+  const reader = new FrontmatterReader({ file, document, lineOf });
+  const root = document.toJS() as Record<string, unknown>;
 
   const declaredName = reader.optionalString(['name']);
   const name = options.name ?? declaredName;
@@ -60,7 +70,7 @@ export function parseSkillMarkdown(options: ParseSkillMarkdownOptions): WorkerSk
   const contextSegments = root['contextSegments'] === undefined ? undefined : reader.segments(['contextSegments']);
   const contextIsolation = reader.isolation();
   const variants = reader.variants(['variants']);
-  const body = lines.slice(closing + 1).join('\n').trim();
+  const body = frontMatter.body.replaceAll('\r\n', '\n').trim();
   return {
     name,
     ...(description === undefined ? {} : { description }),
@@ -86,28 +96,26 @@ function formatPath(path: Path): string {
 class FrontmatterReader {
   readonly #file: string;
   readonly #document: Document;
-  readonly #lineCounter: LineCounter;
-  readonly #firstLine: number;
+  readonly #lineOf: (offset: number) => number;
 
-  constructor(options: { file: string; document: Document; lineCounter: LineCounter; firstLine: number }) {
+  constructor(options: { file: string; document: Document; lineOf: (offset: number) => number }) {
     this.#file = options.file;
     this.#document = options.document;
-    this.#lineCounter = options.lineCounter;
-    this.#firstLine = options.firstLine;
+    this.#lineOf = options.lineOf;
   }
 
   /** File line of the node at `path`, or of its nearest existing parent. */
   lineOf(path: Path): number {
     for (let length = path.length; length >= 0; length -= 1) {
       const node = this.#document.getIn(path.slice(0, length), true) as { range?: [number, number, number] } | undefined;
-      if (node?.range !== undefined) return this.#lineCounter.linePos(node.range[0]).line + this.#firstLine - 1;
+      if (node?.range !== undefined) return this.#lineOf(node.range[0]);
     }
-    return this.#firstLine;
+    return FIRST_LINE;
   }
 
-  error(path: Path, message: string): SkillFormatError {
+  error(path: Path, message: string): WorkerSkillFormatError {
     const field = formatPath(path);
-    return new SkillFormatError({ file: this.#file, line: this.lineOf(path), field, message: `${field} ${message}` });
+    return new WorkerSkillFormatError({ file: this.#file, line: this.lineOf(path), field, message: `${field} ${message}` });
   }
 
   /** The plain value at `path`; undefined when absent or null. */

@@ -20,7 +20,9 @@ const DEFAULTS = Object.freeze({ maxEntryChars: 2_000, maxEntries: 50 });
  * prompts are rebuilt from the blackboard by contract and never see it.
  */
 export function createReadBlackboardTool(options: ReadBlackboardToolOptions): ToolDefinition {
-  const { store, maxEntryChars, maxEntries } = { ...DEFAULTS, ...options };
+  const { store } = options;
+  const maxEntryChars = options.maxEntryChars ?? DEFAULTS.maxEntryChars;
+  const maxEntries = options.maxEntries ?? DEFAULTS.maxEntries;
   return {
     name: READ_BLACKBOARD_TOOL_NAME,
     description: 'List blackboard entries whose tag matches any pattern (exact tag, "prefix.*", or "**"), oldest first.',

@@ -70,12 +70,12 @@ export function resolveWorkerContract(options: ResolveWorkerContractOptions): Wo
     .map((segment) => resolveSegment(segment, { variant, historyPolicy, historyTag }));
   return {
     skill: skill.name,
-    ...(options.variant === undefined ? {} : { variant: options.variant }),
+    variant: options.variant,
     inputTags: skill.inputTags,
     outputTags: skill.outputTags,
     finalTags: skill.finalTags,
-    ...(segments === undefined ? {} : { segments }),
-    ...(historyPolicy === undefined ? {} : { historyPolicy }),
+    segments,
+    historyPolicy,
     isolation: skill.contextIsolation,
     body: skill.body,
   };
@@ -86,7 +86,13 @@ function resolveSegment(
   context: { variant: WorkerSkill['variants'][string] | undefined; historyPolicy: SegmentPolicy | undefined; historyTag: string },
 ): ResolvedSegment {
   const override = context.variant?.segments?.find((candidate) => candidate.id === segment.id);
-  const merged = { ...segment, ...override };
+  // A field the override leaves out (or undefined) keeps the segment's.
+  const merged = {
+    id: segment.id,
+    tier: override?.tier ?? segment.tier,
+    tags: override?.tags ?? segment.tags,
+    label: override?.label ?? segment.label,
+  };
   const policyName = context.variant?.policies?.[segment.id] ?? override?.policy ?? segment.policy;
   // validateSkill has checked every policy name already.
   let policy = policyName === undefined ? DEFAULT_SEGMENT_POLICY : (parseSegmentPolicy(policyName) as SegmentPolicy);
@@ -95,7 +101,7 @@ function resolveSegment(
     id: merged.id,
     tier: merged.tier,
     tags: merged.tags,
-    ...(merged.label === undefined ? {} : { label: merged.label }),
+    label: merged.label,
     policy,
   };
 }

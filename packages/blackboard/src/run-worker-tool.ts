@@ -71,9 +71,9 @@ async function runWorker(options: RunWorkerToolOptions, input: JsonValue, contex
   try {
     contract = resolveWorkerContract({
       skill,
-      ...(variant === undefined ? {} : { variant }),
-      ...(profile?.historyPolicy === undefined ? {} : { historyPolicy: profile.historyPolicy }),
-      ...(options.tags === undefined ? {} : { historyTag: options.tags.history }),
+      variant,
+      historyPolicy: profile?.historyPolicy,
+      historyTag: options.tags?.history,
     });
   } catch (error) {
     if (StrataError.isInstance(error)) return failure(error.message);
@@ -88,20 +88,20 @@ async function runWorker(options: RunWorkerToolOptions, input: JsonValue, contex
       store: options.store,
       contract,
       signal: context.signal,
-      ...(options.tags === undefined ? {} : { tags: options.tags }),
+      tags: options.tags,
     });
     revision = inputs.revision;
     const sections = assembleWorkerContextSections({
       contract,
       entries: inputs.entries,
-      ...(inputs.contextOrder === undefined ? {} : { contextOrder: inputs.contextOrder }),
-      ...(options.sharedContext === undefined ? {} : { sharedContext: options.sharedContext }),
-      ...(request.task === undefined ? {} : { task: request.task }),
-      ...(request.pov === undefined ? {} : { pov: request.pov }),
-      ...(options.estimator === undefined ? {} : { estimator: options.estimator }),
-      ...(options.tags === undefined ? {} : { tags: options.tags }),
+      contextOrder: inputs.contextOrder,
+      sharedContext: options.sharedContext,
+      task: request.task,
+      pov: request.pov,
+      estimator: options.estimator,
+      tags: options.tags,
     });
-    assembled = assembleWorkerMessages({ sections, preset, ...(options.cardSegments === undefined ? {} : { cardSegments: options.cardSegments }) });
+    assembled = assembleWorkerMessages({ sections, preset, cardSegments: options.cardSegments });
   } catch (error) {
     // A malformed order table, an unreadable store: the agent reads why; nothing was written.
     if (StrataError.isInstance(error)) return failure(`assembling the context of ${contract.skill} failed: ${error.message}`);

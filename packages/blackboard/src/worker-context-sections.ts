@@ -63,7 +63,7 @@ export function assembleWorkerContextSections(options: AssembleWorkerContextOpti
   const whitelisted = options.entries
     .filter((entry) => matchesAnyTagPattern(contract.inputTags, entry.tag))
     .sort((left, right) => left.revision - right.revision);
-  const isolated = applyContextIsolation(whitelisted, { isolation: contract.isolation, ...(options.pov === undefined ? {} : { pov: options.pov }) });
+  const isolated = applyContextIsolation(whitelisted, { isolation: contract.isolation, pov: options.pov });
   diagnostics.push(...isolated.diagnostics);
   const entries = isolated.entries;
 
@@ -105,7 +105,7 @@ export function assembleWorkerContextSections(options: AssembleWorkerContextOpti
 
   return {
     skill: contract.skill,
-    ...(contract.variant === undefined ? {} : { variant: contract.variant }),
+    variant: contract.variant,
     form,
     chunks,
     tail,
@@ -124,7 +124,7 @@ function segmentPlacement(segment: ResolvedSegment): Placement {
   return {
     id: segment.id,
     tier: segment.tier,
-    ...(segment.label === undefined ? {} : { label: segment.label }),
+    label: segment.label,
     patterns: segment.tags.map((pattern) => ({ pattern, policy: segment.policy })),
   };
 }
@@ -148,7 +148,7 @@ function orderPlacements(contract: WorkerContract, order: ContextOrder, tags: We
     placements.push({
       id: alone ? segment.id : insert.tag,
       tier: segment?.tier ?? 'dynamic',
-      ...(label === undefined ? {} : { label }),
+      label,
       patterns: [{ pattern: insert.tag, policy }],
     });
   }
@@ -163,7 +163,7 @@ function orderPlacements(contract: WorkerContract, order: ContextOrder, tags: We
     placements.push({
       id: segment.id,
       tier: segment.tier,
-      ...(whole && segment.label !== undefined ? { label: segment.label } : {}),
+      label: whole ? segment.label : undefined,
       patterns: unplaced.map((pattern) => ({ pattern, policy: segment.policy })),
     });
   }

@@ -102,13 +102,13 @@ export class ContextWorkspace {
   #resolveCount = 0;
 
   constructor(options: ContextWorkspaceOptions = {}) {
-    const merged = { ...DEFAULTS, ...options };
-    if (typeof merged.now !== 'function') {
+    const now = options.now ?? DEFAULTS.now;
+    if (typeof now !== 'function') {
       throw new ConfigurationError({ setting: 'now', message: 'now must be a function returning milliseconds' });
     }
-    this.#now = merged.now;
-    this.#traceRecorder = merged.traceRecorder;
-    this.#known = knownDomains(merged.customDomains ?? []);
+    this.#now = now;
+    this.#traceRecorder = options.traceRecorder;
+    this.#known = knownDomains(options.customDomains ?? []);
   }
 
   /**

@@ -9,62 +9,23 @@
  * `TraceRecorder`, and plugs into the turn pipeline of `@strata/context`
  * through `workspaceContributorFactory`.
  */
+// Errors
 export { ContextWorkspaceInputError, type ContextWorkspaceInputErrorCode } from './errors/context-workspace-input-error.js';
-export { BUILT_IN_DOMAINS, knownDomains, type BuiltInDomain, type FocusedDomain } from './focused-domain.js';
-export { DEFAULT_URGENCY, URGENCIES, highestUrgency, urgencyRank, type Urgency } from './urgency.js';
-export {
-  contextBlock,
-  type BlockContent,
-  type BlockContentInit,
-  type ContextBlock,
-  type ContextBlockInit,
-  type SourceKey,
-} from './context-block.js';
-export {
-  ABSTRACT_TO_COMPACT_THRESHOLD,
-  COMPACT_TO_FULL_THRESHOLD,
-  INITIAL_ACTIVATION_SCORE,
-  MAX_ACTIVATION_SCORE,
-  PROJECTION_EPSILON,
-  activate,
-  applyReplaceFade,
-  applyTimeFade,
-  projectionFor,
-  projectionLevel,
-  smallerProjection,
-  type Exposure,
-  type Projection,
-  type ProjectionLevel,
-} from './activation.js';
-export { escapeXmlAttribute, escapeXmlText, renderAggregate, renderBlockElement, type RenderMember } from './render-block.js';
-export { BLOCK_SEPARATOR, type ResolvedBlock, type ResolvedContext, type ResolvedMember } from './resolved-context.js';
-export {
-  BLOCK_DEGRADED_CODE,
-  BLOCKS_DROPPED_CODE,
-  type DegradedBlock,
-  type DroppedBlock,
-  type TokenBudget,
-  type TokenBudgetReport,
-} from './token-budget.js';
-export {
-  CONTEXT_WORKSPACE_TRACE_EVENT,
-  type ContextWorkspaceTraceBlock,
-  type ContextWorkspaceTraceEvent,
-  type TraceRecorder,
-} from './trace-recorder.js';
-export {
-  CONTEXT_WORKSPACE_SNAPSHOT_FORMAT,
-  type ContextWorkspaceSnapshotBlockV1,
-  type ContextWorkspaceSnapshotV1,
-} from './snapshot.js';
-export {
-  ContextWorkspace,
-  type ContextWorkspaceOptions,
-  type ResolveOptions,
-  type WorkspaceBlockState,
-} from './context-workspace.js';
-export {
-  WORKSPACE_ATTACHMENT_SOURCE,
-  workspaceContributorFactory,
-  type WorkspaceContributorOptions,
-} from './workspace-contributor.js';
+
+// Blocks
+export { BUILT_IN_DOMAINS, type BuiltInDomain, type FocusedDomain } from './focused-domain.js';
+export type { Urgency } from './urgency.js';
+export { contextBlock, type BlockContent, type BlockContentInit, type ContextBlock, type ContextBlockInit, type SourceKey } from './context-block.js';
+
+// The workspace
+export { ContextWorkspace, type ContextWorkspaceOptions, type ResolveOptions, type WorkspaceBlockState } from './context-workspace.js';
+export type { Exposure, Projection, ProjectionLevel } from './activation.js';
+export type { ResolvedBlock, ResolvedContext, ResolvedMember } from './resolved-context.js';
+export type { DegradedBlock, DroppedBlock, TokenBudget, TokenBudgetReport } from './token-budget.js';
+
+// Traces and snapshots
+export type { ContextWorkspaceTraceBlock, ContextWorkspaceTraceEvent, TraceRecorder } from './trace-recorder.js';
+export type { ContextWorkspaceSnapshotBlockV1, ContextWorkspaceSnapshotV1 } from './snapshot.js';
+
+// The turn pipeline
+export { workspaceContributorFactory, type WorkspaceContributorOptions } from './workspace-contributor.js';

@@ -49,10 +49,17 @@ export const WORKSPACE_ATTACHMENT_SOURCE = 'context-workspace';
  * at wiring time, not mid-run.
  */
 export function workspaceContributorFactory(options: WorkspaceContributorOptions): ContextContributorFactory {
-  const merged = { ...DEFAULTS, ...options };
+  // Defaults merged with `??`: an option passed as undefined keeps its default.
+  const merged = {
+    ...options,
+    id: options.id ?? DEFAULTS.id,
+    scopes: options.scopes ?? DEFAULTS.scopes,
+    trust: options.trust ?? DEFAULTS.trust,
+    required: options.required ?? DEFAULTS.required,
+  };
   const id = requireNonEmptyString(merged.id, 'id');
   const budget = parseTokenBudget(merged);
-  const resolveOptions = budget === undefined ? {} : { maxTokens: budget.maxTokens, estimator: budget.estimator };
+  const resolveOptions = { maxTokens: budget?.maxTokens, estimator: budget?.estimator };
   const { workspace } = merged;
   if (typeof merged.domains !== 'function') {
     parseRequestedDomains(merged.domains, { known: workspace.domains, field: 'domains' });

@@ -113,3 +113,7 @@ export { ContextInputError } from './errors/context-input-error.js';
 export { ContextBudgetError } from './errors/context-budget-error.js';
 export { ContextValidationError } from './errors/context-validation-error.js';
 export type { ContextViolation } from './errors/context-validation-error.js';
+
+// Front matter
+export { readFrontMatter, type FrontMatter, type ReadFrontMatterOptions } from './front-matter.js';
+export { FrontMatterError, type FrontMatterErrorCode } from './errors/front-matter-error.js';

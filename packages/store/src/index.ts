@@ -1,22 +1,20 @@
-export * from './errors/store-access-error.js';
-export * from './errors/store-input-error.js';
-export * from './errors/session-conflict-error.js';
-export { measureToolOutput, countLines, newToolOutputId, isToolOutputId } from './tool-output-body.js';
-export * from './memory/memory-tool-output-store.js';
-export * from './memory/memory-session-store.js';
-export { SQLITE_DEFAULTS, type SqliteStoreOptions, type SqliteMigration } from './sqlite/sqlite-database.js';
-export * from './sqlite/sqlite-tool-output-store.js';
-export * from './sqlite/sqlite-session-store.js';
-export {
-  POSTGRES_DEFAULTS,
-  createPostgresPool,
-  redactConnectionString,
-  type PostgresStoreOptions,
-  type PostgresMigration,
-} from './postgres/postgres-connection.js';
-export * from './postgres/postgres-tool-output-store.js';
-export * from './postgres/postgres-session-store.js';
-export * from './open-stores.js';
-export * from './trace/context-id-path.js';
-export * from './trace/file-trace-sink.js';
-export * from './blackboard/sqlite-blackboard-store.js';
+// Errors
+export { StoreAccessError, type StoreAccessErrorCode } from './errors/store-access-error.js';
+export { StoreInputError } from './errors/store-input-error.js';
+export { SessionConflictError } from './errors/session-conflict-error.js';
+
+// Opening stores
+export { createMemoryStores, createPostgresStores, openDefaultStores, openSqliteStores, openStores, type OpenStoresOptions, type Stores } from './open-stores.js';
+export type { SqliteStoreOptions } from './sqlite/sqlite-database.js';
+export type { PostgresStoreOptions } from './postgres/postgres-connection.js';
+export { createMemoryToolOutputStore } from './memory/memory-tool-output-store.js';
+
+// Tool-output bodies
+export { countLines, measureToolOutput } from './tool-output-body.js';
+
+// The blackboard over SQLite
+export { openSqliteBlackboardStore, type SqliteBlackboardStoreOptions } from './blackboard/sqlite-blackboard-store.js';
+
+// Trace files
+export { contextDirectoryName } from './trace/context-id-path.js';
+export { createFileTraceSink, defaultTraceDirectory, type FileTraceSinkOptions } from './trace/file-trace-sink.js';

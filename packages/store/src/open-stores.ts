@@ -73,7 +73,7 @@ export function openDefaultStores(options: { readonly dataDir: string; readonly 
   } catch (cause) {
     throw new StoreAccessError({ code: 'STORE_UNREADABLE', location: dataDir, message: `cannot create the data directory ${dataDir}`, cause });
   }
-  return openSqliteStores({ path: join(dataDir, DEFAULT_DATABASE_FILE), ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }) });
+  return openSqliteStores({ path: join(dataDir, DEFAULT_DATABASE_FILE), busyTimeoutMs: options.busyTimeoutMs });
 }
 
 export interface OpenStoresOptions {
@@ -109,7 +109,7 @@ export async function openStores(url: string, options: OpenStoresOptions = {}): 
     }
     const schema = parsed.searchParams.get('schema') ?? undefined;
     parsed.searchParams.delete('schema');
-    return createPostgresStores({ connectionString: parsed.toString(), ...(schema === undefined ? {} : { schema }) });
+    return createPostgresStores({ connectionString: parsed.toString(), schema });
   }
   const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:/.exec(url)?.[0] ?? '(none)';
   throw new ConfigurationError({

@@ -1,3 +1,11 @@
-export * from './blackboard-store-contract.js';
-export * from './fixtures.js';
-export * from './worked-example.js';
+// The store contract every BlackboardStore passes
+export { runBlackboardStoreContract, type BlackboardStoreContractOptions } from './blackboard-store-contract.js';
+
+// The worked example of seed 004 (the narrator worker)
+export {
+  WORKED_NARRATOR_MESSAGES,
+  WORKED_NARRATOR_TASK,
+  WORKED_SHARED_CONTEXT,
+  workedEntries,
+  workedSkills,
+} from './worked-example.js';

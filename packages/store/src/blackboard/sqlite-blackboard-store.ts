@@ -1,6 +1,6 @@
 import {
-  BlackboardConflictError,
   parseTagPattern,
+  planCommit,
   validateCommit,
   type BlackboardAuthor,
   type BlackboardCommit,
@@ -100,34 +100,21 @@ export function openSqliteBlackboardStore(options: SqliteBlackboardStoreOptions)
       return connection.use('commit', (database) =>
         database
           .transaction((): BlackboardCommitResult => {
-            let revision = head(database);
-            if (commit.expectedRevision !== undefined && commit.expectedRevision !== revision) {
-              throw new BlackboardConflictError({ expectedRevision: commit.expectedRevision, actualRevision: revision });
-            }
+            const { writes, revision } = planCommit(commit, { head: head(database), createdAt });
             const removeRevision = database.prepare('DELETE FROM strata_blackboard_entries WHERE board_id = ? AND revision = ?');
             for (const removed of commit.remove ?? []) removeRevision.run(boardId, removed);
             const removeTag = database.prepare('DELETE FROM strata_blackboard_entries WHERE board_id = ? AND tag = ?');
             const insert = database.prepare(
               'INSERT INTO strata_blackboard_entries (board_id, revision, tag, content, author_kind, author_name, role, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
             );
-            const entries: BlackboardEntry[] = [];
-            for (const write of commit.writes) {
+            for (const { write, entry } of writes) {
               if (write.mode === 'replace') removeTag.run(boardId, write.tag);
-              revision += 1;
-              insert.run(boardId, revision, write.tag, write.content, commit.author.kind, authorName, write.role ?? null, createdAt);
-              entries.push({
-                tag: write.tag,
-                content: write.content,
-                author: commit.author,
-                ...(write.role === undefined ? {} : { role: write.role }),
-                revision,
-                createdAt,
-              });
+              insert.run(boardId, entry.revision, entry.tag, entry.content, commit.author.kind, authorName, entry.role ?? null, createdAt);
             }
             database
               .prepare('INSERT INTO strata_blackboard_heads (board_id, revision) VALUES (?, ?) ON CONFLICT (board_id) DO UPDATE SET revision = excluded.revision')
               .run(boardId, revision);
-            return { entries, revision };
+            return { entries: writes.map((planned) => planned.entry), revision };
           })
           .immediate(),
       );

@@ -11,7 +11,9 @@ const MARKER = Symbol.for('strata.error.StoreAccessError');
  * opened (a directory, no permission). `STORE_UNREACHABLE`: the server refused
  * or dropped the connection, or rejected the credentials. `STORE_BUSY`: another
  * writer held the lock longer than the busy timeout. `STORE_CLOSED`: the store
- * was used after `close()`. `STORE_IO`: any other read or write failure.
+ * was used after `close()`. `STORE_INSECURE`: a directory that must be private
+ * (the trace directory) is open to other users and cannot be made private.
+ * `STORE_IO`: any other read or write failure.
  */
 export type StoreAccessErrorCode =
   | 'STORE_CORRUPTED'
@@ -22,6 +24,7 @@ export type StoreAccessErrorCode =
   | 'STORE_BUSY'
   | 'STORE_FULL'
   | 'STORE_CLOSED'
+  | 'STORE_INSECURE'
   | 'STORE_IO';
 
 const KIND_BY_CODE: Readonly<Record<StoreAccessErrorCode, StrataErrorKind>> = Object.freeze({
@@ -33,6 +36,7 @@ const KIND_BY_CODE: Readonly<Record<StoreAccessErrorCode, StrataErrorKind>> = Ob
   STORE_BUSY: 'internal',
   STORE_FULL: 'internal',
   STORE_CLOSED: 'internal',
+  STORE_INSECURE: 'configuration',
   STORE_IO: 'internal',
 });
 

@@ -1,16 +1,7 @@
 import type { CanonicalHistory, CanonicalMessage, SessionAppendOptions, SessionStore, SessionVersion } from '@strata/context';
-import { SessionConflictError } from '../errors/session-conflict-error.js';
 import { StoreAccessError } from '../errors/store-access-error.js';
-import {
-  decodeMessages,
-  encodeMessages,
-  requireContextId,
-  requireVersion,
-  sessionVersion,
-  validateCompaction,
-  validateExpectedVersion,
-  type SessionCompaction,
-} from '../session-codec.js';
+import { decodeMessages, requireContextId, requireVersion, sessionVersion, type SessionCompaction } from '../session-codec.js';
+import { appendWrite, nextSessionVersion, replaceWrite, type SessionWrite } from '../session-rows.js';
 import { MEMORY_LOCATION } from './memory-tool-output-store.js';
 
 interface StoredVersion {
@@ -38,38 +29,22 @@ export function createMemorySessionStore(): SessionStore {
     return sessionVersion({ contextId, version, messages: decodeMessages(texts, { location: MEMORY_LOCATION, contextId, version }), compaction: stored.compaction, createdAt: stored.createdAt });
   };
 
-  const add = (contextId: string, ownMessages: string[], compaction: SessionCompaction | undefined): SessionVersion => {
-    const versions = contexts.get(contextId) ?? [];
-    const version = versions.length + 1;
-    const previous = versions[versions.length - 1];
-    const segmentStart = compaction !== undefined || previous === undefined ? version : previous.segmentStart;
-    versions.push({ segmentStart, ownMessages, compaction, createdAt: new Date().toISOString() });
-    contexts.set(contextId, versions);
-    return build(contextId, version)!;
+  const add = (write: SessionWrite): SessionVersion => {
+    const versions = contexts.get(write.contextId) ?? [];
+    const { version, segmentStart } = nextSessionVersion({ write, newest: versions.length, previousStart: versions.at(-1)?.segmentStart });
+    versions.push({ segmentStart, ownMessages: write.texts, compaction: write.compaction, createdAt: new Date().toISOString() });
+    contexts.set(write.contextId, versions);
+    return build(write.contextId, version)!;
   };
 
   return {
     async append(contextId: string, messages: readonly CanonicalMessage[], options?: SessionAppendOptions): Promise<SessionVersion> {
       ensureOpen('append');
-      requireContextId(contextId, 'append');
-      const expectedVersion = validateExpectedVersion(options?.expectedVersion, 'append');
-      const encoded = encodeMessages(messages, 'append');
-      const newest = contexts.get(contextId)?.length ?? 0;
-      if (expectedVersion !== undefined && expectedVersion !== newest) {
-        throw new SessionConflictError({ contextId, expectedVersion, actualVersion: newest });
-      }
-      return add(contextId, encoded, undefined);
+      return add(appendWrite(contextId, messages, options));
     },
     async replace(contextId: string, messages: CanonicalHistory, compaction: SessionCompaction): Promise<SessionVersion> {
       ensureOpen('replace');
-      requireContextId(contextId, 'replace');
-      const checked = validateCompaction(compaction, 'replace');
-      const encoded = encodeMessages(messages, 'replace');
-      const newest = contexts.get(contextId)?.length ?? 0;
-      if (checked.replacedFromVersion !== newest) {
-        throw new SessionConflictError({ contextId, expectedVersion: checked.replacedFromVersion, actualVersion: newest });
-      }
-      return add(contextId, encoded, checked);
+      return add(replaceWrite(contextId, messages, compaction));
     },
     async load(contextId: string): Promise<SessionVersion | undefined> {
       ensureOpen('load');

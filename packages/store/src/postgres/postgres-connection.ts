@@ -28,11 +28,10 @@ const SCHEMA_PATTERN = /^[a-z_][a-z0-9_]{0,62}$/;
 
 /** Makes a pool that reports idle-connection failures on the next query instead of crashing the process. */
 export function createPostgresPool(options: { connectionString: string; maxConnections?: number; connectionTimeoutMs?: number }): pg.Pool {
-  const settings = { ...POSTGRES_DEFAULTS, ...options };
   const pool = new pg.Pool({
-    connectionString: settings.connectionString,
-    max: settings.maxConnections,
-    connectionTimeoutMillis: settings.connectionTimeoutMs,
+    connectionString: options.connectionString,
+    max: options.maxConnections ?? POSTGRES_DEFAULTS.maxConnections,
+    connectionTimeoutMillis: options.connectionTimeoutMs ?? POSTGRES_DEFAULTS.connectionTimeoutMs,
   });
   // An idle client dropped by the server emits here; without a listener Node exits.
   pool.on('error', () => undefined);
@@ -67,7 +66,8 @@ export class PostgresConnection {
   #closed = false;
 
   constructor(options: PostgresStoreOptions & { readonly component: string; readonly migrations: readonly PostgresMigration[] }) {
-    const settings = { ...POSTGRES_DEFAULTS, ...options };
+    // Defaults merged with `??`: an option passed as undefined keeps its default.
+    const settings = { ...options, schema: options.schema ?? POSTGRES_DEFAULTS.schema };
     if (!SCHEMA_PATTERN.test(settings.schema)) {
       throw new ConfigurationError({
         setting: 'schema',
@@ -79,7 +79,7 @@ export class PostgresConnection {
     }
     this.schema = settings.schema;
     this.#ownsPool = settings.pool === undefined;
-    this.#pool = settings.pool ?? createPostgresPool({ connectionString: settings.connectionString!, ...settings });
+    this.#pool = settings.pool ?? createPostgresPool({ connectionString: settings.connectionString!, maxConnections: settings.maxConnections, connectionTimeoutMs: settings.connectionTimeoutMs });
     const url = settings.connectionString ?? describePool(this.#pool);
     this.location = `${redactConnectionString(url)} (schema ${settings.schema})`;
     this.#component = settings.component;

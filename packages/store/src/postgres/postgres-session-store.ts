@@ -1,16 +1,7 @@
 import type pg from 'pg';
-import type { CanonicalHistory, CanonicalMessage, SessionAppendOptions, SessionStore, SessionVersion } from '@strata/context';
-import { SessionConflictError } from '../errors/session-conflict-error.js';
-import {
-  decodeMessages,
-  encodeMessages,
-  requireContextId,
-  requireVersion,
-  sessionVersion,
-  validateCompaction,
-  validateExpectedVersion,
-  type SessionCompaction,
-} from '../session-codec.js';
+import type { SessionStore, SessionVersion } from '@strata/context';
+import { requireContextId, requireVersion } from '../session-codec.js';
+import { compactionColumn, nextSessionVersion, sessionVersionFromRow, sessionWrites, type AddSessionVersion, type SessionVersionRow } from '../session-rows.js';
 import { PostgresConnection, type PostgresMigration, type PostgresStoreOptions } from './postgres-connection.js';
 
 /**
@@ -45,12 +36,6 @@ export const POSTGRES_SESSION_MIGRATIONS: readonly PostgresMigration[] = Object.
   },
 ]);
 
-interface VersionRow {
-  segment_start: number;
-  compaction: string | null;
-  created_at: Date;
-}
-
 /** Canonical histories in PostgreSQL; concurrent appends from any worker get consecutive versions. */
 export function createPostgresSessionStore(options: PostgresStoreOptions): SessionStore {
   const connection = new PostgresConnection({ ...options, component: 'sessions', migrations: POSTGRES_SESSION_MIGRATIONS });
@@ -63,7 +48,7 @@ export function createPostgresSessionStore(options: PostgresStoreOptions): Sessi
 
   const build = async (client: pg.PoolClient, contextId: string, version: number): Promise<SessionVersion | undefined> => {
     const row = (
-      await client.query<VersionRow>(`SELECT segment_start, compaction, created_at FROM ${versionsTable} WHERE context_id = $1 AND version = $2`, [contextId, version])
+      await client.query<SessionVersionRow>(`SELECT segment_start, compaction, created_at FROM ${versionsTable} WHERE context_id = $1 AND version = $2`, [contextId, version])
     ).rows[0];
     if (row === undefined) return undefined;
     const texts = (
@@ -72,43 +57,34 @@ export function createPostgresSessionStore(options: PostgresStoreOptions): Sessi
         [contextId, row.segment_start, version],
       )
     ).rows.map((entry) => entry.message);
-    return sessionVersion({
-      contextId,
-      version,
-      messages: decodeMessages(texts, { location: connection.location, contextId, version }),
-      compaction: row.compaction === null ? undefined : (JSON.parse(row.compaction) as SessionCompaction),
-      createdAt: row.created_at.toISOString(),
-    });
+    return sessionVersionFromRow({ contextId, version, row, texts, location: connection.location });
   };
 
-  const add = (operation: string, contextId: string, texts: readonly string[], compaction: SessionCompaction | undefined, expectedVersion = compaction?.replacedFromVersion): Promise<SessionVersion> =>
-    connection.transaction(operation, async (client) => {
+  const add: AddSessionVersion = (write) =>
+    connection.transaction(write.operation, async (client) => {
+      const { contextId } = write;
       // The row lock on strata_sessions serializes writers of one context across all workers.
       await client.query(`INSERT INTO ${sessions} (context_id, latest_version) VALUES ($1, 0) ON CONFLICT (context_id) DO NOTHING`, [contextId]);
       const newest = (await client.query<{ latest_version: number }>(`SELECT latest_version FROM ${sessions} WHERE context_id = $1 FOR UPDATE`, [contextId])).rows[0]!
         .latest_version;
-      if (expectedVersion !== undefined && expectedVersion !== newest) {
-        throw new SessionConflictError({ contextId, expectedVersion, actualVersion: newest });
-      }
-      const version = newest + 1;
       const previousStart =
         newest === 0
           ? undefined
           : (await client.query<{ segment_start: number }>(`SELECT segment_start FROM ${versionsTable} WHERE context_id = $1 AND version = $2`, [contextId, newest])).rows[0]
               ?.segment_start;
-      const segmentStart = compaction !== undefined || previousStart === undefined ? version : previousStart;
+      const { version, segmentStart } = nextSessionVersion({ write, newest, previousStart });
       await client.query(`INSERT INTO ${versionsTable} (context_id, version, segment_start, compaction, created_at) VALUES ($1, $2, $3, $4, $5)`, [
         contextId,
         version,
         segmentStart,
-        compaction === undefined ? null : JSON.stringify(compaction),
+        compactionColumn(write.compaction),
         new Date().toISOString(),
       ]);
-      if (texts.length > 0) {
+      if (write.texts.length > 0) {
         await client.query(
           `INSERT INTO ${messagesTable} (context_id, version, position, message)
            SELECT $1, $2, entry.ordinality - 1, entry.message FROM unnest($3::text[]) WITH ORDINALITY AS entry(message, ordinality)`,
-          [contextId, version, texts],
+          [contextId, version, write.texts],
         );
       }
       await client.query(`UPDATE ${sessions} SET latest_version = $2 WHERE context_id = $1`, [contextId, version]);
@@ -116,16 +92,7 @@ export function createPostgresSessionStore(options: PostgresStoreOptions): Sessi
     });
 
   return {
-    async append(contextId: string, messages: readonly CanonicalMessage[], options?: SessionAppendOptions): Promise<SessionVersion> {
-      requireContextId(contextId, 'append');
-      const expectedVersion = validateExpectedVersion(options?.expectedVersion, 'append');
-      return add('append', contextId, encodeMessages(messages, 'append'), undefined, expectedVersion);
-    },
-    async replace(contextId: string, messages: CanonicalHistory, compaction: SessionCompaction): Promise<SessionVersion> {
-      requireContextId(contextId, 'replace');
-      const checked = validateCompaction(compaction, 'replace');
-      return add('replace', contextId, encodeMessages(messages, 'replace'), checked);
-    },
+    ...sessionWrites(add),
     async load(contextId: string): Promise<SessionVersion | undefined> {
       requireContextId(contextId, 'load');
       // REPEATABLE READ: the newest number and its messages come from one snapshot.

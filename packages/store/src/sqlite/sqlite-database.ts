@@ -34,7 +34,12 @@ export function openSqliteDatabase(options: SqliteStoreOptions & { readonly comp
   database: SqliteDatabase;
   path: string;
 } {
-  const settings = { ...SQLITE_DEFAULTS, ...options };
+  // Defaults merged with `??`: an option passed as undefined keeps its default.
+  const settings = {
+    ...options,
+    fileMustExist: options.fileMustExist ?? SQLITE_DEFAULTS.fileMustExist,
+    busyTimeoutMs: options.busyTimeoutMs ?? SQLITE_DEFAULTS.busyTimeoutMs,
+  };
   const path = resolve(settings.path);
   prepareFile(path, settings.fileMustExist);
   let database: SqliteDatabase | undefined;

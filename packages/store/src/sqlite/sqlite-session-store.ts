@@ -1,15 +1,6 @@
-import type { CanonicalHistory, CanonicalMessage, SessionAppendOptions, SessionStore, SessionVersion } from '@strata/context';
-import { SessionConflictError } from '../errors/session-conflict-error.js';
-import {
-  decodeMessages,
-  encodeMessages,
-  requireContextId,
-  requireVersion,
-  sessionVersion,
-  validateCompaction,
-  validateExpectedVersion,
-  type SessionCompaction,
-} from '../session-codec.js';
+import type { SessionStore, SessionVersion } from '@strata/context';
+import { requireContextId, requireVersion } from '../session-codec.js';
+import { compactionColumn, nextSessionVersion, sessionVersionFromRow, sessionWrites, type AddSessionVersion, type SessionVersionRow } from '../session-rows.js';
 import { SqliteConnection } from './sqlite-connection.js';
 import type { SqliteDatabase, SqliteMigration, SqliteStoreOptions } from './sqlite-database.js';
 
@@ -44,12 +35,6 @@ export const SQLITE_SESSION_MIGRATIONS: readonly SqliteMigration[] = Object.free
   },
 ]);
 
-interface VersionRow {
-  segment_start: number;
-  compaction: string | null;
-  created_at: string;
-}
-
 /** Canonical histories in a SQLite file; appends from any connection or process get consecutive versions. */
 export function openSqliteSessionStore(options: SqliteStoreOptions): SessionStore {
   const connection = new SqliteConnection({ ...options, component: 'sessions', migrations: SQLITE_SESSION_MIGRATIONS });
@@ -59,7 +44,7 @@ export function openSqliteSessionStore(options: SqliteStoreOptions): SessionStor
 
   const build = (database: SqliteDatabase, contextId: string, version: number): SessionVersion | undefined => {
     const row = database
-      .prepare<[string, number], VersionRow>('SELECT segment_start, compaction, created_at FROM strata_session_versions WHERE context_id = ? AND version = ?')
+      .prepare<[string, number], SessionVersionRow>('SELECT segment_start, compaction, created_at FROM strata_session_versions WHERE context_id = ? AND version = ?')
       .get(contextId, version);
     if (row === undefined) return undefined;
     const texts = database
@@ -68,25 +53,16 @@ export function openSqliteSessionStore(options: SqliteStoreOptions): SessionStor
       )
       .pluck()
       .all(contextId, row.segment_start, version);
-    return sessionVersion({
-      contextId,
-      version,
-      messages: decodeMessages(texts, { location: connection.path, contextId, version }),
-      compaction: row.compaction === null ? undefined : (JSON.parse(row.compaction) as SessionCompaction),
-      createdAt: row.created_at,
-    });
+    return sessionVersionFromRow({ contextId, version, row, texts, location: connection.path });
   };
 
-  const add = (operation: string, contextId: string, texts: readonly string[], compaction: SessionCompaction | undefined, expectedVersion = compaction?.replacedFromVersion): SessionVersion =>
-    connection.use(operation, (database) =>
+  const add: AddSessionVersion = async (write) =>
+    connection.use(write.operation, (database) =>
       // IMMEDIATE takes the write lock before reading the newest version, so
       // concurrent appends (any connection, any process) get consecutive numbers.
       database.transaction(() => {
+        const { contextId } = write;
         const newest = latest(database, contextId);
-        if (expectedVersion !== undefined && expectedVersion !== newest) {
-          throw new SessionConflictError({ contextId, expectedVersion, actualVersion: newest });
-        }
-        const version = newest + 1;
         const previousStart =
           newest === 0
             ? undefined
@@ -94,12 +70,12 @@ export function openSqliteSessionStore(options: SqliteStoreOptions): SessionStor
                 .prepare<[string, number], number>('SELECT segment_start FROM strata_session_versions WHERE context_id = ? AND version = ?')
                 .pluck()
                 .get(contextId, newest);
-        const segmentStart = compaction !== undefined || previousStart === undefined ? version : previousStart;
+        const { version, segmentStart } = nextSessionVersion({ write, newest, previousStart });
         database
           .prepare('INSERT INTO strata_session_versions (context_id, version, segment_start, compaction, created_at) VALUES (?, ?, ?, ?, ?)')
-          .run(contextId, version, segmentStart, compaction === undefined ? null : JSON.stringify(compaction), new Date().toISOString());
+          .run(contextId, version, segmentStart, compactionColumn(write.compaction), new Date().toISOString());
         const insert = database.prepare('INSERT INTO strata_session_messages (context_id, version, position, message) VALUES (?, ?, ?, ?)');
-        texts.forEach((text, position) => insert.run(contextId, version, position, text));
+        write.texts.forEach((text, position) => insert.run(contextId, version, position, text));
         database
           .prepare('INSERT INTO strata_sessions (context_id, latest_version) VALUES (?, ?) ON CONFLICT (context_id) DO UPDATE SET latest_version = excluded.latest_version')
           .run(contextId, version);
@@ -108,16 +84,7 @@ export function openSqliteSessionStore(options: SqliteStoreOptions): SessionStor
     );
 
   return {
-    async append(contextId: string, messages: readonly CanonicalMessage[], options?: SessionAppendOptions): Promise<SessionVersion> {
-      requireContextId(contextId, 'append');
-      const expectedVersion = validateExpectedVersion(options?.expectedVersion, 'append');
-      return add('append', contextId, encodeMessages(messages, 'append'), undefined, expectedVersion);
-    },
-    async replace(contextId: string, messages: CanonicalHistory, compaction: SessionCompaction): Promise<SessionVersion> {
-      requireContextId(contextId, 'replace');
-      const checked = validateCompaction(compaction, 'replace');
-      return add('replace', contextId, encodeMessages(messages, 'replace'), checked);
-    },
+    ...sessionWrites(add),
     async load(contextId: string): Promise<SessionVersion | undefined> {
       requireContextId(contextId, 'load');
       return connection.use('load', (database) =>

@@ -1,6 +1,5 @@
 import type { PutToolOutput, StoredToolOutput, ToolOutputRef, ToolOutputStore } from '@strata/context';
-import { StoreAccessError } from '../errors/store-access-error.js';
-import { decodeBody, encodeBody, measureToolOutput, newToolOutputId, validatePut } from '../tool-output-body.js';
+import { TOOL_OUTPUT_COLUMNS, storedToolOutputFromRow, toolOutputRowValues, type ToolOutputRow } from '../tool-output-row.js';
 import { SqliteConnection } from './sqlite-connection.js';
 import type { SqliteMigration, SqliteStoreOptions } from './sqlite-database.js';
 
@@ -22,17 +21,6 @@ export const SQLITE_TOOL_OUTPUT_MIGRATIONS: readonly SqliteMigration[] = Object.
   },
 ]);
 
-interface Row {
-  id: string;
-  context_id: string;
-  tool_call_id: string;
-  tool_name: string;
-  encoding: string;
-  body: Buffer;
-  sha256: string;
-  created_at: string;
-}
-
 /**
  * Tool outputs in a SQLite file. Bodies are kept as bytes with their SHA-256,
  * checked on every read, so damage to the file surfaces as `STORE_CORRUPTED`
@@ -41,40 +29,19 @@ interface Row {
  */
 export function openSqliteToolOutputStore(options: SqliteStoreOptions): ToolOutputStore {
   const connection = new SqliteConnection({ ...options, component: 'tool-outputs', migrations: SQLITE_TOOL_OUTPUT_MIGRATIONS });
+  const store = { location: connection.path, label: 'SQLite store' };
   return {
     async put(output: PutToolOutput): Promise<ToolOutputRef> {
       return connection.use('put', (database) => {
-        validatePut(output);
-        const encoded = encodeBody(output.body);
-        const ref: ToolOutputRef = { id: newToolOutputId(), ...measureToolOutput(output.body) };
-        database
-          .prepare(
-            'INSERT INTO strata_tool_outputs (id, context_id, tool_call_id, tool_name, encoding, body, sha256, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-          )
-          .run(ref.id, output.contextId, output.toolCallId, output.toolName, encoded.encoding, encoded.bytes, encoded.sha256, new Date().toISOString());
+        const { ref, values } = toolOutputRowValues(output);
+        database.prepare(`INSERT INTO strata_tool_outputs (${TOOL_OUTPUT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).run(...values);
         return ref;
       });
     },
     async get(refId: string): Promise<StoredToolOutput | undefined> {
       return connection.use('get', (database) => {
-        const row = database.prepare<[string], Row>('SELECT * FROM strata_tool_outputs WHERE id = ?').get(refId);
-        if (row === undefined) return undefined;
-        const body = decodeBody({ encoding: row.encoding, bytes: row.body, sha256: row.sha256 });
-        if (body === undefined) {
-          throw new StoreAccessError({
-            code: 'STORE_CORRUPTED',
-            location: connection.path,
-            message: `SQLite store ${connection.path}: the body of ${refId} no longer matches its checksum; the file is damaged`,
-          });
-        }
-        return {
-          ref: { id: row.id, ...measureToolOutput(body) },
-          contextId: row.context_id,
-          toolCallId: row.tool_call_id,
-          toolName: row.tool_name,
-          body,
-          createdAt: row.created_at,
-        };
+        const row = database.prepare<[string], ToolOutputRow>('SELECT * FROM strata_tool_outputs WHERE id = ?').get(refId);
+        return row === undefined ? undefined : storedToolOutputFromRow(row, store);
       });
     },
     async close(): Promise<void> {

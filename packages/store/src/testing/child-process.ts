@@ -5,13 +5,13 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
-const PACKAGE_ENTRY = new URL('../index.js', import.meta.url).href;
+const STORE_FACTORIES = new URL('./child-store-factories.js', import.meta.url).href;
 /** The package root, so the child resolves this package's dependencies (better-sqlite3, pg). */
 const PACKAGE_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /**
  * A running child process holding a store. `childOpen` is an expression over
- * `store` (this package's namespace); `work` is the body of an async
+ * `store` (the factories of `child-store-factories.ts`); `work` is the body of an async
  * function given `opened` (the store) and `input`, whose return value is
  * sent back as JSON. The child opens the store, says it is ready, waits for
  * `go()`, does the work, closes the store and exits.
@@ -29,7 +29,7 @@ export function startStoreChild(options: { readonly childOpen: string; readonly 
   const inputPath = join(directory, 'input.json');
   writeFileSync(inputPath, JSON.stringify(options.input));
   const source = `
-import * as store from ${JSON.stringify(PACKAGE_ENTRY)};
+import * as store from ${JSON.stringify(STORE_FACTORIES)};
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';

@@ -1,6 +1,2 @@
-export * from './tool-output-store-contract.js';
-export * from './session-store-contract.js';
-export * from './sample-bodies.js';
-export * from './child-process.js';
-export * from './postgres-test-target.js';
-export * from './temporary-directory.js';
+// A PostgreSQL schema of its own for each test file (`STRATA_TEST_POSTGRES_URL`)
+export { dropSchema, postgresTestTarget } from './postgres-test-target.js';

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { StoreAccessError } from '../errors/store-access-error.js';
 import { StoreInputError } from '../errors/store-input-error.js';
 import { createFileTraceSink, defaultTraceDirectory, traceFilePath } from './file-trace-sink.js';
 import { temporaryDirectory } from '../testing/temporary-directory.js';
@@ -81,11 +82,39 @@ test('a body that is not JSON is refused before anything is written', async () =
   await sink.write({ contextId: 'ctx', turn: 1, body: { ok: true } });
 });
 
-test('an existing, wider trace directory is used as it is', async () => {
-  const directory = freshDirectory();
-  mkdirSync(directory, { mode: 0o755 });
-  writeFileSync(join(directory, 'README'), 'kept');
-  await createFileTraceSink({ directory }).write({ contextId: 'ctx', turn: 1, body: {} });
-  assert.equal(readFileSync(join(directory, 'README'), 'utf8'), 'kept');
+test('an existing trace directory open to others is tightened to 0700, its files kept', async () => {
+  for (const mode of [0o777, 0o755, 0o710]) {
+    const directory = freshDirectory();
+    mkdirSync(directory);
+    chmodSync(directory, mode);
+    writeFileSync(join(directory, 'README'), 'kept');
+    // A context directory left open by someone else is tightened too.
+    mkdirSync(join(directory, 'ctx'));
+    chmodSync(join(directory, 'ctx'), 0o777);
+    await createFileTraceSink({ directory }).write({ contextId: 'ctx', turn: 1, body: {} });
+    assert.equal(statSync(directory).mode & 0o777, 0o700, mode.toString(8));
+    assert.equal(statSync(join(directory, 'ctx')).mode & 0o777, 0o700, mode.toString(8));
+    assert.equal(readFileSync(join(directory, 'README'), 'utf8'), 'kept');
+  }
   assert.equal(defaultTraceDirectory('/data'), '/data/context-traces');
+});
+
+test('an existing directory closed to others is left as it is (only group and other bits are removed)', async () => {
+  const directory = freshDirectory();
+  mkdirSync(directory);
+  // Write and search for the owner, enough to add files; no read bit.
+  chmodSync(directory, 0o300);
+  await createFileTraceSink({ directory }).write({ contextId: 'ctx', turn: 1, body: {} });
+  assert.equal(statSync(directory).mode & 0o777, 0o300);
+});
+
+// /proc/1 is mode 0555 and refuses chmod even to root: an open directory that cannot be tightened.
+// The timeout is a guard: without the refusal, Node's recursive mkdir spins on /proc instead of failing.
+test('an open trace directory that cannot be tightened is refused, naming it', { skip: !existsSync('/proc/1') && 'needs Linux /proc', timeout: 20_000 }, async () => {
+  await assert.rejects(
+    createFileTraceSink({ directory: '/proc/1' }).write({ contextId: 'ctx', turn: 1, body: {} }),
+    (error: unknown) =>
+      StoreAccessError.isInstance(error) && error.code === 'STORE_INSECURE' && error.location === '/proc/1' && error.kind === 'configuration' && error.message.includes('mode 0555'),
+  );
+  assert.equal(existsSync('/proc/1/ctx'), false);
 });

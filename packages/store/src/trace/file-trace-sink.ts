@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, link, mkdir, open, readdir, unlink, writeFile } from 'node:fs/promises';
+import { chmod, link, mkdir, open, readdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { TraceSink } from '@strata/context';
 import { StoreAccessError } from '../errors/store-access-error.js';
@@ -10,7 +10,7 @@ export const TRACE_FILE_MODE = 0o600;
 export const TRACE_DIRECTORY_MODE = 0o700;
 
 export interface FileTraceSinkOptions {
-  /** `<trace-dir>`; created (mode 0700) on the first write. */
+  /** `<trace-dir>`; created (mode 0700) on the first write, or tightened to 0700 when it lets others in. */
   readonly directory: string;
 }
 
@@ -29,8 +29,9 @@ export function traceFilePath(options: { readonly directory: string; readonly co
  * overwritten: the document is written to a private temporary file, then
  * linked to its name, which fails if the name exists (then the write throws
  * `TRACE_FILE_EXISTS` and the existing file is unchanged). A reader never
- * sees a half-written file. Files are mode 0600, directories this sink
- * creates 0700. The body is written as `JSON.stringify(body, null, 2)` and a
+ * sees a half-written file. Files are mode 0600, directories 0700: an
+ * existing one open to group or others is tightened, or refused with
+ * `STORE_INSECURE` when it cannot be. The body is written as `JSON.stringify(body, null, 2)` and a
  * newline.
  */
 export function createFileTraceSink(options: FileTraceSinkOptions): TraceSink {
@@ -101,7 +102,13 @@ async function publish(temporary: string, path: string, text: string): Promise<v
   }
 }
 
-/** Creates a directory with mode 0700; one that already exists is left as it is. */
+/**
+ * Makes `path` a directory only its owner can enter: creates it (and missing
+ * parents) with mode 0700, or tightens an existing one that lets group or
+ * others in to 0700, since traces hold whole prompts. One that cannot be
+ * tightened (another user's, a read-only file system) is refused with
+ * `STORE_INSECURE` naming it; nothing is written there.
+ */
 async function ensureDirectory(path: string): Promise<void> {
   try {
     await mkdir(path, { mode: TRACE_DIRECTORY_MODE });
@@ -109,12 +116,33 @@ async function ensureDirectory(path: string): Promise<void> {
     await chmod(path, TRACE_DIRECTORY_MODE);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') return;
+    if (code === 'EEXIST') return tightenDirectory(path);
     if (code === 'ENOENT') {
       await mkdir(path, { recursive: true, mode: TRACE_DIRECTORY_MODE });
       await chmod(path, TRACE_DIRECTORY_MODE);
       return;
     }
     throw new StoreAccessError({ code: 'STORE_IO', location: path, message: `trace directory ${path} cannot be created: ${(error as Error).message}`, cause: error });
+  }
+}
+
+async function tightenDirectory(path: string): Promise<void> {
+  let mode: number;
+  try {
+    mode = (await stat(path)).mode;
+  } catch (error) {
+    throw new StoreAccessError({ code: 'STORE_IO', location: path, message: `trace directory ${path} cannot be read: ${(error as Error).message}`, cause: error });
+  }
+  if ((mode & 0o077) === 0) return;
+  try {
+    await chmod(path, TRACE_DIRECTORY_MODE);
+  } catch (error) {
+    const permissions = (mode & 0o777).toString(8).padStart(4, '0');
+    throw new StoreAccessError({
+      code: 'STORE_INSECURE',
+      location: path,
+      message: `trace directory ${path} has mode ${permissions}, open to other users, and cannot be changed to 0700 (${(error as Error).message}); traces hold whole prompts: fix its permissions or choose another trace directory`,
+      cause: error,
+    });
   }
 }

@@ -42,7 +42,8 @@ const DEFAULTS = Object.freeze({ maxFilesPerSkill: 200 });
  * skills with one name throw `SkillFormatError` naming the file.
  */
 export async function loadSkills(directory: string, options: LoadSkillsOptions = {}): Promise<SkillCatalog> {
-  const { maxFilesPerSkill, signal } = { ...DEFAULTS, ...options };
+  const { signal } = options;
+  const maxFilesPerSkill = options.maxFilesPerSkill ?? DEFAULTS.maxFilesPerSkill;
   let entries: string[];
   try {
     entries = (await readdir(directory)).sort();

@@ -24,7 +24,8 @@ const DEFAULTS = Object.freeze({ maxFileChars: 100_000 });
  * revision }` (plus `file` for one of the skill's other files).
  */
 export function createReadSkillTool(options: ReadSkillToolOptions): ToolDefinition {
-  const { catalog, maxFileChars } = { ...DEFAULTS, ...options };
+  const { catalog } = options;
+  const maxFileChars = options.maxFileChars ?? DEFAULTS.maxFileChars;
   const byName = new Map(catalog.skills.map((skill) => [skill.name, skill]));
   return {
     name: READ_SKILL_NAME,

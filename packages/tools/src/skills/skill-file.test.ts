@@ -41,9 +41,3 @@ test('malformed files are errors naming the file and the line', () => {
     );
   }
 });
-
-test('a byte-order mark and CRLF line ends are accepted', () => {
-  const skill = parseSkillFile('\uFEFF---\r\nname: crlf\r\ndescription: windows\r\n---\r\nbody\r\n', 'SKILL.md');
-  assert.equal(skill.name, 'crlf');
-  assert.equal(skill.body, 'body\r\n');
-});

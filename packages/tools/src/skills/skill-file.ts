@@ -1,5 +1,5 @@
-import type { JsonValue } from '@strata/context';
-import { LineCounter, isMap, isScalar, parseDocument } from 'yaml';
+import { FrontMatterError, readFrontMatter, type FrontMatter, type FrontMatterErrorCode, type JsonValue } from '@strata/context';
+import { isMap, isScalar } from 'yaml';
 import { SkillFormatError } from '../errors/skill-format-error.js';
 
 /** The parsed `SKILL.md`: frontmatter fields and the instruction body. */
@@ -19,7 +19,13 @@ export interface SkillFile {
 /** Skill names: letters or digits, then letters, digits, `_`, `.` or `-`; at most 64 characters. */
 export const SKILL_NAME_PATTERN = /^[\p{L}\p{N}][\p{L}\p{N}_.-]{0,63}$/u;
 
-const FENCE = /^---[ \t]*\r?$/;
+/** What each front-matter fault is called here; the fence rules live in `readFrontMatter`. */
+const FRONT_MATTER_CODES: { readonly [code in FrontMatterErrorCode]: SkillFormatError['code'] } = {
+  FRONT_MATTER_MISSING: 'SKILL_FRONTMATTER_MISSING',
+  FRONT_MATTER_UNTERMINATED: 'SKILL_FRONTMATTER_UNTERMINATED',
+  FRONT_MATTER_INVALID_YAML: 'SKILL_FRONTMATTER_INVALID',
+  FRONT_MATTER_NOT_A_MAPPING: 'SKILL_FRONTMATTER_INVALID',
+};
 
 /**
  * Parses a `SKILL.md`: a YAML frontmatter block between `---` lines, then the
@@ -27,30 +33,23 @@ const FENCE = /^---[ \t]*\r?$/;
  * `description`. Throws `SkillFormatError` naming `file` and the line.
  */
 export function parseSkillFile(text: string, file: string): SkillFile {
-  const source = text.startsWith('\uFEFF') ? text.slice(1) : text;
-  const lines = source.split('\n');
-  const fail = (code: SkillFormatError['code'], line: number, message: string): never => {
-    throw new SkillFormatError({ code, file, line, message: `${file}:${line}: ${message}` });
+  const fail = (code: SkillFormatError['code'], line: number, message: string, cause?: unknown): never => {
+    throw new SkillFormatError({ code, file, line, message: `${file}:${line}: ${message}`, cause });
   };
-  if (!FENCE.test(lines[0] ?? '')) fail('SKILL_FRONTMATTER_MISSING', 1, 'a SKILL.md must start with a YAML frontmatter block opened by a "---" line (with at least name and description)');
-  const closing = lines.findIndex((line, index) => index > 0 && FENCE.test(line));
-  if (closing === -1) fail('SKILL_FRONTMATTER_UNTERMINATED', 1, 'the frontmatter opened on line 1 is never closed by a "---" line');
-
-  const yamlText = lines.slice(1, closing).join('\n');
-  const lineCounter = new LineCounter();
-  const document = parseDocument(yamlText, { lineCounter, prettyErrors: false });
-  // Frontmatter line 1 is file line 2.
-  const fileLine = (offset: number): number => lineCounter.linePos(offset).line + 1;
-  const firstError = document.errors[0];
-  if (firstError !== undefined) {
-    fail('SKILL_FRONTMATTER_INVALID', fileLine(firstError.pos[0]), `the frontmatter is not valid YAML: ${firstError.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '')}`);
+  let frontMatter: FrontMatter;
+  try {
+    frontMatter = readFrontMatter({ text, file });
+  } catch (error) {
+    if (!FrontMatterError.isInstance(error)) throw error;
+    // An unterminated block is reported where it opens, line 1.
+    return fail(FRONT_MATTER_CODES[error.code], error.code === 'FRONT_MATTER_UNTERMINATED' ? 1 : error.line, frontMatterMessage(error), error);
   }
+  const { document } = frontMatter;
   const contents = document.contents;
-  if (contents !== null && !isMap(contents)) fail('SKILL_FRONTMATTER_INVALID', 2, 'the frontmatter must be a YAML mapping of fields (name: ..., description: ...)');
   const lineOf = (key: string): number => {
     const item = isMap(contents) ? contents.items.find((entry) => isScalar(entry.key) && entry.key.value === key) : undefined;
     const offset = item !== undefined && isScalar(item.key) ? item.key.range?.[0] : undefined;
-    return offset === undefined ? 1 : fileLine(offset);
+    return offset === undefined ? 1 : frontMatter.lineOf(offset);
   };
   const fields = (document.toJS() ?? {}) as { [key: string]: JsonValue };
 
@@ -74,7 +73,20 @@ export function parseSkillFile(text: string, file: string): SkillFile {
     description: (description as string).trim(),
     metadata: metadata as { [key: string]: JsonValue },
     frontmatter: fields,
-    body: lines.slice(closing + 1).join('\n'),
-    bodyLine: closing + 2,
+    body: frontMatter.body,
+    bodyLine: frontMatter.bodyLine,
   };
+}
+
+function frontMatterMessage(error: FrontMatterError): string {
+  switch (error.code) {
+    case 'FRONT_MATTER_MISSING':
+      return 'a SKILL.md must start with a YAML frontmatter block opened by a "---" line (with at least name and description)';
+    case 'FRONT_MATTER_UNTERMINATED':
+      return 'the frontmatter opened on line 1 is never closed by a "---" line';
+    case 'FRONT_MATTER_INVALID_YAML':
+      return `the frontmatter is not valid YAML: ${error.parserMessage}`;
+    case 'FRONT_MATTER_NOT_A_MAPPING':
+      return 'the frontmatter must be a YAML mapping of fields (name: ..., description: ...)';
+  }
 }
