@@ -24,3 +24,4 @@ export { workerModelFromClient } from './worker-model-adapter.js';
 
 // Replay
 export { replayTrajectory, modelCallIndexes, type ReplayOptions, type ReplayTurn, type ReplayResult } from './replay.js';
+export { rawRequests, lastNMaskingRequests, clearToolUsesRequests, type BaselineTurn, type ClearToolUsesOptions } from './replay-baselines.js';
