@@ -41,7 +41,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     }
   } catch (error) {
     const input = CliInputError.isInstance(error) || (StrataError.isInstance(error) && (error.kind === 'input' || error.kind === 'configuration'));
-    io.stderr.write(`strata: ${oneLine(error)}\n`);
+    const line = oneLine(error);
+    io.stderr.write(line.startsWith('strata ') ? `${line}\n` : `strata: ${line}\n`);
     if (!input && io.env.STRATA_DEBUG === '1' && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
     return input ? 2 : 1;
   }
