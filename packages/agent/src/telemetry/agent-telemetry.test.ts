@@ -65,8 +65,9 @@ test('one span per model turn, children per pipeline stage and per tool call, Ge
   assert.ok(compacted.length > 0, 'the small window compacted a turn');
   for (const turn of compacted) {
     assert.equal(turn.attributes['strata.compaction.reason'], 'token-pressure');
-    assert.ok((turn.attributes['strata.compaction.tokens_after'] as number) < (turn.attributes['strata.compaction.tokens_before'] as number));
+    assert.ok((turn.attributes['strata.compaction.tokens_after'] as number) <= (turn.attributes['strata.compaction.tokens_before'] as number));
   }
+  assert.ok(compacted.some((turn) => (turn.attributes['strata.compaction.tokens_after'] as number) < (turn.attributes['strata.compaction.tokens_before'] as number)));
   const everything = JSON.stringify(spans.map((span) => ({ name: span.name, attributes: span.attributes, events: span.events })));
   for (const secret of [SECRET_OUTPUT, 'SECRET-PROMPT', 'ARG-S1', 'lab agent']) assert.ok(!everything.includes(secret), `no content: ${secret}`);
 });
