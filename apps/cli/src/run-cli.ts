@@ -3,6 +3,7 @@ import { CliInputError } from './cli-input-error.js';
 import type { CliIo } from './cli-io.js';
 import { examplesCommand } from './commands/examples-command.js';
 import { replayCommand, REPLAY_USAGE } from './commands/replay-command.js';
+import { runCommand, RUN_USAGE } from './commands/run-command.js';
 import { traceCommand, TRACE_USAGE } from './commands/trace-command.js';
 
 export const USAGE = [
@@ -10,6 +11,7 @@ export const USAGE = [
   '',
   '  strata examples [--out DIR]          run the three reproducible examples (scripted model, no network), write traces and the viewer',
   `  ${REPLAY_USAGE}`,
+  `  ${RUN_USAGE}`,
   ...TRACE_USAGE.map((line) => `  ${line}`),
   '',
 ].join('\n');
@@ -28,6 +30,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         return await examplesCommand(args, io);
       case 'replay':
         return await replayCommand(args, io);
+      case 'run':
+        return await runCommand(args, io);
       case 'trace':
         return await traceCommand(args, io);
       case undefined:
