@@ -5,7 +5,7 @@
 // tokens that repeat, byte for byte, the start of the previous request.
 import { ExactTokenEstimator, messageText, type CanonicalMessage } from '@strata/context';
 import { loadSweAgentConversations, loadTauBenchConversations, type SharedConversation } from '@strata/testing';
-import { modelCallIndexes, replayTrajectory } from '@strata/agent';
+import { clearToolUsesRequests, lastNMaskingRequests, rawRequests, replayTrajectory, type BaselineTurn } from '@strata/agent';
 import { createMemoryToolOutputStore } from '@strata/store';
 import { table } from './measure.js';
 
@@ -43,56 +43,13 @@ function account(tally: Tally, request: readonly CanonicalMessage[], previous: r
 }
 
 
-function rawReplay(trajectory: readonly CanonicalMessage[], tally: Tally): void {
-  let previous: CanonicalMessage[] | undefined;
-  for (const end of modelCallIndexes(trajectory)) {
-    const request = trajectory.slice(0, end);
-    account(tally, request, previous);
-    previous = request;
-  }
-}
-
-/** SWE-agent: every observation but the last five is replaced by a one-line note. */
-function lastFiveMasking(trajectory: readonly CanonicalMessage[], tally: Tally): void {
-  const notes = new Map<CanonicalMessage, CanonicalMessage>();
-  let previous: CanonicalMessage[] | undefined;
-  for (const end of modelCallIndexes(trajectory)) {
-    const prefix = trajectory.slice(0, end);
-    const toolIndexes = prefix.flatMap((message, index) => (message.role === 'tool' ? [index] : []));
-    const masked = new Set(toolIndexes.slice(0, -5));
-    const request = prefix.map((message, index) => {
-      if (!masked.has(index) || message.role !== 'tool') return message;
-      let note = notes.get(message);
-      if (!note) notes.set(message, (note = { ...message, content: `Old environment output: (${message.content.split('\n').length} lines omitted)` }));
-      return note;
-    });
-    account(tally, request, previous);
-    previous = request;
-  }
-}
-
-/** Anthropic clear_tool_uses: past the trigger, clear the oldest tool results, keeping the last three; cleared stays cleared. */
-function clearToolUses(trajectory: readonly CanonicalMessage[], trigger: number, tally: Tally): void {
-  const cleared = new Map<CanonicalMessage, CanonicalMessage>();
-  let previous: CanonicalMessage[] | undefined;
-  for (const end of modelCallIndexes(trajectory)) {
-    const prefix = trajectory.slice(0, end);
-    const view = () => prefix.map((message) => cleared.get(message) ?? message);
-    let request = view();
-    let total = request.reduce((sum, message) => sum + tokensOf(message), 0);
-    if (total > trigger) {
-      const candidates = prefix.filter((message) => message.role === 'tool' && !cleared.has(message)).slice(0, -3);
-      for (const message of candidates) {
-        if (total <= trigger) break;
-        const replacement = { ...message, content: '[tool result cleared]' };
-        cleared.set(message, replacement);
-        total += tokensOf(replacement) - tokensOf(message);
-      }
-      tally.compactions += 1;
-      request = view();
-    }
-    account(tally, request, previous);
-    previous = request;
+/** Accounts each request of a peer strategy (see @strata/agent's replay baselines). */
+function accountBaseline(turns: readonly BaselineTurn[], tally: Tally): void {
+  let previous: readonly CanonicalMessage[] | undefined;
+  for (const turn of turns) {
+    account(tally, turn.messages, previous);
+    if (turn.compacted) tally.compactions += 1;
+    previous = turn.messages;
   }
 }
 
@@ -163,9 +120,9 @@ export async function run(): Promise<void> {
           total.reused += part.reused;
           total.compactions += part.compactions;
         }
-        rawReplay(conversation.messages, raw);
-        lastFiveMasking(conversation.messages, lastFive);
-        clearToolUses(conversation.messages, window, clearing);
+        accountBaseline(rawRequests(conversation.messages), raw);
+        accountBaseline(lastNMaskingRequests(conversation.messages, { keep: 5 }), lastFive);
+        accountBaseline(clearToolUsesRequests(conversation.messages, { triggerTokens: window, countMessage: tokensOf }), clearing);
       }
       const cut = (tally: Tally) => percent(1 - tally.tokens / raw.tokens);
       const reuse = (tally: Tally) => percent(tally.reused / tally.tokens);

@@ -13,6 +13,7 @@ import {
   type ContextConfiguration,
   type ContextContributorFactory,
   type ContextScope,
+  type ContextStageEvent,
   type HistoryCompactorOptions,
   type ResolvedContextBudget,
   type SessionStore,
@@ -70,6 +71,8 @@ export interface AgentBindings {
   /** The run's timers and clock (deadlines, idle timeout). Default: Node's timers and performance.now. */
   readonly timers?: Timers;
   readonly now?: () => number;
+  /** Each assembler stage of each turn, timed (telemetry: `createAgentTelemetry().onStage`). */
+  readonly onStage?: (event: ContextStageEvent) => void;
 }
 
 export interface AgentRunInput {
@@ -142,6 +145,7 @@ export function createAgentRun(profile: AgentProfile, bindings: AgentBindings, i
         estimator,
         ...(bindings.exactEstimator ? { exactEstimator: bindings.exactEstimator } : {}),
         traceSink,
+        onStage: bindings.onStage,
         ...(profile.legacySystemPrompt === undefined ? {} : { legacySystemPrompt: profile.legacySystemPrompt }),
         ...(profile.maskStoredResults ? { stages: { composer: new DefaultContextMessageComposer({ maskStoredResults: true }) } } : {}),
       });

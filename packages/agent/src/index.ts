@@ -24,3 +24,8 @@ export { workerModelFromClient } from './worker-model-adapter.js';
 
 // Replay
 export { replayTrajectory, modelCallIndexes, type ReplayOptions, type ReplayTurn, type ReplayResult } from './replay.js';
+export { rawRequests, lastNMaskingRequests, clearToolUsesRequests, type BaselineTurn, type ClearToolUsesOptions } from './replay-baselines.js';
+
+// Telemetry (OpenTelemetry, GenAI semantic conventions; content off by default)
+export { createAgentTelemetry, type AgentTelemetry, type AgentTelemetryOptions } from './telemetry/agent-telemetry.js';
+export { otlpTracerFromEnvironment, type OtlpTracer } from './telemetry/otlp-tracer.js';

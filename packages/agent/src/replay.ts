@@ -35,6 +35,8 @@ export interface ReplayTurn {
   /** Index in the trajectory of the assistant message this call produced. */
   readonly trajectoryIndex: number;
   readonly assembled: AssembledTurn;
+  /** Wall-clock milliseconds the assembly took. */
+  readonly assemblyMs: number;
   /** The canonical history as the session held it when the call was made. */
   readonly canonical: CanonicalHistory;
 }
@@ -81,12 +83,14 @@ export async function replayTrajectory(options: ReplayOptions): Promise<ReplayRe
   const calls = new Set(modelCallIndexes(options.trajectory));
   for (const [index, message] of options.trajectory.entries()) {
     if (calls.has(index)) {
+      const started = performance.now();
       const assembled = await assembler.assemble({ contextId: options.contextId, turn: turns.length + 1, history: canonical, tools: [] });
+      const assemblyMs = performance.now() - started;
       if (assembled.historyChanged) {
         compactions += 1;
         canonical = [...assembled.history];
       }
-      turns.push({ trajectoryIndex: index, assembled, canonical: [...canonical] });
+      turns.push({ trajectoryIndex: index, assembled, assemblyMs, canonical: [...canonical] });
     }
     if (message.role === 'tool') {
       canonical.push({ ...(await storeToolResult({ store: options.store, contextId: options.contextId, call: { id: message.toolCallId, name: message.toolName }, outcome: { content: message.content, ...(message.isError ? { isError: true } : {}) } })) });

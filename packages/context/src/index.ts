@@ -36,7 +36,18 @@ export type {
 export { fromAiSdkMessages, toAiSdkMessages, toAiSdkMessagesDetailed } from './adapters/ai-sdk-messages.js';
 export type { AiSdkModelMessage } from './adapters/ai-sdk-messages.js';
 export type { AdapterDiagnostic } from './adapters/media.js';
-export { fromTauBenchRun, fromSweAgentTrajectory, fromShareGPT } from './adapters/trajectories.js';
+export {
+  fromTauBenchRun,
+  fromTauBenchTranscript,
+  fromSweAgentTrajectory,
+  fromShareGPT,
+  detectTrajectoryFormat,
+  fromTrajectoryRecord,
+  importTrajectories,
+  TRAJECTORY_FORMATS,
+  UNRECORDED_TOOL_NAME,
+} from './adapters/trajectories.js';
+export type { TrajectoryFormat, ImportedTrajectory, TrajectoryImport, ImportTrajectoriesOptions } from './adapters/trajectories.js';
 
 // Token counting
 export { ConservativeTokenEstimator, estimateMediaTokens, FILE_TOKENS_PER_BYTE, IMAGE_TOKENS, URL_FILE_TOKENS } from './conservative-token-estimator.js';

@@ -1,17 +1,133 @@
-import type { CanonicalMessage } from '../messages.js';
-import { readArray, readRecord, readString, readToolArguments, readJson, invalid, unexpected } from './adapter-input.js';
+// Importers of recorded agent runs, and detection of their format by content.
+import { ContextInputError } from '../errors/context-input-error.js';
+import type { AssistantMessage, CanonicalMessage, ToolCall } from '../messages.js';
+import { fromAnthropicMessages } from './anthropic-messages.js';
+import { isRecord, readArray, readRecord, readString, readToolArguments, readJson, invalid, unexpected } from './adapter-input.js';
 import { fromOpenAIChat } from './openai-chat.js';
 
-/** One tau-bench run (`historical_trajectories/*.json` entries): its `traj` is OpenAI chat. */
+/** The trajectory formats Strata imports. */
+export type TrajectoryFormat = 'openai' | 'anthropic' | 'tau-bench' | 'swe-agent' | 'sharegpt';
+
+export const TRAJECTORY_FORMATS: readonly TrajectoryFormat[] = Object.freeze(['openai', 'anthropic', 'tau-bench', 'swe-agent', 'sharegpt']);
+
+/** The tool name given to calls a transcript shows only as `None` (tau-bench `messages_display`). */
+export const UNRECORDED_TOOL_NAME = 'unrecorded_tool';
+
+/**
+ * One tau-bench record: a result-file run (`historical_trajectories/*.json`
+ * entries), whose `traj` is OpenAI chat, or a few-shot record that holds only
+ * `messages_display` (see `fromTauBenchTranscript`).
+ */
 export function fromTauBenchRun(run: unknown): CanonicalMessage[] {
   const record = readRecord(run, 'run', 'an object with a traj array');
+  if (record.traj === undefined && record.messages_display !== undefined) return fromTauBenchTranscript(readString(record.messages_display, 'messages_display'));
   return fromOpenAIChat(record.traj, { path: 'traj' });
 }
 
-/** A SWE-agent `.traj` file: its `history` holds OpenAI-style messages with `tool_call_ids`. */
+const TRANSCRIPT_ROLE = /^(system|user|assistant|tool): ?/gm;
+
+/**
+ * A tau-bench few-shot transcript: role-prefixed turns (`user: …`,
+ * `assistant: …`, `tool: …`), each running to the next line that starts with
+ * a role. An assistant turn shown as `None` made tool calls the transcript
+ * does not record: it becomes an assistant message with one call (named
+ * `unrecorded_tool`, no arguments) per `tool:` turn that follows, and each
+ * `tool:` turn the result of its call. Text before the first role, or a
+ * `tool:` turn with no `None` before it, is a `ContextInputError`.
+ */
+export function fromTauBenchTranscript(transcript: string): CanonicalMessage[] {
+  const turns: Array<{ role: string; text: string }> = [];
+  const starts = [...transcript.matchAll(TRANSCRIPT_ROLE)];
+  if (starts.length === 0 || transcript.slice(0, starts[0]!.index).trim() !== '') {
+    throw invalid('messages_display', 'a transcript whose lines start with "user:", "assistant:" or "tool:"', 'text before the first role');
+  }
+  starts.forEach((match, index) => {
+    const end = starts[index + 1]?.index ?? transcript.length;
+    turns.push({ role: match[1]!, text: transcript.slice(match.index! + match[0].length, end).replace(/\s+$/, '') });
+  });
+  const history: CanonicalMessage[] = [];
+  let caller: { message: AssistantMessage; at: number } | undefined;
+  turns.forEach(({ role, text }, index) => {
+    if (role === 'assistant' && text === 'None') {
+      caller = { message: { role: 'assistant', content: '', toolCalls: [] }, at: history.length };
+      history.push(caller.message);
+      return;
+    }
+    if (role === 'tool') {
+      if (!caller) throw invalid(`messages_display turn ${index + 1}`, 'a tool turn after an assistant turn shown as None', 'a tool turn with no call before it');
+      const call: ToolCall = { id: `call_${index}`, name: UNRECORDED_TOOL_NAME, input: {} };
+      caller.message = { ...caller.message, toolCalls: [...caller.message.toolCalls!, call] };
+      history[caller.at] = caller.message;
+      history.push({ role: 'tool', toolCallId: call.id, toolName: call.name, content: text });
+      return;
+    }
+    caller = undefined;
+    history.push(role === 'system' ? { role: 'system', content: text } : role === 'user' ? { role: 'user', content: text } : { role: 'assistant', content: text });
+  });
+  // An assistant `None` with no tool turn after it made no call we can show.
+  return history.map((message) => (message.role === 'assistant' && message.toolCalls?.length === 0 ? { role: 'assistant', content: 'None' } : message));
+}
+
+/**
+ * A SWE-agent `.traj` file, in either of its forms. With function calling,
+ * `history` holds OpenAI-style messages (`tool_calls`, `tool_call_ids`). In
+ * the text form, an assistant entry carries `thought` and `action` (a
+ * command line) and the next user-role entry is the command's observation:
+ * the action becomes one tool call (named after the command's first word,
+ * input `{ command }`) and the observation its result, so observations can
+ * be masked and never become the task anchor.
+ */
 export function fromSweAgentTrajectory(trajectory: unknown): CanonicalMessage[] {
   const record = readRecord(trajectory, 'trajectory', 'an object with a history array');
-  return fromOpenAIChat(record.history, { path: 'history' });
+  const history = readArray(record.history, 'history', 'an array of messages');
+  const textForm = history.some((entry) => isRecord(entry) && entry.role === 'assistant' && typeof entry.action === 'string' && entry.tool_calls === undefined);
+  return textForm ? fromSweAgentTextHistory(history) : fromOpenAIChat(history, { path: 'history' });
+}
+
+function fromSweAgentTextHistory(entries: readonly unknown[]): CanonicalMessage[] {
+  const history: CanonicalMessage[] = [];
+  let pending: ToolCall | undefined;
+  entries.forEach((raw, index) => {
+    const path = `history[${index}]`;
+    const entry = readRecord(raw, path, 'a message object');
+    const content = textOf(entry.content, `${path}.content`);
+    switch (entry.role) {
+      case 'system':
+        history.push({ role: 'system', content });
+        pending = undefined;
+        break;
+      case 'user':
+      case 'tool':
+        if (pending) {
+          history.push({ role: 'tool', toolCallId: pending.id, toolName: pending.name, content });
+          pending = undefined;
+        } else history.push({ role: 'user', content });
+        break;
+      case 'assistant': {
+        const action = entry.action === undefined ? '' : readString(entry.action, `${path}.action`).trim();
+        if (action === '') {
+          history.push({ role: 'assistant', content });
+          pending = undefined;
+          break;
+        }
+        const thought = entry.thought === undefined ? content : readString(entry.thought, `${path}.thought`);
+        pending = { id: `call_${index}`, name: action.split(/\s/, 1)[0]!, input: { command: action } };
+        history.push({ role: 'assistant', content: thought, toolCalls: [pending] });
+        break;
+      }
+      default:
+        throw unexpected(`${path}.role`, '"system", "user", "assistant" or "tool"', entry.role);
+    }
+  });
+  return history;
+}
+
+/** SWE-agent content: a string, or text parts (`{ type: 'text', text }`). */
+function textOf(value: unknown, path: string): string {
+  if (typeof value === 'string') return value;
+  return readArray(value, path, 'a string or an array of text parts')
+    .map((part, index) => readString(readRecord(part, `${path}[${index}]`, 'a text part').text, `${path}[${index}].text`))
+    .join('');
 }
 
 /**
@@ -71,4 +187,146 @@ export function fromShareGPT(record: unknown): CanonicalMessage[] {
     }
   });
   return history;
+}
+
+// --- Detection by content -----------------------------------------------------
+
+/** Anthropic-only content blocks; OpenAI chat has `tool_calls` and `tool` messages instead. */
+const ANTHROPIC_BLOCKS = new Set(['tool_use', 'tool_result', 'thinking', 'redacted_thinking', 'document']);
+
+function looksAnthropic(messages: readonly unknown[]): boolean {
+  return messages.some(
+    (message) => isRecord(message) && Array.isArray(message.content) && message.content.some((block) => isRecord(block) && typeof block.type === 'string' && ANTHROPIC_BLOCKS.has(block.type)),
+  );
+}
+
+const isMessageArray = (value: unknown): value is unknown[] => Array.isArray(value) && value.length > 0 && value.every((item) => isRecord(item) && typeof item.role === 'string');
+
+/**
+ * The format of one record, read from its fields, or undefined when none
+ * fits: `traj` or `messages_display` is tau-bench, `history` SWE-agent,
+ * `conversations` ShareGPT, a message array (bare or as `messages`) OpenAI
+ * chat, unless its blocks (`tool_use`, `tool_result`, `thinking`) or a
+ * top-level `system` say Anthropic Messages.
+ */
+export function detectTrajectoryFormat(record: unknown): TrajectoryFormat | undefined {
+  if (isMessageArray(record)) return looksAnthropic(record) ? 'anthropic' : 'openai';
+  if (!isRecord(record)) return undefined;
+  if (record.traj !== undefined || typeof record.messages_display === 'string') return 'tau-bench';
+  if (Array.isArray(record.history)) return 'swe-agent';
+  if (Array.isArray(record.conversations)) return 'sharegpt';
+  if (Array.isArray(record.messages)) return record.system !== undefined || looksAnthropic(record.messages) ? 'anthropic' : 'openai';
+  return undefined;
+}
+
+/** One record in the named format, to canonical history; any other shape is a `ContextInputError` naming the field. */
+export function fromTrajectoryRecord(record: unknown, format: TrajectoryFormat): CanonicalMessage[] {
+  switch (format) {
+    case 'openai':
+      return Array.isArray(record) ? fromOpenAIChat(record) : fromOpenAIChat(readRecord(record, 'record', 'a message array or an object with messages').messages);
+    case 'anthropic':
+      return fromAnthropicMessages(Array.isArray(record) ? { messages: record } : record);
+    case 'tau-bench':
+      return fromTauBenchRun(record);
+    case 'swe-agent':
+      return fromSweAgentTrajectory(record);
+    case 'sharegpt':
+      return fromShareGPT(record);
+  }
+}
+
+/** One conversation of a trajectory file. */
+export interface ImportedTrajectory {
+  /** Where in the file: `record`, `[3]` (an array of records) or `line 4` (JSONL). */
+  readonly record: string;
+  readonly format: TrajectoryFormat;
+  readonly messages: CanonicalMessage[];
+}
+
+export interface TrajectoryImport {
+  readonly trajectories: readonly ImportedTrajectory[];
+  /** One per record that could not be imported; `culprit` starts with the record (`line 4: traj[2].role`). */
+  readonly errors: readonly ContextInputError[];
+}
+
+export interface ImportTrajectoriesOptions {
+  /** Default `auto`: each record's format is detected from its content. */
+  readonly format?: TrajectoryFormat | 'auto';
+}
+
+/**
+ * The conversations of one trajectory file's text: a JSON document (one
+ * record, a message array, or an array of records) or JSONL (one record per
+ * line). A record that is malformed gives an error naming the record and the
+ * field, and the other records still import. A file that is empty, not JSON
+ * (a truncated document) or holds no record of a known format throws one
+ * `ContextInputError` (code `CONTEXT_TRAJECTORY_INVALID`).
+ */
+export function importTrajectories(text: string, options: ImportTrajectoriesOptions = {}): TrajectoryImport {
+  const format = options.format ?? 'auto';
+  const records = splitRecords(text);
+  const trajectories: ImportedTrajectory[] = [];
+  const errors: ContextInputError[] = [];
+  for (const { record, value, error } of records) {
+    try {
+      if (error) throw error;
+      const recordFormat = format === 'auto' ? detectTrajectoryFormat(value) : format;
+      if (!recordFormat) throw new ContextInputError({ code: UNKNOWN_FORMAT, culprit: 'record', message: `no known trajectory format fits (expected ${TRAJECTORY_HINT})` });
+      trajectories.push({ record, format: recordFormat, messages: fromTrajectoryRecord(value, recordFormat) });
+    } catch (caught) {
+      if (!ContextInputError.isInstance(caught)) throw caught;
+      errors.push(new ContextInputError({ code: caught.code, culprit: `${record}: ${caught.culprit}`, message: `${record}: ${caught.message}`, cause: caught }));
+    }
+  }
+  if (trajectories.length === 0 && errors.every((error) => error.code === UNKNOWN_FORMAT)) {
+    throw new ContextInputError({ code: UNKNOWN_FORMAT, culprit: 'file', message: `no record of a known trajectory format (expected ${TRAJECTORY_HINT})` });
+  }
+  return { trajectories, errors };
+}
+
+const UNKNOWN_FORMAT = 'CONTEXT_TRAJECTORY_FORMAT_UNKNOWN';
+const TRAJECTORY_HINT = 'OpenAI or Anthropic messages, a tau-bench traj or messages_display, a SWE-agent history, or ShareGPT conversations';
+
+function trajectoryError(culprit: string, message: string, cause?: unknown): ContextInputError {
+  return new ContextInputError({ code: 'CONTEXT_TRAJECTORY_INVALID', culprit, message, cause });
+}
+
+interface RawRecord {
+  readonly record: string;
+  readonly value?: unknown;
+  readonly error?: ContextInputError;
+}
+
+function splitRecords(text: string): RawRecord[] {
+  if (text.trim() === '') throw trajectoryError('file', 'the file is empty');
+  let document: unknown;
+  try {
+    document = JSON.parse(text);
+  } catch (cause) {
+    const lines = text.split('\n');
+    const filled = lines.flatMap((line, index) => (line.trim() === '' ? [] : [{ line, number: index + 1 }]));
+    // JSONL: more than one line, the first of which is a JSON document on its own.
+    if (filled.length > 1 && parses(filled[0]!.line)) {
+      return filled.map(({ line, number }) => {
+        try {
+          return { record: `line ${number}`, value: JSON.parse(line) as unknown };
+        } catch (lineCause) {
+          return { record: `line ${number}`, error: trajectoryError('record', `not JSON (${(lineCause as Error).message})`, lineCause) };
+        }
+      });
+    }
+    throw trajectoryError('file', `not JSON: ${(cause as Error).message} (a truncated file?)`, cause);
+  }
+  if (isMessageArray(document) || !Array.isArray(document)) return [{ record: 'record', value: document }];
+  if (document.length === 0) throw trajectoryError('file', 'an empty array: no trajectories');
+  return document.map((value, index) => ({ record: `[${index}]`, value }));
+}
+
+function parses(line: string): boolean {
+  try {
+    JSON.parse(line);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -1,0 +1,44 @@
+// strata examples [--out DIR]: the reproducible examples with the scripted
+// model (no network, no key), their traces, the viewer and a per-turn table.
+import { rm, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import * as examples from '../examples/index.js';
+import { parseCommandArguments } from '../cli-arguments.js';
+import type { CliIo } from '../cli-io.js';
+import { readTraceDirectory } from '../trace/read-traces.js';
+import { renderViewerHtml } from '../viewer/render-viewer.js';
+import { renderRuns } from './trace-command.js';
+
+/** Default output folder, under the git-ignored `.strata/`. */
+export const DEFAULT_EXAMPLES_DIRECTORY = '.strata/examples';
+
+type Example = (options: { outDir: string }) => Promise<unknown>;
+
+/** Every `run<Name>Example` the examples module exports, in name order. */
+function exampleRunners(): Array<[string, Example]> {
+  return Object.entries(examples as Record<string, unknown>)
+    .flatMap(([name, value]): Array<[string, Example]> => {
+      const match = /^run(\w+)Example$/.exec(name);
+      return match && typeof value === 'function' ? [[match[1]!.toLowerCase(), value as Example]] : [];
+    })
+    .sort(([a], [b]) => a.localeCompare(b));
+}
+
+export async function examplesCommand(args: readonly string[], io: CliIo): Promise<number> {
+  const { values } = parseCommandArguments('strata examples', args, { out: { type: 'string' } });
+  const out = resolve(io.cwd, values.out ?? DEFAULT_EXAMPLES_DIRECTORY);
+  for (const [name, run] of exampleRunners()) {
+    const outDir = join(out, name);
+    // Trace files are never overwritten: each run starts from an empty folder of its own.
+    await rm(outDir, { recursive: true, force: true });
+    io.stdout.write(`example ${name}: `);
+    await run({ outDir });
+    io.stdout.write(`traces in ${outDir}\n`);
+  }
+  const runs = await readTraceDirectory(out);
+  io.stdout.write(`\n${renderRuns(runs)}`);
+  const report = join(out, 'report.html');
+  await writeFile(report, await renderViewerHtml(runs));
+  io.stdout.write(`\nviewer: ${report} (self-contained; open it from the file system)\n`);
+  return 0;
+}

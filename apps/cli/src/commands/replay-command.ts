@@ -1,0 +1,202 @@
+// strata replay <file|dir>... : recorded runs replayed turn by turn through the
+// assembler, every chosen policy side by side.
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ConservativeTokenEstimator, ExactTokenEstimator, importTrajectories, TRAJECTORY_FORMATS, ContextInputError, type TokenEstimator, type TrajectoryFormat } from '@strata/context';
+import { createFileTraceSink } from '@strata/store';
+import { CliInputError } from '../cli-input-error.js';
+import { oneOf, parseCommandArguments, positiveInteger } from '../cli-arguments.js';
+import { progressBar, type CliIo } from '../cli-io.js';
+import { POLICY_DESCRIPTIONS, REPLAY_POLICIES, RECOVERABLE_POLICIES, type ReplayPolicy } from '../replay/policy-turns.js';
+import { addTally, CACHE_PRICING, emptyTally, policySummary, type OracleLike, type PolicySummary, type PolicyTally } from '../replay/replay-metrics.js';
+import { replayRun } from '../replay/replay-run.js';
+
+const ENCODINGS = ['o200k', 'cl100k', 'conservative'] as const;
+const TRAJECTORY_EXTENSIONS = ['.json', '.jsonl', '.traj'];
+/** Default input cap when `--window` is not given. */
+export const DEFAULT_REPLAY_WINDOW_TOKENS = 8_192;
+
+export const REPLAY_USAGE = `strata replay <file|dir>... [--format auto|${TRAJECTORY_FORMATS.join('|')}] [--window N] [--encoding o200k|cl100k|conservative] [--policy NAME]... [--trace-dir DIR] [--oracle FILE] [--json]`;
+
+interface RunRecord {
+  file: string;
+  record: string;
+  format: TrajectoryFormat;
+  messages: number;
+  policies: Partial<Record<ReplayPolicy, PolicySummary | { error: string }>>;
+}
+
+interface ReplayError {
+  file: string;
+  record: string | null;
+  field: string | null;
+  message: string;
+}
+
+export async function replayCommand(args: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArguments('strata replay', args, {
+    format: { type: 'string' },
+    window: { type: 'string' },
+    encoding: { type: 'string' },
+    policy: { type: 'string', multiple: true },
+    'trace-dir': { type: 'string' },
+    oracle: { type: 'string' },
+    json: { type: 'boolean' },
+  });
+  if (positionals.length === 0) throw new CliInputError({ culprit: 'file', message: `strata replay: name at least one trajectory file or directory\nusage: ${REPLAY_USAGE}`.split('\n')[0]! });
+  const format = oneOf(values.format, '--format', ['auto', ...TRAJECTORY_FORMATS] as const, 'auto');
+  const windowTokens = positiveInteger(values.window, '--window', DEFAULT_REPLAY_WINDOW_TOKENS);
+  const encoding = oneOf(values.encoding, '--encoding', ENCODINGS, 'o200k');
+  const policies = [...new Set((values.policy ?? [...REPLAY_POLICIES]).map((policy) => oneOf(policy, '--policy', REPLAY_POLICIES, 'raw')))];
+  const exactEstimator = encoding === 'conservative' ? undefined : new ExactTokenEstimator({ family: encoding });
+  const counter: TokenEstimator = exactEstimator ?? new ConservativeTokenEstimator({ family: 'unknown' });
+  const oracle = await loadOracle(values.oracle, io);
+  const traceDirectory = values['trace-dir'] === undefined ? undefined : resolve(io.cwd, values['trace-dir']);
+  const sinks = new Map<ReplayPolicy, ReturnType<typeof createFileTraceSink>>();
+
+  const files = await trajectoryFiles(positionals, io.cwd);
+  const errors: ReplayError[] = [];
+  const runs: RunRecord[] = [];
+  const totals = new Map<ReplayPolicy, PolicyTally>(policies.map((policy) => [policy, emptyTally(oracle !== undefined)]));
+  const imported: Array<{ file: string; record: string; format: TrajectoryFormat; messages: import('@strata/context').CanonicalMessage[] }> = [];
+  for (const file of files) {
+    const name = relative(io.cwd, file) || file;
+    try {
+      const result = importTrajectories(await readFile(file, 'utf8'), { format });
+      for (const error of result.errors) errors.push(describe(name, error));
+      for (const trajectory of result.trajectories) imported.push({ file: name, ...trajectory });
+    } catch (error) {
+      if (!ContextInputError.isInstance(error)) throw error;
+      errors.push({ file: name, record: null, field: null, message: error.message });
+    }
+  }
+  const progress = progressBar(io.stderr, imported.length);
+  for (const trajectory of imported) {
+    progress.tick(`${trajectory.file} ${trajectory.record}`);
+    const contextId = `${trajectory.file}#${trajectory.record}`;
+    const result = await replayRun({
+      trajectory: trajectory.messages,
+      contextId,
+      policies,
+      windowTokens,
+      counter,
+      exactEstimator,
+      oracle,
+      onTurn: traceDirectory
+        ? async (policy, turn) => {
+            if (!turn.trace) return;
+            let sink = sinks.get(policy);
+            if (!sink) sinks.set(policy, (sink = createFileTraceSink({ directory: join(traceDirectory, policy) })));
+            await sink.write({ contextId: turn.trace.contextId, turn: turn.trace.turn, body: turn.trace });
+          }
+        : undefined,
+    });
+    const record: RunRecord = { file: trajectory.file, record: trajectory.record, format: trajectory.format, messages: trajectory.messages.length, policies: {} };
+    for (const policy of policies) {
+      const failure = result.failures.get(policy);
+      if (failure !== undefined) {
+        record.policies[policy] = { error: failure };
+        errors.push({ file: trajectory.file, record: trajectory.record, field: null, message: `${policy}: ${failure}` });
+      } else record.policies[policy] = policySummary(result.tallies.get(policy)!, result.tallies.get('raw'), RECOVERABLE_POLICIES.has(policy));
+      addTally(totals.get(policy)!, result.tallies.get(policy)!);
+    }
+    runs.push(record);
+  }
+  progress.done();
+
+  const total = Object.fromEntries(policies.map((policy) => [policy, policySummary(totals.get(policy)!, totals.get('raw'), RECOVERABLE_POLICIES.has(policy))]));
+  for (const error of errors) io.stderr.write(`strata replay: ${[error.file, error.record, error.message].filter((part) => part !== null).join(': ')}\n`);
+  if (values.json) {
+    io.stdout.write(
+      `${JSON.stringify({
+        window: windowTokens,
+        encoding,
+        pricing: CACHE_PRICING,
+        policies: Object.fromEntries(policies.map((policy) => [policy, POLICY_DESCRIPTIONS[policy]])),
+        oracle: oracle !== undefined,
+        runs,
+        errors,
+        total,
+      }, null, 2)}\n`,
+    );
+  } else io.stdout.write(renderTotals({ total, windowTokens, encoding, runs: runs.length, oracle: oracle !== undefined }));
+  if (runs.length === 0 && errors.length > 0) return 1;
+  return errors.length > 0 ? 1 : 0;
+}
+
+function describe(file: string, error: ContextInputError): ReplayError {
+  const [record, ...field] = error.culprit.split(': ');
+  return { file, record: record ?? null, field: field.join(': ') || null, message: error.message };
+}
+
+/** The files named, directories expanded (sorted, one level of .json / .jsonl / .traj files). */
+async function trajectoryFiles(paths: readonly string[], cwd: string): Promise<string[]> {
+  const files: string[] = [];
+  for (const path of paths) {
+    const full = resolve(cwd, path);
+    let info;
+    try {
+      info = await stat(full);
+    } catch {
+      throw new CliInputError({ culprit: path, message: `strata replay: ${path}: no such file or directory` });
+    }
+    if (!info.isDirectory()) {
+      files.push(full);
+      continue;
+    }
+    const names = (await readdir(full)).filter((name) => TRAJECTORY_EXTENSIONS.some((extension) => name.endsWith(extension))).sort();
+    if (names.length === 0) throw new CliInputError({ culprit: path, message: `strata replay: ${path}: a directory with no trajectories (no ${TRAJECTORY_EXTENSIONS.join(', ')} files)` });
+    files.push(...names.map((name) => join(full, name)));
+  }
+  return files;
+}
+
+/**
+ * The provider-rules oracle: `--oracle FILE`, else `$STRATA_SHARED_DIR/tools/provider-rules.mjs`
+ * or `../shared/tools/provider-rules.mjs`; absent, oracle figures are null.
+ */
+async function loadOracle(option: string | undefined, io: CliIo): Promise<OracleLike | undefined> {
+  const candidates = option !== undefined ? [resolve(io.cwd, option)] : [io.env.STRATA_SHARED_DIR, resolve(io.cwd, '../shared')].filter((dir): dir is string => dir !== undefined).map((dir) => join(resolve(io.cwd, dir), 'tools', 'provider-rules.mjs'));
+  const found = candidates.find((candidate) => existsSync(candidate));
+  if (found === undefined) {
+    if (option !== undefined) throw new CliInputError({ culprit: '--oracle', message: `--oracle ${option}: no such file` });
+    return undefined;
+  }
+  return (await import(pathToFileURL(found).href)) as OracleLike;
+}
+
+const percent = (value: number | null) => (value === null ? '-' : `${(value * 100).toFixed(1)}%`);
+
+function renderTotals(options: { total: Record<string, PolicySummary>; windowTokens: number; encoding: string; runs: number; oracle: boolean }): string {
+  const rows = Object.entries(options.total).map(([policy, summary]) => [
+    policy,
+    String(summary.turns),
+    String(summary.inputTokens),
+    percent(summary.reductionVsRaw),
+    String(summary.cost.total),
+    percent(summary.prefixReuse),
+    String(summary.compactions),
+    `${summary.orphans}/${summary.splitUnits}`,
+    `${percent(summary.anchorKept)}/${percent(summary.goalKept)}`,
+    summary.recovery.share === null ? 'none' : percent(summary.recovery.share),
+    percent(summary.laterUseRecall.share),
+    summary.oracleViolations === null ? '-' : String(summary.oracleViolations),
+    `${summary.assemblyMs.p50 ?? '-'}/${summary.assemblyMs.p99 ?? '-'}`,
+  ]);
+  const header = ['policy', 'turns', 'input tokens', 'vs raw', 'cache cost', 'prefix reuse', 'compactions', 'orphans/split', 'anchor/goal', 'recovered', 'later-use recall', 'oracle', 'ms p50/p99'];
+  return [
+    `${options.runs} runs, window ${options.windowTokens} tokens (${options.encoding}); cache cost in input-token units: cached prefix ${CACHE_PRICING.cachedToken}, new ${CACHE_PRICING.newToken}, cache writes ${CACHE_PRICING.cacheWriteToken}${options.oracle ? '' : '; provider-rules oracle not found (--oracle FILE)'}`,
+    formatTable(header, rows),
+    'recovered: masked results read back byte-exact through read_tool_output; raw, last-n and clear-tool-uses keep no copy, so they have no way back.',
+    '',
+  ].join('\n');
+}
+
+/** Left-aligned columns, two spaces apart. */
+export function formatTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = header.map((cell, column) => Math.max(cell.length, ...rows.map((row) => (row[column] ?? '').length)));
+  const line = (row: readonly string[]) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
+  return [line(header), ...rows.map(line)].join('\n');
+}

@@ -1,0 +1,121 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, mkdir, readdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { CliIo } from '../cli-io.js';
+import { runCli } from '../run-cli.js';
+
+type Chunk = Record<string, unknown>;
+const chunk = (delta: Chunk, finish: string | null = null): Chunk => ({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'local', choices: [{ index: 0, delta, finish_reason: finish }] });
+const toolCall = (id: string, name: string, args: Chunk): Chunk[] => [
+  chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id, type: 'function', function: { name, arguments: '' } }] }),
+  chunk({ tool_calls: [{ index: 0, function: { arguments: JSON.stringify(args) } }] }),
+  chunk({}, 'tool_calls'),
+  { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'local', choices: [], usage: { prompt_tokens: 300, completion_tokens: 9, total_tokens: 309 } },
+];
+const text = (words: string[]): Chunk[] => [chunk({ role: 'assistant', content: '' }), ...words.map((word) => chunk({ content: word })), chunk({}, 'stop')];
+
+/** An OpenAI-compatible server on 127.0.0.1 answering the n-th request with the n-th script (SSE); `null` holds the stream open. */
+async function localServer(scripts: Array<Chunk[] | null>) {
+  const bodies: Array<{ messages: Array<Record<string, unknown>> }> = [];
+  let onRequest: (() => void) | undefined;
+  const server = createServer((request: IncomingMessage, response) => {
+    let raw = '';
+    request.on('data', (part) => (raw += part));
+    request.on('end', () => {
+      bodies.push(JSON.parse(raw));
+      onRequest?.();
+      const script = scripts[bodies.length - 1];
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      if (script === null) return;
+      for (const event of script ?? text(['no more script'])) response.write(`data: ${JSON.stringify(event)}\n\n`);
+      response.end('data: [DONE]\n\n');
+    });
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as AddressInfo;
+  return {
+    model: `openai-compatible:http://127.0.0.1:${port}/v1#local-model`,
+    bodies,
+    nextRequest: () => new Promise<void>((done) => (onRequest = done)),
+    close: () => new Promise<void>((done) => {
+      server.closeAllConnections();
+      server.close(() => done());
+    }),
+  };
+}
+
+async function strata(args: string[], cwd: string, options: { env?: Record<string, string>; signal?: AbortSignal } = {}) {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIo = { stdout: { write: (chunkText: string) => (stdout += chunkText) }, stderr: { write: (chunkText: string) => (stderr += chunkText) }, env: options.env ?? {}, cwd, signal: options.signal };
+  const code = await runCli(args, io);
+  return { code, stdout, stderr };
+}
+
+async function workspace() {
+  const root = await mkdtemp(join(tmpdir(), 'strata-run-'));
+  await mkdir(join(root, 'work'));
+  await writeFile(join(root, 'work', 'notes.txt'), 'The answer is 42.\n');
+  await writeFile(join(root, 'outside.txt'), 'private');
+  return root;
+}
+
+test('a live run streams a tool call then an answer; file tools stay inside the work directory; traces are written', async () => {
+  const root = await workspace();
+  const server = await localServer([toolCall('call_1', 'read_file', { path: 'notes.txt' }), toolCall('call_2', 'read_file', { path: '../outside.txt' }), text(['The notes ', 'say 42.'])]);
+  try {
+    const { code, stdout, stderr } = await strata(['run', 'What do the notes say?', '--model', server.model, '--workdir', 'work', '--trace-dir', 'traces'], root);
+    assert.equal(code, 0, stderr);
+    assert.match(stdout, /The notes say 42\./);
+    assert.equal(server.bodies.length, 3);
+    const results = server.bodies[2]!.messages.filter((message) => message.role === 'tool').map((message) => String(message.content));
+    assert.equal(results[0], 'The answer is 42.\n');
+    assert.match(results[1]!, /outside the work directory/);
+    assert.ok(!results.join('').includes('private'));
+    const tools = (server.bodies[0] as unknown as { tools: Array<{ function: { name: string } }> }).tools.map((tool) => tool.function.name);
+    assert.deepEqual(['list_files', 'read_file', 'search_files', 'write_file'].filter((name) => !tools.includes(name)), []);
+    const [contextDirectory] = await readdir(join(root, 'traces'));
+    assert.deepEqual((await readdir(join(root, 'traces', contextDirectory!))).sort(), ['turn-0001.json', 'turn-0002.json', 'turn-0003.json']);
+  } finally {
+    await server.close();
+  }
+});
+
+test('Ctrl-C cancels a run cleanly and the trace of the interrupted turn is still written', async () => {
+  const root = await workspace();
+  const server = await localServer([null]);
+  try {
+    const controller = new AbortController();
+    const started = server.nextRequest();
+    const running = strata(['run', 'Wait.', '--model', server.model, '--workdir', 'work', '--trace-dir', 'traces'], root, { signal: controller.signal });
+    await started;
+    controller.abort(new Error('interrupted (Ctrl-C)'));
+    const { code, stderr } = await running;
+    assert.equal(code, 130, stderr);
+    const [contextDirectory] = await readdir(join(root, 'traces'));
+    assert.deepEqual(await readdir(join(root, 'traces', contextDirectory!)), ['turn-0001.json']);
+  } finally {
+    await server.close();
+  }
+});
+
+test('no key names the variable to set; a missing work directory or MCP file is a one-line error', async () => {
+  const root = await workspace();
+  const cases: Array<[string[], RegExp]> = [
+    [['run', 'hi', '--model', 'openai:gpt-4.1', '--workdir', 'work'], /^strata: OPENAI_API_KEY is not set/],
+    [['run', 'hi', '--model', 'anthropic:claude-sonnet-4-5', '--workdir', 'work'], /^strata: ANTHROPIC_API_KEY is not set/],
+    [['run', 'hi', '--model', 'openai:gpt-4.1', '--workdir', 'nowhere'], /^strata: --workdir .*nowhere: not a directory$/],
+    [['run', 'hi', '--model', 'openai-compatible:http://127.0.0.1:9/v1#m', '--workdir', 'work', '--mcp', 'missing.json'], /^strata: --mcp missing\.json: no such file$/],
+    [['run', '--model', 'openai:gpt-4.1'], /^strata run: name the task/],
+  ];
+  for (const [args, pattern] of cases) {
+    const { code, stderr } = await strata(args, root);
+    assert.equal(code, 2, `${args.join(' ')}: ${stderr}`);
+    assert.equal(stderr.trimEnd().split('\n').length, 1, stderr);
+    assert.match(stderr.trimEnd(), pattern);
+  }
+});

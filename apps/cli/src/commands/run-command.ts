@@ -1,0 +1,124 @@
+// strata run "<task>" --model <provider:model>: a live run with a real provider.
+import { readFile, stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { exactTokenEstimatorFor, resolveContextConfiguration, tokenizerFamilyOf, type ContextContributorFactory } from '@strata/context';
+import { createAgentRun, createAgentTelemetry, otlpTracerFromEnvironment, type AgentEvent } from '@strata/agent';
+import { createModelClientFromSpecifier } from '@strata/model';
+import { createFileTraceSink, createMemoryStores } from '@strata/store';
+import { connectMcpServer, loadSkills, registerStandardTools, skillCatalogContributorFactory, ToolRegistry, type McpServerConfig, type McpServerConnection } from '@strata/tools';
+import { CliInputError } from '../cli-input-error.js';
+import { parseCommandArguments, positiveInteger } from '../cli-arguments.js';
+import type { CliIo } from '../cli-io.js';
+import { workdirTools } from '../run/workdir-tools.js';
+
+export const RUN_USAGE = 'strata run "<task>" --model <provider:model> [--workdir DIR] [--skills DIR] [--mcp FILE] [--max-turns N] [--trace-dir DIR]';
+
+/** Where a run's traces go unless `--trace-dir` says otherwise (git-ignored `.strata/`). */
+export const DEFAULT_RUN_TRACE_DIRECTORY = '.strata/runs';
+
+export async function runCommand(args: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArguments('strata run', args, {
+    model: { type: 'string' },
+    workdir: { type: 'string' },
+    skills: { type: 'string' },
+    mcp: { type: 'string' },
+    'max-turns': { type: 'string' },
+    'trace-dir': { type: 'string' },
+  });
+  const task = positionals.join(' ').trim();
+  if (task === '') throw new CliInputError({ culprit: 'task', message: `strata run: name the task; usage: ${RUN_USAGE}` });
+  const modelFlag = values.model ?? io.env.STRATA_MODEL;
+  if (!modelFlag) throw new CliInputError({ culprit: '--model', message: 'strata run: --model is required (or STRATA_MODEL), e.g. openai:gpt-4.1 or openai-compatible:http://127.0.0.1:11434/v1#llama3.1' });
+  const workdir = await existingDirectory(resolve(io.cwd, values.workdir ?? '.'), '--workdir');
+  const maxTurns = positiveInteger(values['max-turns'], '--max-turns', 30);
+  const model = createModelClientFromSpecifier({ model: modelFlag, env: io.env });
+  const configuration = resolveContextConfiguration(io.env);
+
+  const stores = createMemoryStores();
+  const tools = new ToolRegistry();
+  for (const tool of workdirTools(workdir)) tools.register(tool);
+  const connections: McpServerConnection[] = [];
+  const contributors: ContextContributorFactory[] = [];
+  try {
+    for (const server of values.mcp === undefined ? [] : await readMcpServers(resolve(io.cwd, values.mcp), values.mcp)) {
+      const connection = await connectMcpServer({ server, signal: io.signal });
+      connections.push(connection);
+      tools.registerAll(connection.registrations);
+    }
+    const catalog = values.skills === undefined ? undefined : await loadSkills(await existingDirectory(resolve(io.cwd, values.skills), '--skills'));
+    if (catalog) contributors.push(skillCatalogContributorFactory({ catalog }));
+    registerStandardTools({ registry: tools, outputStore: stores.toolOutputs, skills: catalog });
+
+    const traceDirectory = resolve(io.cwd, values['trace-dir'] ?? configuration.traceDir ?? DEFAULT_RUN_TRACE_DIRECTORY);
+    const contextId = `run-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+    const otlp = otlpTracerFromEnvironment(io.env);
+    const telemetry = otlp ? createAgentTelemetry({ tracer: otlp.tracer, provider: model.provider, model: model.modelId, contextId }) : undefined;
+    const onEvent = (event: AgentEvent) => {
+      telemetry?.onEvent(event);
+      if (event.type === 'text-delta') io.stdout.write(event.text);
+      else if (event.type === 'tool-call-start') io.stderr.write(`\n[tool] ${event.call.name} ${JSON.stringify(event.call.input).slice(0, 200)}\n`);
+      else if (event.type === 'tool-call-end' && event.result.isError) io.stderr.write(`[tool] ${event.call.name} failed: ${event.result.content.split('\n')[0]}\n`);
+      else if (event.type === 'history-compacted') io.stderr.write(`[context] compacted (${event.reason}): ${event.messagesBefore} -> ${event.messagesAfter} messages\n`);
+    };
+    const run = createAgentRun(
+      { id: 'strata-cli', maxTurns, sections: { identity: `You are a careful agent working in the directory ${workdir} through its file tools.` }, contributors },
+      {
+        model,
+        tools,
+        outputStore: stores.toolOutputs,
+        sessionStore: stores.sessions,
+        traceSink: createFileTraceSink({ directory: traceDirectory }),
+        configuration,
+        exactEstimator: tokenizerFamilyOf(model.modelId) === 'unknown' ? undefined : exactTokenEstimatorFor(model.modelId),
+        onStage: telemetry?.onStage,
+      },
+      { contextId, prompt: task, signal: io.signal, onEvent },
+    );
+    const result = await run.execute();
+    telemetry?.end();
+    await otlp?.shutdown();
+    io.stdout.write('\n');
+    io.stderr.write(`[run] ${result.stopReason} after ${result.turns} turns; traces in ${traceDirectory}/${contextId} (strata trace show ${traceDirectory})\n`);
+    if (result.stopReason === 'completed') return 0;
+    if (result.stopReason === 'interrupted') return 130;
+    const reason = result.error instanceof Error ? `: ${result.error.message.split('\n')[0]}` : '';
+    io.stderr.write(`strata run: stopped (${result.stopReason})${reason}\n`);
+    return 1;
+  } finally {
+    await Promise.all(connections.map((connection) => connection.close()));
+  }
+}
+
+async function existingDirectory(path: string, option: string): Promise<string> {
+  try {
+    if ((await stat(path)).isDirectory()) return path;
+  } catch {
+    // reported below
+  }
+  throw new CliInputError({ culprit: option, message: `${option} ${path}: not a directory` });
+}
+
+/**
+ * MCP servers from a JSON file in the common `mcpServers` shape:
+ * `{ "mcpServers": { "<name>": { "command", "args", "env", "cwd" } | { "url", "headers" } } }`.
+ */
+export async function readMcpServers(path: string, shown: string): Promise<McpServerConfig[]> {
+  let document: unknown;
+  try {
+    document = JSON.parse(await readFile(path, 'utf8'));
+  } catch (error) {
+    throw new CliInputError({ culprit: shown, message: `--mcp ${shown}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : `not JSON (${(error as Error).message})`}` });
+  }
+  const servers = (document as { mcpServers?: unknown })?.mcpServers;
+  if (typeof servers !== 'object' || servers === null || Array.isArray(servers)) throw new CliInputError({ culprit: shown, message: `--mcp ${shown}: expected an object with an "mcpServers" object` });
+  return Object.entries(servers as Record<string, Record<string, unknown>>).map(([name, entry]) => {
+    const where = `--mcp ${shown}: mcpServers.${name}`;
+    if (typeof entry?.command === 'string') {
+      const args = entry.args ?? [];
+      if (!Array.isArray(args) || !args.every((arg) => typeof arg === 'string')) throw new CliInputError({ culprit: shown, message: `${where}.args: expected an array of strings` });
+      return { name, transport: { type: 'stdio', command: entry.command, args, env: entry.env as Record<string, string> | undefined, cwd: entry.cwd as string | undefined } };
+    }
+    if (typeof entry?.url === 'string') return { name, transport: { type: 'streamable-http', url: entry.url, headers: entry.headers as Record<string, string> | undefined } };
+    throw new CliInputError({ culprit: shown, message: `${where}: expected "command" (stdio) or "url" (Streamable HTTP)` });
+  });
+}

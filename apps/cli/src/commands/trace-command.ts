@@ -1,0 +1,105 @@
+// strata trace show | diff | view | serve
+import { writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { CliInputError } from '../cli-input-error.js';
+import { parseCommandArguments } from '../cli-arguments.js';
+import type { CliIo } from '../cli-io.js';
+import { compactionSummary, diffTurns, readTraceDirectory, sectionOutcomes, tokensByPart, type TraceRun, type TraceTurn, type TokensByPart } from '../trace/read-traces.js';
+import { renderViewerHtml } from '../viewer/render-viewer.js';
+import { serveViewer } from '../viewer/serve-viewer.js';
+import { formatTable } from './replay-command.js';
+
+export const TRACE_USAGE = [
+  'strata trace show <dir|file>             a terminal summary of every turn',
+  'strata trace diff <a> <b>                two turns (trace files) or two runs (directories): sections, messages, tokens by part',
+  'strata trace view <dir> [--out FILE]     one self-contained HTML viewer (default report.html)',
+  'strata trace serve <dir> [--port N]      the viewer on 127.0.0.1, following a live run',
+];
+
+export async function traceCommand(args: readonly string[], io: CliIo): Promise<number> {
+  const [subcommand, ...rest] = args;
+  switch (subcommand) {
+    case 'show': {
+      const { positionals } = parseCommandArguments('strata trace show', rest, {});
+      const runs = await readTraceDirectory(resolve(io.cwd, required(positionals[0], 'strata trace show <dir|file>')));
+      io.stdout.write(renderRuns(runs));
+      return 0;
+    }
+    case 'diff': {
+      const { positionals } = parseCommandArguments('strata trace diff', rest, {});
+      const a = await readTraceDirectory(resolve(io.cwd, required(positionals[0], 'strata trace diff <a> <b>')));
+      const b = await readTraceDirectory(resolve(io.cwd, required(positionals[1], 'strata trace diff <a> <b>')));
+      io.stdout.write(renderDiff(lastTurn(a), lastTurn(b), a, b));
+      return 0;
+    }
+    case 'view': {
+      const { positionals, values } = parseCommandArguments('strata trace view', rest, { out: { type: 'string' } });
+      const runs = await readTraceDirectory(resolve(io.cwd, required(positionals[0], 'strata trace view <dir>')));
+      const out = resolve(io.cwd, values.out ?? 'report.html');
+      await writeFile(out, await renderViewerHtml(runs));
+      io.stdout.write(`wrote ${out} (${runs.reduce((sum, run) => sum + run.turns.length, 0)} turns); open it in a browser, no network needed\n`);
+      return 0;
+    }
+    case 'serve': {
+      const { positionals, values } = parseCommandArguments('strata trace serve', rest, { port: { type: 'string' } });
+      const directory = resolve(io.cwd, required(positionals[0], 'strata trace serve <dir>'));
+      const port = values.port === undefined ? 0 : Number(values.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new CliInputError({ culprit: '--port', message: `--port must be 0-65535, got "${values.port}"` });
+      const server = await serveViewer({ directory, port });
+      io.stdout.write(`serving ${directory} on ${server.url} (Ctrl-C stops)\n`);
+      await new Promise<void>((done) => (io.signal?.aborted ? done() : io.signal?.addEventListener('abort', () => done(), { once: true })));
+      await server.close();
+      return 0;
+    }
+    default:
+      throw new CliInputError({ culprit: subcommand ?? 'trace', message: `strata trace: expected show, diff, view or serve${subcommand === undefined ? '' : `, got "${subcommand}"`}` });
+  }
+}
+
+function required(value: string | undefined, usage: string): string {
+  if (value === undefined) throw new CliInputError({ culprit: usage, message: `usage: ${usage}` });
+  return value;
+}
+
+/** A single trace file stands for its turn; a directory of one run for its last turn. */
+function lastTurn(runs: readonly TraceRun[]): TraceTurn {
+  return runs.at(-1)!.turns.at(-1)!;
+}
+
+const parts = (tokens: TokensByPart | null) => (tokens ? `${tokens.system}/${tokens.tools}/${tokens.data}/${tokens.history}` : '-');
+
+/** One table per run: turn; input tokens by part; compaction; diagnostics. */
+export function renderRuns(runs: readonly TraceRun[]): string {
+  const blocks = runs.map((run) => {
+    const rows = run.turns.map(({ trace }) => {
+      const tokens = tokensByPart(trace);
+      const sections = sectionOutcomes(trace);
+      return [
+        `${trace.turn}${trace.recoveryAttempt ? ` (recovery ${trace.recoveryAttempt})` : ''}`,
+        trace.selectedPath,
+        tokens ? `${tokens.total}/${tokens.window}` : '-',
+        parts(tokens),
+        `${trace.renderedContext?.window.keptMessages ?? trace.llmInput.messages.length}/${trace.renderedContext?.window.historyMessages ?? '-'}`,
+        compactionSummary(trace) ?? '-',
+        `${sections.truncated.length} truncated, ${sections.dropped.length} dropped`,
+        trace.diagnostics.map((diagnostic) => diagnostic.code).join(', ') || '-',
+      ];
+    });
+    return `${run.contextId} (${run.turns.length} turns)\n${formatTable(['turn', 'path', 'input/window', 'system/tools/data/history', 'messages kept', 'compaction', 'sections', 'diagnostics'], rows)}`;
+  });
+  return `${blocks.join('\n\n')}\n`;
+}
+
+function renderDiff(a: TraceTurn, b: TraceTurn, runsA: readonly TraceRun[], runsB: readonly TraceRun[]): string {
+  const diff = diffTurns(a.trace, b.trace);
+  const lines = [
+    `from ${a.file} (${a.trace.contextId} turn ${a.trace.turn}) to ${b.file} (${b.trace.contextId} turn ${b.trace.turn})`,
+    `sections: +${diff.sections.added.join(', ') || 'none'}; -${diff.sections.removed.join(', ') || 'none'}; truncated ${diff.sections.truncated.join(', ') || 'none'}; dropped ${diff.sections.dropped.join(', ') || 'none'}`,
+    `messages: ${diff.messages.added} added, ${diff.messages.compacted} compacted, ${diff.messages.removed} removed, ${diff.messages.kept} kept`,
+    `tokens system/tools/data/history: ${parts(diff.tokens.before)} -> ${parts(diff.tokens.after)} (total ${diff.tokens.before?.total ?? '-'} -> ${diff.tokens.after?.total ?? '-'})`,
+  ];
+  const turnsA = runsA.reduce((sum, run) => sum + run.turns.length, 0);
+  const turnsB = runsB.reduce((sum, run) => sum + run.turns.length, 0);
+  if (turnsA > 1 || turnsB > 1) lines.push(`runs: ${turnsA} turns -> ${turnsB} turns (compared: the last turn of each)`);
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,44 @@
+// `strata trace serve`: the viewer on 127.0.0.1; the page polls for new turns,
+// so it follows a run that is still writing traces.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readTraceDirectory, type TraceRun } from '../trace/read-traces.js';
+import { renderViewerHtml, viewerTurns } from './render-viewer.js';
+
+export interface ServeViewerOptions {
+  readonly directory: string;
+  /** 0 picks a free port. */
+  readonly port: number;
+}
+
+/** Traces read fresh on every request; a directory with no trace yet shows an empty page. */
+async function currentRuns(directory: string): Promise<TraceRun[]> {
+  try {
+    return await readTraceDirectory(directory);
+  } catch {
+    return [];
+  }
+}
+
+export async function serveViewer(options: ServeViewerOptions): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer((request, response) => {
+    const reply = async () => {
+      const runs = await currentRuns(options.directory);
+      if (request.url === '/turns.json') {
+        response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify({ turns: viewerTurns(runs) }));
+      } else if (request.url === '/' || request.url === '/index.html') {
+        response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(await renderViewerHtml(runs, { followUrl: '/turns.json' }));
+      } else response.writeHead(404).end();
+    };
+    reply().catch((error: unknown) => response.writeHead(500).end(String(error)));
+  });
+  await new Promise<void>((done) => server.listen(options.port, '127.0.0.1', done));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    close: () => new Promise<void>((done) => {
+      server.closeAllConnections();
+      server.close(() => done());
+    }),
+  };
+}

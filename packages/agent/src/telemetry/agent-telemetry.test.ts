@@ -1,0 +1,81 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { resolveContextConfiguration, type ToolDefinition } from '@strata/context';
+import { createModelClient, ScriptedLanguageModel, type ScriptedTurn } from '@strata/model';
+import { createMemoryStores } from '@strata/store';
+import { registerStandardTools, ToolRegistry } from '@strata/tools';
+import { createAgentRun } from '../create-agent-run.js';
+import { createAgentTelemetry } from './agent-telemetry.js';
+
+const SECRET_OUTPUT = 'SECRET-TOOL-OUTPUT';
+const SECRET_PROMPT = 'SECRET-PROMPT: measure S1 and S2';
+const report = Array.from({ length: 300 }, (_, index) => `${SECRET_OUTPUT} line ${index}`).join('\n');
+const measure: ToolDefinition = {
+  name: 'measure',
+  description: 'Measures a sample.',
+  parameters: { type: 'object', properties: { sample: { type: 'string' } }, required: ['sample'] },
+  execute: () => ({ content: report }),
+};
+const call = (id: string, sample: string): ScriptedTurn => ({ parts: [{ type: 'tool-call', id, name: 'measure', input: { sample: `ARG-${sample}` } }], usage: { inputTokens: 900, outputTokens: 10, cachedInputTokens: 512 } });
+
+async function tracedRun(captureContent: boolean) {
+  const exporter = new InMemorySpanExporter();
+  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  const telemetry = createAgentTelemetry({ tracer: provider.getTracer('test'), provider: 'scripted', model: 'scripted-model', contextId: 'otel-run', captureContent });
+  const stores = createMemoryStores();
+  const tools = new ToolRegistry();
+  tools.register(measure);
+  registerStandardTools({ registry: tools, outputStore: stores.toolOutputs });
+  const script = [call('c1', 'S1'), call('c2', 'S2'), { parts: [{ type: 'text' as const, text: 'done' }], usage: { inputTokens: 1000, outputTokens: 2 } }];
+  const run = createAgentRun(
+    { id: 'otel', sections: { identity: 'You are a lab agent.' } },
+    { model: createModelClient({ model: new ScriptedLanguageModel(script) }), tools, outputStore: stores.toolOutputs, sessionStore: stores.sessions, configuration: resolveContextConfiguration({ STRATA_CONTEXT_WINDOW_TOKENS: '5000' }), onStage: telemetry.onStage },
+    { contextId: 'otel-run', prompt: SECRET_PROMPT, onEvent: telemetry.onEvent },
+  );
+  const result = await run.execute();
+  telemetry.end();
+  return { spans: exporter.getFinishedSpans(), result };
+}
+
+test('one span per model turn, children per pipeline stage and per tool call, GenAI attributes, no content', async () => {
+  const { spans, result } = await tracedRun(false);
+  assert.equal(result.stopReason, 'completed');
+  const turns = spans.filter((span) => span.attributes['gen_ai.operation.name'] === 'chat');
+  assert.equal(turns.length, result.turns);
+  const idOf = (span: (typeof spans)[number]) => span.spanContext().spanId;
+  const parentOf = (span: (typeof spans)[number]) => span.parentSpanContext?.spanId;
+  for (const turn of turns) {
+    assert.equal(turn.name, 'chat scripted-model');
+    assert.equal(turn.attributes['gen_ai.provider.name'], 'scripted');
+    assert.equal(turn.attributes['gen_ai.request.model'], 'scripted-model');
+    assert.equal(typeof turn.attributes['gen_ai.usage.input_tokens'], 'number');
+    assert.equal(typeof turn.attributes['gen_ai.usage.output_tokens'], 'number');
+    assert.equal(turn.attributes['strata.context.mode'], 'dynamic');
+    assert.equal(turn.attributes['strata.context.scope'], 'main');
+    assert.equal(typeof turn.attributes['strata.context.tokens.history'], 'number');
+    const stages = spans.filter((span) => parentOf(span) === idOf(turn) && span.name.startsWith('strata.context.'));
+    assert.ok(['collect', 'budget', 'render', 'compose', 'window', 'validate'].every((stage) => stages.some((span) => span.attributes['strata.stage'] === stage)), turn.name);
+  }
+  assert.equal(turns[0]!.attributes['gen_ai.usage.cache_read.input_tokens'], 512);
+  const tools = spans.filter((span) => span.attributes['gen_ai.operation.name'] === 'execute_tool');
+  assert.deepEqual(tools.map((span) => span.attributes['gen_ai.tool.call.id']), ['c1', 'c2']);
+  assert.ok(tools.every((span) => turns.some((turn) => idOf(turn) === parentOf(span))));
+  const compacted = turns.filter((turn) => turn.attributes['gen_ai.conversation.compacted'] === true);
+  assert.ok(compacted.length > 0, 'the small window compacted a turn');
+  for (const turn of compacted) {
+    assert.equal(turn.attributes['strata.compaction.reason'], 'token-pressure');
+    assert.ok((turn.attributes['strata.compaction.tokens_after'] as number) <= (turn.attributes['strata.compaction.tokens_before'] as number));
+  }
+  assert.ok(compacted.some((turn) => (turn.attributes['strata.compaction.tokens_after'] as number) < (turn.attributes['strata.compaction.tokens_before'] as number)));
+  const everything = JSON.stringify(spans.map((span) => ({ name: span.name, attributes: span.attributes, events: span.events })));
+  for (const secret of [SECRET_OUTPUT, 'SECRET-PROMPT', 'ARG-S1', 'lab agent']) assert.ok(!everything.includes(secret), `no content: ${secret}`);
+});
+
+test('content capture, switched on explicitly, records the input and the tool arguments and results', async () => {
+  const { spans } = await tracedRun(true);
+  const everything = JSON.stringify(spans.map((span) => span.attributes));
+  assert.ok(everything.includes('SECRET-PROMPT'));
+  assert.ok(everything.includes('ARG-S1'));
+  assert.ok(everything.includes(SECRET_OUTPUT));
+});

@@ -1,0 +1,146 @@
+// OpenTelemetry spans from a run's events and the assembler's stage hook:
+// one span per model turn (GenAI `chat`: assembly, the model call and the
+// tool calls its answer asked for), a child span per pipeline stage and per
+// tool call (`execute_tool`). Spans carry figures and identifiers;
+// prompt text, tool input and tool output only with `captureContent`.
+import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
+import type { ContextStageEvent, ContextTraceV5 } from '@strata/context';
+import type { AgentEvent } from '../agent-events.js';
+
+export interface AgentTelemetryOptions {
+  readonly tracer: Tracer;
+  /** `gen_ai.provider.name` and `gen_ai.request.model` of every turn span. */
+  readonly provider: string;
+  readonly model: string;
+  readonly contextId: string;
+  /** Record messages, tool arguments and tool results on spans. Default false: never content. */
+  readonly captureContent?: boolean;
+  /** Converts the assembler's clock (default performance.now) to epoch milliseconds. Default: performance.timeOrigin + value. */
+  readonly toEpochMs?: (clockMs: number) => number;
+}
+
+export interface AgentTelemetry {
+  /** Pass as the run's `onEvent` (or call from it). */
+  readonly onEvent: (event: AgentEvent) => void;
+  /** Pass as the assembler's `onStage` (`AgentBindings.onStage`). */
+  readonly onStage: (event: ContextStageEvent) => void;
+  /** Ends any span still open (a run that threw). */
+  end(): void;
+}
+
+export function createAgentTelemetry(options: AgentTelemetryOptions): AgentTelemetry {
+  const { tracer } = options;
+  const toEpoch = options.toEpochMs ?? ((clockMs: number) => performance.timeOrigin + clockMs);
+  let turnSpan: Span | undefined;
+  const toolSpans = new Map<string, Span>();
+
+  const child = (name: string, attributes: Attributes, startTime?: number): Span =>
+    tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes, startTime }, turnSpan ? trace.setSpan(context.active(), turnSpan) : context.active());
+
+  const endTurn = () => {
+    for (const span of toolSpans.values()) span.end();
+    toolSpans.clear();
+    turnSpan?.end();
+    turnSpan = undefined;
+  };
+
+  return {
+    onEvent(event) {
+      switch (event.type) {
+        case 'turn-start':
+          endTurn();
+          turnSpan = tracer.startSpan(`chat ${options.model}`, {
+            kind: SpanKind.CLIENT,
+            attributes: {
+              'gen_ai.operation.name': 'chat',
+              'gen_ai.provider.name': options.provider,
+              'gen_ai.request.model': options.model,
+              'gen_ai.conversation.id': options.contextId,
+              'strata.turn': event.turn,
+            },
+          });
+          break;
+        case 'context-assembled':
+          turnSpan?.setAttributes(contextAttributes(event.trace, options.captureContent === true));
+          break;
+        case 'usage':
+          turnSpan?.setAttributes(dropUndefined({
+            'gen_ai.usage.input_tokens': event.usage.inputTokens,
+            'gen_ai.usage.output_tokens': event.usage.outputTokens,
+            'gen_ai.usage.cache_read.input_tokens': event.usage.cachedInputTokens,
+            'gen_ai.usage.cache_creation.input_tokens': event.usage.cacheWriteInputTokens,
+          }));
+          break;
+        case 'overflow-recovery':
+          turnSpan?.addEvent('strata.overflow_recovery', { 'strata.recovery.attempt': event.attempt });
+          break;
+        case 'tool-call-start': {
+          const span = child(`execute_tool ${event.call.name}`, {
+            'gen_ai.operation.name': 'execute_tool',
+            'gen_ai.tool.name': event.call.name,
+            'gen_ai.tool.call.id': event.call.id,
+            ...(options.captureContent ? { 'gen_ai.tool.call.arguments': JSON.stringify(event.call.input) } : {}),
+          });
+          toolSpans.set(event.call.id, span);
+          break;
+        }
+        case 'tool-call-end': {
+          const span = toolSpans.get(event.call.id);
+          if (!span) break;
+          span.setAttribute('strata.tool.result_characters', event.result.content.length);
+          if (options.captureContent) span.setAttribute('gen_ai.tool.call.result', event.result.content);
+          if (event.result.isError) span.setStatus({ code: SpanStatusCode.ERROR, message: 'the tool returned an error result' });
+          span.end();
+          toolSpans.delete(event.call.id);
+          break;
+        }
+        case 'turn-end':
+          // The turn span stays open over the tool calls this answer asked for; the next turn or the run's end closes it.
+          turnSpan?.addEvent('strata.model_response_end');
+          break;
+        case 'run-end':
+          if (turnSpan && event.stopReason !== 'completed') turnSpan.setStatus({ code: SpanStatusCode.ERROR, message: event.stopReason });
+          endTurn();
+          break;
+        default:
+          break;
+      }
+    },
+    onStage(event) {
+      const start = toEpoch(event.startedAt);
+      child(`strata.context.${event.stage}`, { 'strata.stage': event.stage, 'strata.turn': event.turn }, start).end(start + event.durationMs);
+    },
+    end: endTurn,
+  };
+}
+
+/** Our attributes of an assembled turn: mode, scope, tokens by part, compaction. */
+function contextAttributes(trace: ContextTraceV5, captureContent: boolean): Attributes {
+  const budget = trace.budget;
+  const compaction = trace.compaction;
+  const history = trace.renderedContext?.window.usedTokens;
+  return dropUndefined({
+    'strata.context.mode': trace.mode,
+    'strata.context.scope': trace.scope,
+    'strata.context.path': trace.selectedPath,
+    'strata.context.input_cap_tokens': budget?.inputCapTokens,
+    'strata.context.total_tokens': budget?.totalTokens,
+    'strata.context.tokens.system': budget?.systemPromptUsedTokens,
+    'strata.context.tokens.tools': budget?.toolTokens,
+    'strata.context.tokens.data': budget?.callLocalTokens,
+    'strata.context.tokens.history': history,
+    'strata.context.sections': trace.renderedContext?.sectionIds.join(','),
+    'strata.context.contributors': trace.contributors.map((record) => `${record.contributorId}:${record.status}`).join(','),
+    'strata.context.diagnostics': trace.diagnostics.map((diagnostic) => diagnostic.code).join(',') || undefined,
+    'gen_ai.conversation.compacted': compaction.reason !== null ? true : undefined,
+    'strata.compaction.reason': compaction.reason ?? undefined,
+    'strata.compaction.tokens_before': compaction.estimatedTokensBefore ?? undefined,
+    'strata.compaction.tokens_after': compaction.estimatedTokensAfter ?? undefined,
+    'strata.compaction.output_refs': compaction.compactedOutputRefs.length > 0 ? compaction.compactedOutputRefs.map((ref) => ref.id).join(',') : undefined,
+    'gen_ai.input.messages': captureContent ? JSON.stringify(trace.llmInput.messages) : undefined,
+  });
+}
+
+function dropUndefined(attributes: Record<string, string | number | boolean | undefined>): Attributes {
+  return Object.fromEntries(Object.entries(attributes).filter(([, value]) => value !== undefined)) as Attributes;
+}
