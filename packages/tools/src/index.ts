@@ -36,8 +36,10 @@ export {
   type ConnectMcpServerOptions,
   type McpServerConfig,
   type McpServerConnection,
+  type McpToolsChange,
   type McpTransportConfig,
 } from './mcp/mcp-connection.js';
+export { neutraliseControlMarkers } from './mcp/control-markers.js';
 
 // Stored tool outputs
 export type { ReadToolOutputArguments } from './tool-output/read-arguments.js';
