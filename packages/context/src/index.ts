@@ -37,6 +37,7 @@ export { fromAiSdkMessages, toAiSdkMessages, toAiSdkMessagesDetailed } from './a
 export type { AiSdkModelMessage } from './adapters/ai-sdk-messages.js';
 export type { AdapterDiagnostic } from './adapters/media.js';
 export { fromTauBenchRun, fromSweAgentTrajectory, fromShareGPT } from './adapters/trajectories.js';
+export { recognizeCheckpoint, ORIGINAL_CHECKPOINT_KEY, ORIGINAL_CHECKPOINT_PREFIX } from './adapters/checkpoint-recognition.js';
 
 // Token counting
 export { ConservativeTokenEstimator, estimateMediaTokens, FILE_TOKENS_PER_BYTE, IMAGE_TOKENS, URL_FILE_TOKENS } from './conservative-token-estimator.js';

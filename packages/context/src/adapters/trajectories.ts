@@ -1,6 +1,7 @@
 import type { CanonicalMessage } from '../messages.js';
 import { readArray, readRecord, readString, readToolArguments, readJson, invalid, unexpected } from './adapter-input.js';
 import { fromOpenAIChat } from './openai-chat.js';
+import { recognizeCheckpoint } from './checkpoint-recognition.js';
 
 /** One tau-bench run (`historical_trajectories/*.json` entries): its `traj` is OpenAI chat. */
 export function fromTauBenchRun(run: unknown): CanonicalMessage[] {
@@ -70,5 +71,5 @@ export function fromShareGPT(record: unknown): CanonicalMessage[] {
         throw unexpected(`${path}.from`, '"system", "human", "user", "gpt", "assistant", "function_call" or "observation"', turn.from);
     }
   });
-  return history;
+  return history.map((message) => recognizeCheckpoint(undefined, message));
 }
