@@ -105,7 +105,7 @@ export interface AgentBindings {
   readonly exactEstimator?: TokenEstimator;
   /** Enables checkpoint summaries during compaction. */
   readonly summarizer?: Summarizer;
-  /** The run's timers and clock (deadlines, idle timeout). Default: Node's timers and performance.now. */
+  /** The run's timers and clock (deadlines, idle timeout, contributor and stage durations in traces). Default: Node's timers and performance.now. */
   readonly timers?: Timers;
   readonly now?: () => number;
 }
@@ -189,6 +189,7 @@ export function createAgentRun(profile: AgentProfile, bindings: AgentBindings, i
         estimator,
         exactEstimator: bindings.exactEstimator,
         traceSink,
+        now: bindings.now,
         legacySystemPrompt: profile.legacySystemPrompt,
         stages: { composer: profile.maskStoredResults ? new DefaultContextMessageComposer({ maskStoredResults: true }) : undefined },
       });
