@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sharedDirectory } from '@strata/testing';
 import type { CliIo } from './cli-io.js';
@@ -143,8 +143,9 @@ test('examples: traces per turn, a per-turn table, the viewer; trace show and di
 
   const show = await strata(['trace', 'show', 'out'], directory);
   assert.equal(show.code, 0);
-  const firstRun = (await readdir(join(directory, 'out'), { withFileTypes: true })).find((entry) => entry.isDirectory())!.name;
-  const contextDir = join('out', firstRun, (await readdir(join(directory, 'out', firstRun)))[0]!);
+  // A context folder with at least two turns, wherever the examples put it.
+  const secondTurn = (await readdir(join(directory, 'out'), { recursive: true })).sort().find((name) => name.endsWith('turn-0002.json'))!;
+  const contextDir = join('out', dirname(secondTurn));
   const diff = await strata(['trace', 'diff', join(contextDir, 'turn-0001.json'), join(contextDir, 'turn-0002.json')], directory);
   assert.equal(diff.code, 0, diff.stderr);
   assert.match(diff.stdout, /messages: \d+ added, \d+ compacted, \d+ removed, \d+ kept/);

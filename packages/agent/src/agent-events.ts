@@ -1,4 +1,5 @@
 import type { ContextDiagnostic, ContextTraceV5, ToolCall, ToolResultMessage } from '@strata/context';
+import type { LaneUpdate } from './lanes/run-lanes.js';
 import type { ModelUsage } from '@strata/model';
 
 /** What a run reports as it goes. Names are noun then verb. */
@@ -12,6 +13,8 @@ export type AgentEvent =
   | { readonly type: 'usage'; readonly usage: ModelUsage }
   | { readonly type: 'tool-call-start'; readonly call: ToolCall }
   | { readonly type: 'tool-call-end'; readonly call: ToolCall; readonly result: ToolResultMessage }
+  /** A successful result changed the run's lanes; emitted in the order the calls were declared. */
+  | { readonly type: 'lane-update'; readonly call: ToolCall; readonly updates: readonly LaneUpdate[] }
   | { readonly type: 'turn-end'; readonly turn: number }
   /** Something the run noticed and went on from; the same diagnostics are in the run's result. */
   | { readonly type: 'diagnostic'; readonly diagnostic: ContextDiagnostic }
@@ -22,7 +25,8 @@ export type AgentEvent =
  * budget the must-keep history exceeds, a failing required contributor).
  * `step-refused`: the model asked for a step too large to run (too many
  * tool calls, or results that could not fit); no tool ran.
- * `runtime-error`: anything else that failed outside the model (a store).
+ * `loop-guard`: the model kept repeating identical calls after the guard
+ * refused them. `runtime-error`: anything else that failed outside the model (a store).
  */
 export type AgentStopReason =
   | 'completed'
@@ -34,4 +38,5 @@ export type AgentStopReason =
   | 'model-error'
   | 'context-error'
   | 'step-refused'
+  | 'loop-guard'
   | 'runtime-error';

@@ -1,7 +1,6 @@
 import type { CanonicalHistory, CanonicalMessage, SessionStore } from '@strata/context';
 import type { ModelUsage } from '@strata/model';
 import { SessionConflictError } from '@strata/store';
-import type { SkillReference } from './skill-reference-contributor.js';
 
 /** Writes tried against a session that other writers keep changing before the run gives up. */
 export const SESSION_WRITE_ATTEMPTS = 5;
@@ -21,8 +20,8 @@ function addUsage(total: ModelUsage, next: ModelUsage): ModelUsage {
 
 /**
  * The mutable state of one run, in one place: the canonical history and the
- * session version it was read from or written as, the turn counter, usage
- * and skill references.
+ * session version it was read from or written as, the turn counter and
+ * usage. The structured lanes live beside it (`RunLanes`).
  *
  * Every write names the version the run last saw, so another writer's
  * messages are never dropped or split: a step (an assistant message with
@@ -37,7 +36,6 @@ export class AgentRunState {
   private turnNumber: number;
   private totalUsage: ModelUsage = {};
   private foreign = 0;
-  private readonly skills: SkillReference[] = [];
   private readonly sessionStore: SessionStore | undefined;
 
   constructor(options: { contextId: string; history?: CanonicalHistory; version?: number; firstTurn?: number; sessionStore?: SessionStore }) {
@@ -77,10 +75,6 @@ export class AgentRunState {
     return this.totalUsage;
   }
 
-  get skillReferences(): readonly SkillReference[] {
-    return this.skills;
-  }
-
   nextTurn(): number {
     this.turnNumber += 1;
     return this.turnNumber;
@@ -88,10 +82,6 @@ export class AgentRunState {
 
   addUsage(usage: ModelUsage): void {
     this.totalUsage = addUsage(this.totalUsage, usage);
-  }
-
-  addSkillReference(reference: SkillReference): void {
-    this.skills.push(reference);
   }
 
   /**

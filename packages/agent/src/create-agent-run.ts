@@ -8,12 +8,14 @@ import {
   DefaultHistoryCompactor,
   interruptedResult,
   resolveContextBudget,
+  DEFAULT_PRESSURE_PERCENT,
   type CanonicalHistory,
   type CanonicalMessage,
   type ContextConfiguration,
   type ContextContributorFactory,
   type ContextScope,
   type ContextStageEvent,
+  type ContextConfiguration as Configuration,
   type HistoryCompactorOptions,
   type ResolvedContextBudget,
   type SessionStore,
@@ -23,14 +25,44 @@ import {
   type TraceSink,
 } from '@strata/context';
 import type { ModelClient } from '@strata/model';
-import type { ToolRegistry } from '@strata/tools';
+import { deferredToolsContributorFactory, type ToolRegistry } from '@strata/tools';
 import type { AgentEvent } from './agent-events.js';
 import { AgentRunState } from './agent-run-state.js';
 import { NativeAgent, type AgentRunResult } from './native-agent.js';
 import { RunDeadline, type Timers } from './run-deadline.js';
 import { RunTraceSink } from './run-trace-sink.js';
 import { profileSectionsFactory, type ProfileSections } from './profile-sections.js';
-import { skillReferenceContributorFactory, type SkillReference } from './skill-reference-contributor.js';
+import { goalSnapshotFactory, originalRequest } from './goal-snapshot.js';
+import { laneContributorFactory } from './lanes/lane-contributors.js';
+import { delegationLaneReducer, reviewLaneReducer, skillLaneReducer } from './lanes/lane-reducers.js';
+import { planLaneReducer } from './lanes/plan-tool.js';
+import { RunLanes, type LaneName, type LaneReducer } from './lanes/run-lanes.js';
+import { attachRunHandle } from './run-handle.js';
+import { promoteByRoutingHints, type RoutingHint } from './routing-hints.js';
+
+/** A skill the agent read: its frozen revision is the durable reference. */
+export interface SkillReference {
+  readonly name: string;
+  readonly revision: string;
+  /** The `read_skill` call whose result carried the body. */
+  readonly toolCallId: string;
+}
+
+/**
+ * Each scope's built-in contributors besides the profile's own: the main run
+ * sees every lane and the deferred tools; a sub-agent works on its task
+ * with its plan, skills, artifacts and memory; a reviewer reads artifacts
+ * and the skills it used.
+ */
+const SCOPE_LANES: Readonly<Record<ContextScope, readonly LaneName[]>> = {
+  main: ['plan', 'skill', 'delegation', 'artifact', 'review', 'memory'],
+  subagent: ['plan', 'skill', 'artifact', 'memory'],
+  reviewer: ['skill', 'artifact'],
+};
+const SCOPE_DEFERRED_TOOLS: Readonly<Record<ContextScope, boolean>> = { main: true, subagent: true, reviewer: false };
+
+/** The lane reducers every run has: plan, skills, delegations and reviews. */
+const BUILT_IN_REDUCERS: readonly LaneReducer[] = [planLaneReducer, skillLaneReducer, delegationLaneReducer, reviewLaneReducer];
 
 /** Who the agent is: stable across runs. */
 export interface AgentProfile {
@@ -54,6 +86,12 @@ export interface AgentProfile {
   readonly maskStoredResults?: boolean;
   /** The legacy path's system prompt (modes legacy and shadow). */
   readonly legacySystemPrompt?: string;
+  /** Deferred tools promoted before the first model call when the request matches. */
+  readonly routingHints?: readonly RoutingHint[];
+  /** Lane updates read from other packages' tools (artifacts, memory); the built-in ones are always there. */
+  readonly laneReducers?: readonly LaneReducer[];
+  /** Repeated-call refusals (the registry's loop guard) a run takes before it stops with `loop-guard`. Default 3. */
+  readonly maxRepeatedCallRefusals?: number;
 }
 
 /** The infrastructure a run uses, injected by the caller (the CLI, an API server, a test). */
@@ -68,7 +106,7 @@ export interface AgentBindings {
   readonly exactEstimator?: TokenEstimator;
   /** Enables checkpoint summaries during compaction. */
   readonly summarizer?: Summarizer;
-  /** The run's timers and clock (deadlines, idle timeout). Default: Node's timers and performance.now. */
+  /** The run's timers and clock (deadlines, idle timeout, contributor and stage durations in traces). Default: Node's timers and performance.now. */
   readonly timers?: Timers;
   readonly now?: () => number;
   /** Each assembler stage of each turn, timed (telemetry: `createAgentTelemetry().onStage`). */
@@ -79,6 +117,8 @@ export interface AgentRunInput {
   readonly contextId: string;
   /** A new user request; omitted to resume the stored session as it is. */
   readonly prompt?: string;
+  /** The run contract's goal; default the context's original request (see `originalRequest`). */
+  readonly goal?: string;
   readonly signal?: AbortSignal;
   readonly onEvent?: (event: AgentEvent) => void;
 }
@@ -112,13 +152,18 @@ export function createAgentRun(profile: AgentProfile, bindings: AgentBindings, i
     beginExternalWait: () => deadline.beginExternalWait(),
     async execute() {
       let state = new AgentRunState({ contextId: input.contextId, sessionStore: bindings.sessionStore });
+      const lanes = new RunLanes([...BUILT_IN_REDUCERS, ...(profile.laneReducers ?? [])]);
       // The budget is resolved once per run; authorities are frozen as it starts, skill references accrue as it goes.
       const budget = resolveContextBudget(bindings.configuration);
       const frozen = versionRecord(profile, bindings, budget);
-      const version = (): AgentVersionRecord => ({ ...frozen, skills: [...state.skillReferences] });
+      const version = (): AgentVersionRecord => ({ ...frozen, skills: skillReferences(lanes) });
+      let goal: string | undefined;
       try {
         // Reading the session writes nothing; only a prompt or a closed interrupted step is stored.
         state = await AgentRunState.load({ contextId: input.contextId, sessionStore: bindings.sessionStore, firstTurn: (history) => firstTurn(history, input.contextId, bindings.traceSink) });
+        // A run created from an existing history fills its lanes from it before anything is compacted.
+        lanes.backfill(state.history);
+        goal = input.goal ?? (await originalRequest({ contextId: input.contextId, history: state.history, prompt: input.prompt, sessionStore: bindings.sessionStore }));
         await state.commitStep([...closeInterruptedCalls(state.history), ...(input.prompt === undefined ? [] : [{ role: 'user' as const, content: input.prompt }])]);
       } catch (error) {
         // A run never throws for a runtime failure: it ends with a reason.
@@ -129,28 +174,32 @@ export function createAgentRun(profile: AgentProfile, bindings: AgentBindings, i
 
       const scope = profile.scope ?? 'main';
       const registry = new ContextContributorRegistry();
-      const builtIn = [profileSectionsFactory(profile.sections ?? {}), skillReferenceContributorFactory({ references: () => state.skillReferences })];
-      for (const factory of [...builtIn, ...(profile.contributors ?? [])]) {
+      const estimator = bindings.estimator ?? new ConservativeTokenEstimator({ family: bindings.exactEstimator?.family ?? 'unknown' });
+      const goalSnapshot = goal === undefined || goal.trim() === '' ? undefined : goalSnapshotFactory({ goal, maxTokens: Math.floor(budget.systemPromptTokens / 2), estimator });
+      for (const factory of [...builtInContributors({ profile, scope, goalSnapshot, lanes, tools: bindings.tools }), ...(profile.contributors ?? [])]) {
         registry.registerFactory(factory, { contextId: input.contextId, scope });
       }
+      if (profile.routingHints && input.prompt !== undefined) promoteByRoutingHints({ registry: bindings.tools, request: input.prompt, hints: profile.routingHints });
+      attachRunHandle(deadline.signal, { contextId: input.contextId, scope, lanes, beginExternalWait: () => deadline.beginExternalWait() });
       const traceSink = bindings.traceSink ? new RunTraceSink(bindings.traceSink) : undefined;
-      const estimator = bindings.estimator ?? new ConservativeTokenEstimator({ family: bindings.exactEstimator?.family ?? 'unknown' });
       const assembler = createContextAssembler({
         registry,
         budget,
         outputStore: bindings.outputStore,
         mode: bindings.configuration.mode,
         configuration: bindings.configuration,
-        compactor: new DefaultHistoryCompactor({ ...profile.compaction, ...(bindings.summarizer ? { summarizer: bindings.summarizer } : {}) }),
+        compactor: new DefaultHistoryCompactor({ ...compactorSettings(bindings.configuration), ...profile.compaction, summarizer: bindings.summarizer }),
         estimator,
-        ...(bindings.exactEstimator ? { exactEstimator: bindings.exactEstimator } : {}),
+        exactEstimator: bindings.exactEstimator,
         traceSink,
         onStage: bindings.onStage,
-        ...(profile.legacySystemPrompt === undefined ? {} : { legacySystemPrompt: profile.legacySystemPrompt }),
-        ...(profile.maskStoredResults ? { stages: { composer: new DefaultContextMessageComposer({ maskStoredResults: true }) } } : {}),
+        now: bindings.now,
+        legacySystemPrompt: profile.legacySystemPrompt,
+        stages: { composer: profile.maskStoredResults ? new DefaultContextMessageComposer({ maskStoredResults: true }) : undefined },
       });
       const agent = new NativeAgent({
         state,
+        lanes,
         assembler,
         client: bindings.model,
         registry: bindings.tools,
@@ -162,12 +211,49 @@ export function createAgentRun(profile: AgentProfile, bindings: AgentBindings, i
         scope,
         maxTurns: profile.maxTurns,
         maxToolCallsPerStep: profile.maxToolCallsPerStep,
+        maxRepeatedCallRefusals: profile.maxRepeatedCallRefusals,
         onEvent: input.onEvent,
       });
       const result = await agent.execute();
       return { ...result, version: version() };
     },
   };
+}
+
+/** The contributors every run of a scope has, before the profile's own. */
+function builtInContributors(options: { profile: AgentProfile; scope: ContextScope; goalSnapshot: ContextContributorFactory | undefined; lanes: RunLanes; tools: ToolRegistry }): ContextContributorFactory[] {
+  const { profile, scope, goalSnapshot, lanes, tools } = options;
+  return [
+    profileSectionsFactory(profile.sections ?? {}),
+    ...(goalSnapshot ? [goalSnapshot] : []),
+    ...(SCOPE_DEFERRED_TOOLS[scope] ? [deferredToolsContributorFactory({ registry: tools })] : []),
+    ...SCOPE_LANES[scope].map((lane) => laneContributorFactory({ lane, lanes })),
+  ];
+}
+
+/**
+ * The compaction settings of the configuration, as compactor options:
+ * retain percent of the cap after compaction (as the share of the pressure
+ * target freed beyond the need), summary retries, preview size (two thirds
+ * head, one third tail), and the message and round triggers.
+ */
+function compactorSettings(configuration: Configuration): Omit<HistoryCompactorOptions, 'summarizer'> {
+  const pressure = configuration.compactionPressurePercent ?? DEFAULT_PRESSURE_PERCENT;
+  const preview = configuration.toolPreviewChars;
+  const settings = {
+    headroomShare: configuration.compactionRetainPercent === undefined ? undefined : 1 - configuration.compactionRetainPercent / pressure,
+    summaryAttempts: configuration.summaryRetries === undefined ? undefined : configuration.summaryRetries + 1,
+    preview: preview === undefined ? undefined : { headChars: Math.ceil((preview * 2) / 3), tailChars: Math.floor(preview / 3) },
+    messageCountThreshold: configuration.windowMessages,
+    roundCountThreshold: configuration.windowRounds,
+  };
+  // The compactor spreads its options over its defaults: a setting left unset must be absent, not undefined.
+  return Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined));
+}
+
+/** The skills read in this run (and back-filled from its history), from the skill lane. */
+function skillReferences(lanes: RunLanes): SkillReference[] {
+  return lanes.entries('skill').map((entry) => ({ name: entry.key, revision: String((entry.value as { revision?: unknown }).revision), toolCallId: entry.toolCallId }));
 }
 
 function versionRecord(profile: AgentProfile, bindings: AgentBindings, budget: ResolvedContextBudget): AgentVersionRecord {

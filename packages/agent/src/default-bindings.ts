@@ -5,6 +5,7 @@ import { createModelClientFromSpecifier, createModelSummarizer, type ModelClient
 import { createFileTraceSink, defaultTraceDirectory, openDefaultStores, openStores, type Stores } from '@strata/store';
 import { registerStandardTools, ToolRegistry } from '@strata/tools';
 import type { AgentBindings } from './create-agent-run.js';
+import { createUpdatePlanTool } from './lanes/plan-tool.js';
 
 type Environment = Readonly<Record<string, string | undefined>>;
 
@@ -27,6 +28,12 @@ export interface DefaultBindingsOptions {
   readonly env?: Environment;
   /** Overrides STRATA_MODEL (tests pass a scripted model here). */
   readonly model?: ModelClient;
+  /**
+   * The model's own context limit, a fact of its provider configuration: it
+   * seeds the model max (and so the window); STRATA_MODEL_MAX_TOKENS /
+   * MODEL_MAX_TOKENS win when set.
+   */
+  readonly modelContextTokens?: number;
 }
 
 export interface DefaultBindings {
@@ -42,12 +49,14 @@ export interface DefaultBindings {
  * STRATA_MODEL (`openai:gpt-4.1`, `anthropic:…`, `openai-compatible:<url>#<model>`),
  * STRATA_DATA_DIR (default ~/.strata), STRATA_STORE_URL (default the SQLite
  * file under the data directory), the context settings of
- * resolveContextConfiguration, and SCIENCE_AGENT_EXECUTOR.
+ * resolveContextConfiguration (every setting of the seed, validated), and
+ * SCIENCE_AGENT_EXECUTOR. The tool table has the standard tools and
+ * `update_plan`.
  */
 export async function createDefaultBindings(options: DefaultBindingsOptions = {}): Promise<DefaultBindings> {
   const env = options.env ?? process.env;
   resolveExecutor(env);
-  const configuration = resolveContextConfiguration(env);
+  const configuration = resolveContextConfiguration(env, { modelContextTokens: options.modelContextTokens });
   const dataDir = resolve(env.STRATA_DATA_DIR?.trim() || join(homedir(), '.strata'));
   let model = options.model;
   if (!model) {
@@ -58,6 +67,7 @@ export async function createDefaultBindings(options: DefaultBindingsOptions = {}
   const storeUrl = env.STRATA_STORE_URL?.trim();
   const stores = storeUrl ? await openStores(storeUrl, { baseDirectory: dataDir, setting: 'STRATA_STORE_URL' }) : openDefaultStores({ dataDir });
   const tools = new ToolRegistry();
+  tools.register(createUpdatePlanTool());
   registerStandardTools({ registry: tools, outputStore: stores.toolOutputs });
   const family = tokenizerFamilyOf(model.modelId);
   const bindings: AgentBindings = {

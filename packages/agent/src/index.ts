@@ -1,15 +1,28 @@
 // The executor seam
-export { createAgentRun, type AgentProfile, type AgentBindings, type AgentRunInput, type AgentRun, type AgentVersionRecord } from './create-agent-run.js';
+export { createAgentRun, type AgentProfile, type AgentBindings, type AgentRunInput, type AgentRun, type AgentVersionRecord, type SkillReference } from './create-agent-run.js';
 export { createDefaultBindings, resolveExecutor, EXECUTORS, type DefaultBindings, type DefaultBindingsOptions } from './default-bindings.js';
 export type { ProfileSections } from './profile-sections.js';
+export type { RoutingHint } from './routing-hints.js';
 
 // The loop and its state
-export { NativeAgent, type NativeAgentOptions, type AgentRunResult } from './native-agent.js';
+export { NativeAgent, MAX_REPEATED_CALL_REFUSALS, type NativeAgentOptions, type AgentRunResult } from './native-agent.js';
 export { AgentRunState, FOREIGN_AFTER_STEP_REASON } from './agent-run-state.js';
 export type { AgentEvent, AgentStopReason } from './agent-events.js';
 export { runModelTurn, type ModelTurnOptions, type ModelTurnOutcome } from './model-turn.js';
 export { dispatchToolCalls, type ToolDispatchOptions, type ToolDispatchOutcome } from './tool-dispatch.js';
 export { MAX_TOOL_CALLS_PER_STEP } from './step-admission.js';
+
+// State lanes and plans
+export { RunLanes, LANE_NAMES, type LaneName, type LaneEntry, type LaneUpdate, type LaneReducer } from './lanes/run-lanes.js';
+export { inputLaneReducer } from './lanes/lane-reducers.js';
+export { laneContributorFactory, LANE_MESSAGE_IDS } from './lanes/lane-contributors.js';
+export { createUpdatePlanTool, PLAN_ITEM_STATUSES, type PlanItem, type PlanItemStatus } from './lanes/plan-tool.js';
+export { goalSnapshotFactory, originalRequest, GOAL_SECTION_ID } from './goal-snapshot.js';
+
+// Scopes: sub-agents and reviewers
+export { createDelegateTool, type DelegateToolOptions } from './scopes/delegate-tool.js';
+export { createReviewTool, REVIEW_VERDICTS, type ReviewToolOptions, type ReviewVerdict } from './scopes/review-tool.js';
+export { DELEGATE_TOOL_NAME, REVIEW_TOOL_NAME } from './lanes/lane-reducers.js';
 
 // Timeouts
 export { RunDeadline, RunTimeout, type Timers } from './run-deadline.js';
@@ -19,7 +32,6 @@ export { StepRefusedError } from './errors/step-refused-error.js';
 
 // Contributors and adapters
 export { profileSectionsFactory } from './profile-sections.js';
-export { skillReferenceContributorFactory, type SkillReference } from './skill-reference-contributor.js';
 export { workerModelFromClient } from './worker-model-adapter.js';
 
 // Replay

@@ -1,8 +1,9 @@
 import { ContextBudgetError, ContextInputError, ContextValidationError, redactCredentials, type AssembledTurn, type AssistantMessage, type ContextAssembler, type ContextDiagnostic, type ContextScope, type TokenEstimator, type ToolOutputStore } from '@strata/context';
 import { ContextOverflowError, type ModelCallError, type ModelClient } from '@strata/model';
-import type { ToolRegistry } from '@strata/tools';
+import { toolErrorCodeOf, type ToolRegistry } from '@strata/tools';
 import type { AgentEvent, AgentStopReason } from './agent-events.js';
 import { SESSION_WRITE_ATTEMPTS, type AgentRunState } from './agent-run-state.js';
+import type { RunLanes } from './lanes/run-lanes.js';
 import { runModelTurn } from './model-turn.js';
 import { RunDeadline } from './run-deadline.js';
 import type { RunTraceSink } from './run-trace-sink.js';
@@ -15,8 +16,13 @@ type NextStep =
   | { readonly type: 'tools'; readonly message: AssistantMessage }
   | { readonly type: 'stop'; readonly reason: AgentStopReason; readonly error?: unknown };
 
+/** Default: the third refusal of a repeated identical call stops the run. */
+export const MAX_REPEATED_CALL_REFUSALS = 3;
+
 export interface NativeAgentOptions {
   readonly state: AgentRunState;
+  /** The run's structured state, updated at the tool-result boundary in declared order. */
+  readonly lanes: RunLanes;
   readonly assembler: ContextAssembler;
   readonly client: ModelClient;
   readonly registry: ToolRegistry;
@@ -32,6 +38,8 @@ export interface NativeAgentOptions {
   readonly maxTurns?: number;
   /** Default `MAX_TOOL_CALLS_PER_STEP` (128). */
   readonly maxToolCallsPerStep?: number;
+  /** Refusals of repeated identical calls before the run stops with `loop-guard`. Default `MAX_REPEATED_CALL_REFUSALS` (3). */
+  readonly maxRepeatedCallRefusals?: number;
   readonly onEvent?: (event: AgentEvent) => void;
 }
 
@@ -59,6 +67,7 @@ export class NativeAgent {
   private readonly options: NativeAgentOptions;
   private readonly diagnostics: ContextDiagnostic[] = [];
   private turns = 0;
+  private repeatedCallRefusals = 0;
 
   constructor(options: NativeAgentOptions) {
     this.options = options;
@@ -138,7 +147,17 @@ export class NativeAgent {
     const { state, assembler, registry, deadline, traceSink } = this.options;
     for (let attempt = 1; ; attempt += 1) {
       const before = state.history.length;
-      const assembled = await assembler.assemble({ contextId: state.contextId, turn, scope: this.options.scope ?? 'main', history: state.history, tools: registry.visibleTools(), signal: deadline.signal, ...(recovery ? { recovery } : {}) });
+      const assembled = await assembler.assemble({
+        contextId: state.contextId,
+        turn,
+        scope: this.options.scope ?? 'main',
+        history: state.history,
+        // Read at every call: tools promoted by search_tools or refreshed by an MCP server appear from the next call.
+        tools: registry.visibleTools(),
+        signal: deadline.signal,
+        recovery,
+        activePlanCallId: this.options.lanes.entries('plan')[0]?.toolCallId,
+      });
       const reason = assembled.trace.compaction.reason ?? 'compaction';
       const conflict = assembled.historyChanged ? await state.commitCompaction(assembled.history, reason) : undefined;
       if (conflict) {
@@ -156,9 +175,10 @@ export class NativeAgent {
   }
 
   private async toolStep(message: AssistantMessage): Promise<NextStep> {
-    const { state, registry, outputStore, deadline } = this.options;
+    const { state, registry, outputStore, deadline, lanes } = this.options;
     const calls = message.toolCalls ?? [];
     for (const call of calls) this.emit({ type: 'tool-call-start', call });
+    let refusals = 0;
     const outcome = await dispatchToolCalls({
       registry,
       store: outputStore,
@@ -167,15 +187,34 @@ export class NativeAgent {
       signal: deadline.signal,
       onResult: (call, result, data) => {
         deadline.progress();
-        const reference = (data as { skillReference?: { name: string; revision: string } } | undefined)?.skillReference;
-        if (reference && result.isError !== true) state.addSkillReference({ name: reference.name, revision: reference.revision, toolCallId: call.id });
+        if (toolErrorCodeOf({ content: result.content, isError: result.isError, data: data as never }) === 'TOOL_CALL_REPEATED') refusals += 1;
+        this.noteNeutralised(call.id, data);
         this.emit({ type: 'tool-call-end', call, result });
       },
       onDiagnostic: (diagnostic) => this.diagnose(diagnostic),
     });
+    // Lanes change at the tool-result boundary, in the order the model declared the calls, however they finished.
+    calls.forEach((call, index) => {
+      const updates = lanes.apply(call, outcome.results[index]!);
+      if (updates.length > 0) this.emit({ type: 'lane-update', call, updates });
+    });
     // The step is stored whole: the message with every result (interrupted ones when the run was stopped).
     await state.commitStep([message, ...outcome.results]);
-    return outcome.aborted ? this.interrupted(deadline.signal.reason) : { type: 'model' };
+    if (outcome.aborted) return this.interrupted(deadline.signal.reason);
+    this.repeatedCallRefusals += refusals;
+    const bound = this.options.maxRepeatedCallRefusals ?? MAX_REPEATED_CALL_REFUSALS;
+    if (refusals > 0 && this.repeatedCallRefusals >= bound) {
+      this.diagnose({ code: 'AGENT_LOOP_GUARD', severity: 'error', subject: `turn ${state.turn}`, message: `the model repeated identical tool calls ${this.repeatedCallRefusals} times after the loop guard refused them; the run stops` });
+      return { type: 'stop', reason: 'loop-guard' };
+    }
+    return { type: 'model' };
+  }
+
+  /** Remote output that imitated our control markers was cleaned before it was stored: say what. */
+  private noteNeutralised(callId: string, data: unknown): void {
+    const neutralised = (data as { controlMarkersNeutralised?: unknown } | undefined)?.controlMarkersNeutralised;
+    if (!Array.isArray(neutralised) || neutralised.length === 0) return;
+    this.diagnose({ code: 'AGENT_REMOTE_OUTPUT_NEUTRALISED', severity: 'warning', subject: callId, message: `the output of call ${callId} imitated control markers; neutralised before it was stored: ${neutralised.join(', ')}` });
   }
 
   private interrupted(reason: unknown, timedOut = false): NextStep {

@@ -4,7 +4,7 @@ import { buildHistoryUnits, ExactTokenEstimator, isTaskAnchorCandidate, toOpenAI
 import { loadProviderRules, loadSweAgentConversations, loadTauBenchConversations } from '@strata/testing';
 import { createMemoryToolOutputStore } from '@strata/store';
 import { createReadToolOutputTool } from '@strata/tools';
-import { replayTrajectory } from './replay.js';
+import { replayTrajectory, type ReplayResult } from './replay.js';
 
 const rules = await loadProviderRules();
 const tauBench = loadTauBenchConversations();
@@ -86,4 +86,30 @@ test('replay of real trajectories under a small window: valid inputs, anchor kep
   }
   console.log(`# replay: ${cases.length} trajectories, ${compacted} compactions, ${masked} masked results recovered byte-exact (${charRangeReads} by character range)`);
   assert.ok(compacted > 0 && masked > 20 && charRangeReads > 5, 'the window was small enough to force compaction');
+});
+
+test("customer-service replays at 2,048 tokens: with the goal snapshot the customer's first message reaches every model call", { skip: tauBench ? false : '../shared is absent' }, async () => {
+  const counts = { withoutGoal: 0, withGoal: 0, calls: 0, unassemblable: 0 };
+  for (const conversation of tauBench ?? []) {
+    const first = conversation.messages.find((message) => message.role === 'user');
+    if (first?.role !== 'user') continue;
+    const contextId = `${conversation.source}#${conversation.index}`;
+    const replays: ReplayResult[] = [];
+    try {
+      for (const goalSnapshot of [false, true]) replays.push(await replayTrajectory({ trajectory: conversation.messages, contextId, windowTokens: 2_048, store: createMemoryToolOutputStore(), compaction: {}, goalSnapshot }));
+    } catch (error) {
+      // A step that cannot fit 2,048 tokens at all fails before any provider call, with or without the snapshot.
+      assert.equal((error as { code?: string }).code, 'CONTEXT_WINDOW_MUST_KEEP_OVER_BUDGET');
+      counts.unassemblable += 1;
+      continue;
+    }
+    const needle = JSON.stringify(first.content).slice(1, -1);
+    const absent = (turns: ReplayResult['turns']) => turns.filter((turn) => !JSON.stringify(turn.assembled.input.messages).includes(needle)).length;
+    counts.calls += replays[0]!.turns.length;
+    counts.withoutGoal += absent(replays[0]!.turns);
+    counts.withGoal += absent(replays[1]!.turns);
+  }
+  console.log(`# goal snapshot: first message absent from ${counts.withoutGoal} of ${counts.calls} calls without it, ${counts.withGoal} with it (${counts.unassemblable} conversations cannot fit 2,048 tokens)`);
+  assert.ok(counts.calls > 100);
+  assert.equal(counts.withGoal, 0);
 });

@@ -13,6 +13,7 @@ import {
   type ToolOutputStore,
 } from '@strata/context';
 import { storeToolResult } from '@strata/tools';
+import { goalSnapshotFactory, originalRequest } from './goal-snapshot.js';
 
 export interface ReplayOptions {
   /** A recorded run, as canonical messages (see the trajectory importers of @strata/context). */
@@ -29,6 +30,8 @@ export interface ReplayOptions {
   readonly pressureRatio?: number;
   /** Observation masking as a view (see DefaultContextMessageComposer). Default false. */
   readonly maskStoredResults?: boolean;
+  /** The run contract's goal snapshot: the trajectory's first user request as a protected section, as `createAgentRun` adds it. Default false. */
+  readonly goalSnapshot?: boolean;
 }
 
 export interface ReplayTurn {
@@ -68,11 +71,16 @@ export function modelCallIndexes(trajectory: CanonicalHistory): number[] {
  * result stored with its reference), then the recorded answer is appended.
  */
 export async function replayTrajectory(options: ReplayOptions): Promise<ReplayResult> {
+  const budget = resolveContextBudget({ inputCapTokens: options.windowTokens, pressureRatio: options.pressureRatio });
+  const estimator = options.estimator ?? new ConservativeTokenEstimator({ family: options.exactEstimator?.family ?? 'unknown' });
+  const registry = new ContextContributorRegistry();
+  const goal = options.goalSnapshot ? await originalRequest({ contextId: options.contextId, history: options.trajectory }) : undefined;
+  if (goal !== undefined && goal.trim() !== '') registry.registerFactory(goalSnapshotFactory({ goal, maxTokens: Math.floor(budget.systemPromptTokens / 2), estimator }), { contextId: options.contextId, scope: 'main' });
   const assembler = createContextAssembler({
-    registry: new ContextContributorRegistry(),
-    budget: resolveContextBudget({ inputCapTokens: options.windowTokens, pressureRatio: options.pressureRatio }),
+    registry,
+    budget,
     outputStore: options.store,
-    estimator: options.estimator ?? new ConservativeTokenEstimator({ family: options.exactEstimator?.family ?? 'unknown' }),
+    estimator,
     ...(options.exactEstimator ? { exactEstimator: options.exactEstimator } : {}),
     ...(options.compaction === false ? {} : { compactor: new DefaultHistoryCompactor(options.compaction) }),
     ...(options.maskStoredResults ? { stages: { composer: new DefaultContextMessageComposer({ maskStoredResults: true }) } } : {}),

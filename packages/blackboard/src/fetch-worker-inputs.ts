@@ -1,7 +1,7 @@
-import type { BlackboardEntry, BlackboardStore } from './blackboard-store.js';
+import { ENTRY_ROLE_ARCHIVED, type BlackboardEntry, type BlackboardStore } from './blackboard-store.js';
 import { parseContextOrder, type ContextOrder } from './context-order.js';
 import type { WorkerContract } from './resolve-worker-contract.js';
-import { tagPatternWithinAny } from './tag-pattern.js';
+import { matchesAnyTagPattern, tagPatternWithinAny } from './tag-pattern.js';
 import { DEFAULT_WELL_KNOWN_TAGS, type WellKnownTags } from './well-known-tags.js';
 
 export interface FetchWorkerInputsOptions {
@@ -13,11 +13,17 @@ export interface FetchWorkerInputsOptions {
    */
   readonly useContextOrder?: boolean;
   readonly tags?: WellKnownTags;
+  /**
+   * Tags (patterns) whose archived entries the contract asks for by name.
+   * Default none: archived previews stay on the board for history and audit
+   * and are not worker inputs.
+   */
+  readonly archivedTags?: readonly string[];
   readonly signal?: AbortSignal;
 }
 
 export interface WorkerInputs {
-  /** Entries within the contract's `inputTags`, oldest first. */
+  /** Entries within the contract's `inputTags`, oldest first; archived ones only where `archivedTags` names them. */
   readonly entries: readonly BlackboardEntry[];
   readonly contextOrder?: ContextOrder;
   /** Head revision the entries were read at. */
@@ -27,13 +33,17 @@ export interface WorkerInputs {
 /**
  * Fetches exactly the contract's whitelist (and, for play workers, the order
  * table, which the runtime reads and the worker never sees as content).
+ * After compress-after-worker the next worker receives only the final
+ * products and the final summary (seed 004 §5): archived entries are left
+ * out unless `archivedTags` asks for them by name.
  */
 export async function fetchWorkerInputs(options: FetchWorkerInputsOptions): Promise<WorkerInputs> {
   const { store, contract, signal } = options;
   const tags = options.tags ?? DEFAULT_WELL_KNOWN_TAGS;
   const queryOptions = { signal };
   const revision = await store.headRevision(queryOptions);
-  const entries = await store.query(contract.inputTags, queryOptions);
+  const archivedTags = options.archivedTags ?? [];
+  const entries = (await store.query(contract.inputTags, queryOptions)).filter((entry) => entry.role !== ENTRY_ROLE_ARCHIVED || matchesAnyTagPattern(archivedTags, entry.tag));
   const useContextOrder = options.useContextOrder ?? (contract.segments !== undefined && tagPatternWithinAny(tags.history, contract.inputTags));
   if (!useContextOrder) return { entries, revision };
   const table = (await store.query([tags.contextOrder], queryOptions)).at(-1);

@@ -47,3 +47,32 @@ test('attachments and messages have their own budgets', () => {
   assert.ok(estimator.countText(admitted.attachments[0]!.content) <= 200);
   assert.equal(admitted.diagnostics[0]!.code, 'CONTEXT_ATTACHMENT_TRUNCATED');
 });
+
+test('contributed messages: when not all fit, the newest win, in their order', () => {
+  const messages = ['m1', 'm2', 'm3'].map((id) => ({ id, role: 'user' as const, content: `${id} `.repeat(60) }));
+  const admitted = applyContextBudget({ collection: collection({ messages }), limits: { ...limits, contributedMessageTokens: 90 }, estimator });
+  assert.deepEqual(admitted.messages.map((message) => message.id).at(-1), 'm3');
+  assert.ok(!admitted.messages.some((message) => message.id === 'm1'), 'the oldest goes first');
+  assert.ok(admitted.diagnostics.some((diagnostic) => diagnostic.subject === 'm1' && diagnostic.code === 'CONTEXT_MESSAGE_DROPPED'));
+});
+
+test('contributed message count and size limits: the newest win, a long one is truncated', () => {
+  const messages = ['m1', 'm2', 'm3', 'm4'].map((id) => ({ id, role: 'user' as const, content: id === 'm4' ? 'word '.repeat(400) : id }));
+  const admitted = applyContextBudget({ collection: collection({ messages }), limits: { ...limits, contributedMessageTokens: 1_000, contributedMessages: 2, contributedMessageSizeTokens: 50 }, estimator });
+  assert.deepEqual(admitted.messages.map((message) => message.id), ['m3', 'm4']);
+  assert.ok(estimator.countText(admitted.messages[1]!.content) <= 50);
+  assert.deepEqual(admitted.diagnostics.map((diagnostic) => [diagnostic.code, diagnostic.subject]).sort(), [['CONTEXT_MESSAGE_DROPPED', 'm1'], ['CONTEXT_MESSAGE_DROPPED', 'm2'], ['CONTEXT_MESSAGE_TRUNCATED', 'm4']]);
+});
+
+test('the section limit truncates one long non-protected section, never a protected one', () => {
+  const contribution: ContextContribution = {
+    sections: [
+      { id: 'identity', slot: 'identity', content: 'You are Strata. '.repeat(20) },
+      { id: 'state.big', slot: 'state', content: 'line of state\n'.repeat(40) },
+    ],
+  };
+  const admitted = applyContextBudget({ collection: collection(contribution), limits: { ...limits, systemPromptTokens: 2_000, sectionTokens: 40 }, estimator });
+  assert.equal(admitted.sections[0]!.content, 'You are Strata. '.repeat(20));
+  assert.ok(estimator.countText(admitted.sections[1]!.content) <= 40);
+  assert.deepEqual(admitted.diagnostics.map((diagnostic) => diagnostic.subject), ['state.big']);
+});

@@ -11,6 +11,12 @@ export interface ContextBudgetLimits {
   readonly systemPromptTokens: number;
   readonly attachmentTokens: number;
   readonly contributedMessageTokens: number;
+  /** One non-protected section at most; a longer one is truncated. Absent: no limit of its own. */
+  readonly sectionTokens?: number;
+  /** Contributed messages per call at most; the newest win. Absent: no limit of its own. */
+  readonly contributedMessages?: number;
+  /** One contributed message at most; a longer one is truncated. Absent: no limit of its own. */
+  readonly contributedMessageSizeTokens?: number;
 }
 
 export interface AdmittedContext {
@@ -85,10 +91,48 @@ function admit<T extends Item>(options: {
   return admitted;
 }
 
+/** Truncates each item over `limit` tokens of content to it (or drops it when less than MIN_TRUNCATED_TOKENS would be left). */
+function capEach<T extends Item>(items: readonly T[], limit: number | undefined, kind: string, estimator: TokenEstimator, diagnostics: ContextDiagnostic[]): T[] {
+  if (limit === undefined) return [...items];
+  return items.flatMap((item) => {
+    const tokens = estimator.countText(item.content);
+    if (tokens <= limit) return [item];
+    const truncated = limit >= MIN_TRUNCATED_TOKENS ? truncateToTokens(item.content, limit, estimator) : undefined;
+    diagnostics.push({
+      code: `CONTEXT_${kind.toUpperCase()}_${truncated === undefined ? 'DROPPED' : 'TRUNCATED'}`,
+      severity: 'warning',
+      subject: item.id,
+      message: `${kind} "${item.id}" (${tokens} tokens) ${truncated === undefined ? 'dropped' : 'truncated'}: one ${kind} may use at most ${limit} tokens`,
+    });
+    return truncated === undefined ? [] : [{ ...item, content: truncated }];
+  });
+}
+
+/**
+ * Contributed messages, admitted as the seed orders them: when not all fit
+ * (by count or by budget), the newest win. Newest is last in collection
+ * order; the admitted ones keep that order.
+ */
+function admitNewestMessages(options: { messages: readonly ContributedMessage[]; limits: ContextBudgetLimits; estimator: TokenEstimator; diagnostics: ContextDiagnostic[] }): ContributedMessage[] {
+  const { limits, estimator, diagnostics } = options;
+  let messages = capEach(options.messages, limits.contributedMessageSizeTokens, 'message', estimator, diagnostics);
+  const most = limits.contributedMessages;
+  if (most !== undefined && messages.length > most) {
+    for (const dropped of messages.slice(0, messages.length - most)) {
+      diagnostics.push({ code: 'CONTEXT_MESSAGE_DROPPED', severity: 'warning', subject: dropped.id, message: `message "${dropped.id}" dropped: at most ${most} contributed messages are sent and newer ones win` });
+    }
+    messages = messages.slice(messages.length - most);
+  }
+  const admitted = admit({ items: [...messages].reverse(), limit: limits.contributedMessageTokens, cost: (message) => estimator.countText(message.content) + 8, kind: 'message', estimator, diagnostics });
+  return admitted.reverse();
+}
+
 /**
  * Admits the validated collection into its budgets. Protected sections
  * (identity, governance, run contract) go first and are never truncated:
- * if they alone exceed the system-prompt budget, assembly fails.
+ * if they alone exceed the system-prompt budget, assembly fails. Other
+ * sections and attachments are admitted in order; contributed messages
+ * newest first (see `admitNewestMessages`).
  */
 export function applyContextBudget(options: ContextBudgetRequest): AdmittedContext {
   const { collection, limits, estimator } = options;
@@ -105,7 +149,7 @@ export function applyContextBudget(options: ContextBudgetRequest): AdmittedConte
     });
   }
   const others = admit({
-    items: sections.filter((section) => !PROTECTED_SLOTS.has(section.slot)),
+    items: capEach(sections.filter((section) => !PROTECTED_SLOTS.has(section.slot)), limits.sectionTokens, 'section', estimator, diagnostics),
     limit: limits.systemPromptTokens - protectedTokens,
     cost: (section) => sectionTokens(section, estimator),
     kind: 'section',
@@ -120,14 +164,7 @@ export function applyContextBudget(options: ContextBudgetRequest): AdmittedConte
     estimator,
     diagnostics,
   });
-  const messages = admit({
-    items: collection.contributions.flatMap((entry) => entry.contribution.messages ?? []),
-    limit: limits.contributedMessageTokens,
-    cost: (message) => estimator.countText(message.content) + 8,
-    kind: 'message',
-    estimator,
-    diagnostics,
-  });
+  const messages = admitNewestMessages({ messages: collection.contributions.flatMap((entry) => entry.contribution.messages ?? []), limits, estimator, diagnostics });
   return { sections: [...protectedSections, ...others].sort(compareSections), attachments, messages, diagnostics };
 }
 

@@ -99,6 +99,8 @@ export interface TurnRequest {
   readonly signal?: AbortSignal;
   /** Overflow recovery: run one forced pressure pass. */
   readonly recovery?: { readonly reason: string; readonly attempt: number };
+  /** The `update_plan` call that declared the run's active plan, as the run's state knows it (compaction may have removed it from the history); for the trace's planProgress only. */
+  readonly activePlanCallId?: string;
 }
 
 export interface AssembledTurn {
@@ -215,6 +217,7 @@ export class ContextAssembler {
       compaction,
       original: request.history,
       declaredPlan: memory.latestPlanCall(),
+      activePlanCallId: request.activePlanCallId,
     });
     return { input, trace: await this.timed(turn, 'trace', () => this.writeTrace(turn, trace)), history, historyChanged: history !== request.history };
   }

@@ -16,17 +16,74 @@ export interface ContextConfiguration {
   readonly contextWindowTokens?: number;
   readonly modelMaxTokens: number;
   readonly outputReserveTokens: number;
+  /** Compaction starts when the input reaches this percent of the cap (1 to 100). Default 80. */
+  readonly compactionPressurePercent?: number;
+  /** Compaction aims the input at this percent of the cap; below the pressure percent. Default half the pressure. */
+  readonly compactionRetainPercent?: number;
+  /** Summary attempts after the first before the deterministic projection stands. Default 1. */
+  readonly summaryRetries?: number;
+  /** Characters of a compacted tool result's head/tail preview, together. Default 240. */
+  readonly toolPreviewChars?: number;
+  /** The whole system prompt. Default a quarter of the cap. */
+  readonly systemPromptTokens?: number;
+  /** One non-protected section at most (a longer one is truncated). Default: no limit but the prompt's. */
+  readonly sectionTokens?: number;
+  /** All contributed data_only messages together. Default a twentieth of the cap. */
+  readonly contributedMessageTokens?: number;
+  /** All attachments together. Default a tenth of the cap. */
+  readonly attachmentTokens?: number;
+  /** Contributed messages per call at most; the newest win. Default: no limit but their budget. */
+  readonly contributedMessages?: number;
+  /** One contributed message at most (a longer one is truncated). Default: no limit but their budget. */
+  readonly contributedMessageSizeTokens?: number;
+  /** The message-count compaction trigger: compact when the history holds more messages. Default: off. */
+  readonly windowMessages?: number;
+  /** The round trigger: compact when the history holds more model steps. Default: off. */
+  readonly windowRounds?: number;
 }
 
+/** The positive-integer settings beside the cap, by configuration field. */
+const INTEGER_SETTINGS = [
+  'compactionPressurePercent',
+  'compactionRetainPercent',
+  'summaryRetries',
+  'toolPreviewChars',
+  'systemPromptTokens',
+  'sectionTokens',
+  'contributedMessageTokens',
+  'attachmentTokens',
+  'contributedMessages',
+  'contributedMessageSizeTokens',
+  'windowMessages',
+  'windowRounds',
+] as const;
+
+type IntegerSetting = (typeof INTEGER_SETTINGS)[number];
+
 /** Each setting's `STRATA_` name, then the alias the original system documented. */
-const NAMES = {
+const NAMES: Readonly<Record<'mode' | 'trace' | 'traceDir' | 'contextWindowTokens' | 'modelMaxTokens' | 'outputReserveTokens' | IntegerSetting, readonly [string, string]>> = {
   mode: ['STRATA_CONTEXT_MODE', 'SCIENCE_AGENT_CONTEXT_MODE'],
   trace: ['STRATA_CONTEXT_TRACE', 'SCIENCE_AGENT_CONTEXT_TRACE'],
   traceDir: ['STRATA_CONTEXT_TRACE_DIR', 'SCIENCE_AGENT_CONTEXT_TRACE_DIR'],
   contextWindowTokens: ['STRATA_CONTEXT_WINDOW_TOKENS', 'SCIENCE_AGENT_CONTEXT_WINDOW_TOKENS'],
   modelMaxTokens: ['STRATA_MODEL_MAX_TOKENS', 'MODEL_MAX_TOKENS'],
   outputReserveTokens: ['STRATA_OUTPUT_RESERVE_TOKENS', 'OUTPUT_RESERVE_TOKENS'],
-} as const;
+  compactionPressurePercent: ['STRATA_CONTEXT_COMPACTION_PRESSURE_PERCENT', 'SCIENCE_AGENT_CONTEXT_COMPACTION_PRESSURE_PERCENT'],
+  compactionRetainPercent: ['STRATA_CONTEXT_COMPACTION_RETAIN_PERCENT', 'SCIENCE_AGENT_CONTEXT_COMPACTION_RETAIN_PERCENT'],
+  summaryRetries: ['STRATA_CONTEXT_SUMMARY_RETRIES', 'SCIENCE_AGENT_CONTEXT_SUMMARY_RETRIES'],
+  toolPreviewChars: ['STRATA_CONTEXT_TOOL_PREVIEW_CHARS', 'SCIENCE_AGENT_CONTEXT_TOOL_PREVIEW_CHARS'],
+  systemPromptTokens: ['STRATA_CONTEXT_PROMPT_BUDGET_TOKENS', 'SCIENCE_AGENT_CONTEXT_PROMPT_BUDGET_TOKENS'],
+  sectionTokens: ['STRATA_CONTEXT_SECTION_BUDGET_TOKENS', 'SCIENCE_AGENT_CONTEXT_SECTION_BUDGET_TOKENS'],
+  contributedMessageTokens: ['STRATA_CONTEXT_DATA_BUDGET_TOKENS', 'SCIENCE_AGENT_CONTEXT_DATA_BUDGET_TOKENS'],
+  attachmentTokens: ['STRATA_CONTEXT_ATTACHMENT_BUDGET_TOKENS', 'SCIENCE_AGENT_CONTEXT_ATTACHMENT_BUDGET_TOKENS'],
+  contributedMessages: ['STRATA_CONTEXT_CONTRIBUTED_MESSAGES', 'SCIENCE_AGENT_CONTEXT_CONTRIBUTED_MESSAGES'],
+  contributedMessageSizeTokens: ['STRATA_CONTEXT_CONTRIBUTED_MESSAGE_TOKENS', 'SCIENCE_AGENT_CONTEXT_CONTRIBUTED_MESSAGE_TOKENS'],
+  windowMessages: ['STRATA_CONTEXT_WINDOW_MESSAGES', 'SCIENCE_AGENT_CONTEXT_WINDOW_MESSAGES'],
+  windowRounds: ['STRATA_CONTEXT_WINDOW_ROUNDS', 'SCIENCE_AGENT_CONTEXT_WINDOW_ROUNDS'],
+};
+
+/** Every environment variable the context settings read, `STRATA_` names first. */
+export const CONTEXT_SETTING_NAMES: readonly string[] = Object.values(NAMES).flat();
 
 type Environment = Readonly<Record<string, string | undefined>>;
 
@@ -61,19 +118,32 @@ export function parseContextMode(name: string, value: string): ContextMode {
   return mode as ContextMode;
 }
 
+export interface ResolveContextConfigurationOptions {
+  /**
+   * The model's own context limit, a fact of the provider configuration: it
+   * is the model max when `STRATA_MODEL_MAX_TOKENS` / `MODEL_MAX_TOKENS` is
+   * not set (the environment wins).
+   */
+  readonly modelContextTokens?: number;
+}
+
 /**
- * Reads the context settings from an environment record. Pure: the caller
- * passes `process.env` at the edge (CLI, default bindings).
+ * Reads the context settings from an environment record, validated with the
+ * seed's rules: every number a positive integer; the pressure percent
+ * between 1 and 100; retain below pressure; the output reserve below the
+ * model max. Any other value is a ConfigurationError naming the variable.
+ * Pure: the caller passes `process.env` at the edge (CLI, default bindings).
  */
-export function resolveContextConfiguration(environment: Environment): ContextConfiguration {
+export function resolveContextConfiguration(environment: Environment, options: ResolveContextConfigurationOptions = {}): ContextConfiguration {
   const mode = read(environment, NAMES.mode);
   const trace = read(environment, NAMES.trace);
   const traceDir = read(environment, NAMES.traceDir);
   const window = read(environment, NAMES.contextWindowTokens);
   const max = read(environment, NAMES.modelMaxTokens);
   const reserve = read(environment, NAMES.outputReserveTokens);
-  const modelMaxTokens = max ? parsePositiveInteger(max.name, max.value) : MODEL_MAX_TOKENS;
-  const outputReserveTokens = reserve ? parsePositiveInteger(reserve.name, reserve.value) : OUTPUT_RESERVE_TOKENS;
+  const modelDefault = options.modelContextTokens === undefined ? MODEL_MAX_TOKENS : parsePositiveInteger('modelContextTokens', options.modelContextTokens);
+  const modelMaxTokens = max ? parsePositiveInteger(max.name, max.value) : modelDefault;
+  const outputReserveTokens = reserve ? parsePositiveInteger(reserve.name, reserve.value) : Math.min(OUTPUT_RESERVE_TOKENS, Math.floor(modelMaxTokens / 4));
   if (outputReserveTokens >= modelMaxTokens) {
     throw new ConfigurationError({
       setting: reserve?.name ?? NAMES.outputReserveTokens[0],
@@ -88,6 +158,24 @@ export function resolveContextConfiguration(environment: Environment): ContextCo
       throw new ConfigurationError({ setting: trace.name, message: `${trace.name} must be 1 or 0, got ${JSON.stringify(trace.value)}` });
     }
   }
+  const integers: Partial<Record<IntegerSetting, number>> = {};
+  const names: Partial<Record<IntegerSetting, string>> = {};
+  for (const key of INTEGER_SETTINGS) {
+    const setting = read(environment, NAMES[key]);
+    if (!setting) continue;
+    integers[key] = parsePositiveInteger(setting.name, setting.value);
+    names[key] = setting.name;
+  }
+  const pressure = integers.compactionPressurePercent;
+  if (pressure !== undefined && pressure > 100) {
+    throw new ConfigurationError({ setting: names.compactionPressurePercent!, message: `${names.compactionPressurePercent} must be between 1 and 100, got ${pressure}` });
+  }
+  const retain = integers.compactionRetainPercent;
+  const effectivePressure = pressure ?? DEFAULT_PRESSURE_PERCENT;
+  if (retain !== undefined && retain >= effectivePressure) {
+    const pressureName = names.compactionPressurePercent ?? `${NAMES.compactionPressurePercent[0]} (default)`;
+    throw new ConfigurationError({ setting: names.compactionRetainPercent!, message: `${names.compactionRetainPercent} (${retain}) must be below ${pressureName} (${effectivePressure})` });
+  }
   return {
     mode: mode ? parseContextMode(mode.name, mode.value) : 'dynamic',
     trace: traceOn,
@@ -95,8 +183,12 @@ export function resolveContextConfiguration(environment: Environment): ContextCo
     ...(window ? { contextWindowTokens: parsePositiveInteger(window.name, window.value) } : {}),
     modelMaxTokens,
     outputReserveTokens,
+    ...integers,
   };
 }
+
+/** Default: compaction starts at 80 percent of the input cap. */
+export const DEFAULT_PRESSURE_PERCENT = 80;
 
 export interface ResolvedContextBudget {
   /** min(context window when set, model max − output reserve): everything sent is charged here. */
@@ -106,6 +198,12 @@ export interface ResolvedContextBudget {
   readonly contributedMessageTokens: number;
   /** Estimated input at or above this share of the cap triggers compaction. */
   readonly pressureTokens: number;
+  /** One non-protected section at most; absent: only the prompt budget limits it. */
+  readonly sectionTokens?: number;
+  /** Contributed messages per call at most (the newest win); absent: only their budget limits them. */
+  readonly contributedMessages?: number;
+  /** One contributed message at most; absent: only their budget limits it. */
+  readonly contributedMessageSizeTokens?: number;
 }
 
 /** Where the input cap comes from: the model's size less the output reserve (and an optional window), or given directly. */
@@ -127,8 +225,13 @@ export type ContextBudgetOptions = (
   readonly attachmentTokens?: number;
   /** Default: a twentieth of the cap. */
   readonly contributedMessageTokens?: number;
-  /** Share of the cap at which token pressure starts. Default 0.8. */
+  readonly sectionTokens?: number;
+  readonly contributedMessages?: number;
+  readonly contributedMessageSizeTokens?: number;
+  /** Share of the cap at which token pressure starts. Default 0.8 (or `compactionPressurePercent` / 100). */
   readonly pressureRatio?: number;
+  /** The configured form of `pressureRatio`, 1 to 100. */
+  readonly compactionPressurePercent?: number;
 };
 
 /** The input cap: min(context window when set, model max − output reserve), or the cap given. */
@@ -143,12 +246,13 @@ function inputCapOf(options: ContextBudgetOptions): number {
   return options.contextWindowTokens === undefined ? modelCap : Math.min(parsePositiveInteger('contextWindowTokens', options.contextWindowTokens), modelCap);
 }
 
-/** The run's budget, resolved once per run: the input cap and the limits of each part. */
+/** The run's budget, resolved once per run: the input cap and the limits of each part. Accepts a `ContextConfiguration` as it is. */
 export function resolveContextBudget(options: ContextBudgetOptions): ResolvedContextBudget {
   const inputCapTokens = inputCapOf(options);
   const part = (name: string, value: number | undefined, share: number) =>
     value === undefined ? Math.max(1, Math.floor(inputCapTokens * share)) : parsePositiveInteger(name, value);
-  const pressureRatio = options.pressureRatio ?? 0.8;
+  const optional = (name: string, value: number | undefined) => (value === undefined ? {} : { [name]: parsePositiveInteger(name, value) });
+  const pressureRatio = options.pressureRatio ?? (options.compactionPressurePercent ?? DEFAULT_PRESSURE_PERCENT) / 100;
   if (!(pressureRatio > 0 && pressureRatio <= 1)) {
     throw new ConfigurationError({ setting: 'pressureRatio', message: `pressureRatio must be in (0, 1], got ${pressureRatio}` });
   }
@@ -158,5 +262,8 @@ export function resolveContextBudget(options: ContextBudgetOptions): ResolvedCon
     attachmentTokens: part('attachmentTokens', options.attachmentTokens, 0.1),
     contributedMessageTokens: part('contributedMessageTokens', options.contributedMessageTokens, 0.05),
     pressureTokens: Math.floor(inputCapTokens * pressureRatio),
+    ...optional('sectionTokens', options.sectionTokens),
+    ...optional('contributedMessages', options.contributedMessages),
+    ...optional('contributedMessageSizeTokens', options.contributedMessageSizeTokens),
   };
 }

@@ -188,3 +188,14 @@ test('property: compaction never adds tokens, never loses an open unit, and is d
     { numRuns: 100 },
   );
 });
+
+test('round threshold: more model steps than it trigger message-count compaction, which summarizes below it', async () => {
+  const compactor = new DefaultHistoryCompactor({ summarizer: scripted(goodCheckpoint), roundCountThreshold: 6 });
+  const history = longRun(15);
+  const rounds = (messages: readonly CanonicalMessage[]) => messages.filter((message) => message.role === 'assistant').length;
+  assert.ok(rounds(history) > 6);
+  assert.equal(compactor.exceedsMessageCount(history), true);
+  const result = await compactor.compact(request(history, { reason: 'message-count', targetHistoryTokens: 100_000 }));
+  assert.ok(rounds(result.history) <= 6, `${rounds(result.history)} rounds remain`);
+  assert.equal(compactor.exceedsMessageCount(result.history), false);
+});

@@ -11,6 +11,8 @@ export interface HistoryCompactorOptions {
   readonly summarizer?: Summarizer;
   /** Compatibility trigger: compact when the history holds more messages than this. */
   readonly messageCountThreshold?: number;
+  /** Compatibility trigger: compact when the history holds more model steps (assistant messages) than this. */
+  readonly roundCountThreshold?: number;
   /** Summary attempts before the projection stands. Default 2. */
   readonly summaryAttempts?: number;
   /** Default: 120,000 ms per summary attempt. */
@@ -31,6 +33,11 @@ const DEFAULTS: Readonly<{ summaryAttempts: number; summaryTimeoutMs: number; re
   recentShare: 0.3,
   headroomShare: 0.5,
 });
+
+/** Model steps: assistant messages. */
+function roundsOf(messages: readonly CanonicalMessage[]): number {
+  return messages.filter((message) => message.role === 'assistant').length;
+}
 
 function sumTokens(messages: readonly CanonicalMessage[], estimator: TokenEstimator): number {
   let total = 0;
@@ -54,7 +61,9 @@ export class DefaultHistoryCompactor implements HistoryCompactor {
   }
 
   exceedsMessageCount(history: CanonicalHistory): boolean {
-    return this.options.messageCountThreshold !== undefined && history.length > this.options.messageCountThreshold;
+    const { messageCountThreshold, roundCountThreshold } = this.options;
+    if (messageCountThreshold !== undefined && history.length > messageCountThreshold) return true;
+    return roundCountThreshold !== undefined && roundsOf(history) > roundCountThreshold;
   }
 
   async compact(request: CompactionRequest): Promise<CompactionResult> {
@@ -147,13 +156,17 @@ export class DefaultHistoryCompactor implements HistoryCompactor {
     const tokenBudget = request.targetHistoryTokens * this.options.recentShare;
     const threshold = this.options.messageCountThreshold;
     const messageBudget = request.reason === 'message-count' && threshold !== undefined ? Math.floor(threshold * this.options.recentShare) : Number.POSITIVE_INFINITY;
+    const rounds = this.options.roundCountThreshold;
+    const roundBudget = request.reason === 'message-count' && rounds !== undefined ? Math.floor(rounds * this.options.recentShare) : Number.POSITIVE_INFINITY;
+    let recentRounds = 0;
     for (let index = units.length - 1; index >= 0; index -= 1) {
       const messages = units[index]!.messages;
       const cost = sumTokens(messages, request.estimator);
-      if (index < units.length - 1 && (recentTokens + cost > tokenBudget || recentMessages + messages.length > messageBudget)) break;
+      if (index < units.length - 1 && (recentTokens + cost > tokenBudget || recentMessages + messages.length > messageBudget || recentRounds + roundsOf(messages) > roundBudget)) break;
       kept.add(index);
       recentTokens += cost;
       recentMessages += messages.length;
+      recentRounds += roundsOf(messages);
     }
     return kept;
   }

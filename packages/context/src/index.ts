@@ -48,6 +48,7 @@ export {
   UNRECORDED_TOOL_NAME,
 } from './adapters/trajectories.js';
 export type { TrajectoryFormat, ImportedTrajectory, TrajectoryImport, ImportTrajectoriesOptions } from './adapters/trajectories.js';
+export { recognizeCheckpoint, ORIGINAL_CHECKPOINT_KEY, ORIGINAL_CHECKPOINT_PREFIX } from './adapters/checkpoint-recognition.js';
 
 // Token counting
 export { ConservativeTokenEstimator, estimateMediaTokens, FILE_TOKENS_PER_BYTE, IMAGE_TOKENS, URL_FILE_TOKENS } from './conservative-token-estimator.js';
@@ -102,11 +103,12 @@ export { CHECKPOINT_INSTRUCTIONS } from './checkpoint-format.js';
 export type { PreviewOptions } from './tool-result-preview.js';
 
 // Configuration and budget
-export { resolveContextConfiguration, resolveContextBudget, MODEL_MAX_TOKENS, OUTPUT_RESERVE_TOKENS } from './context-configuration.js';
-export type { ContextConfiguration, ContextMode, ContextBudgetOptions, ResolvedContextBudget } from './context-configuration.js';
+export { resolveContextConfiguration, resolveContextBudget, CONTEXT_SETTING_NAMES, DEFAULT_PRESSURE_PERCENT, MODEL_MAX_TOKENS, OUTPUT_RESERVE_TOKENS } from './context-configuration.js';
+export type { ContextConfiguration, ContextMode, ContextBudgetOptions, ResolvedContextBudget, ResolveContextConfigurationOptions } from './context-configuration.js';
 
 // Traces (a versioned, persisted format)
 export type { ContextTraceV5, PlanProgress } from './context-trace.js';
+export { planProgressOf, PLAN_TOOL_NAME } from './plan-progress.js';
 
 // Ports implemented elsewhere (stores, summarizers, trace sinks) and the tool contract
 export type { ToolOutputStore, StoredToolOutput, PutToolOutput, SessionStore, SessionAppendOptions, SessionVersion, Summarizer, SummarizeRequest, TraceSink } from './ports.js';

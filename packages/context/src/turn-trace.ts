@@ -56,6 +56,8 @@ export function dynamicTurnTrace(options: {
   original: CanonicalHistory;
   /** Its latest plan call, when known (`null`: none). */
   declaredPlan?: { readonly index: number; readonly id: string } | null;
+  /** The declaring call of the active plan as the run knows it, when compaction may have removed it from the history. */
+  activePlanCallId?: string | undefined;
 }): ContextTraceV5 {
   const { identity, candidate, window, collected, configuration } = options;
   return {
@@ -82,7 +84,7 @@ export function dynamicTurnTrace(options: {
       messages: candidate.admitted.messages,
       diagnostics: candidate.admitted.diagnostics,
     },
-    planProgress: planProgressOf({ original: options.original, visible: window.messages, declared: options.declaredPlan }),
+    planProgress: planProgressOf({ original: options.original, visible: window.messages, declared: options.declaredPlan, activePlanCallId: options.activePlanCallId }),
     renderedContext: {
       systemPrompt: candidate.rendered.text,
       sectionIds: candidate.rendered.sectionIds,

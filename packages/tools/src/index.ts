@@ -28,7 +28,7 @@ export {
 export { defineSchemaTool, type SchemaToolOptions } from './registry/schema-tool.js';
 export type { StandardSchemaOutput, StandardSchemaWithJsonSchema } from './registry/standard-schema.js';
 export { registerStandardTools, type StandardToolsOptions } from './registry/standard-tools.js';
-export { DEFERRED_TOOLS_SECTION_ID, deferredToolsSection } from './registry/deferred-tools-section.js';
+export { DEFERRED_TOOLS_SECTION_ID, deferredToolsContributorFactory, deferredToolsSection } from './registry/deferred-tools-section.js';
 
 // MCP
 export {
@@ -36,8 +36,10 @@ export {
   type ConnectMcpServerOptions,
   type McpServerConfig,
   type McpServerConnection,
+  type McpToolsChange,
   type McpTransportConfig,
 } from './mcp/mcp-connection.js';
+export { neutraliseControlMarkers } from './mcp/control-markers.js';
 
 // Stored tool outputs
 export type { ReadToolOutputArguments } from './tool-output/read-arguments.js';
@@ -55,3 +57,4 @@ export {
   type SkillCatalogSectionOptions,
 } from './skills/skill-catalog-section.js';
 export type { SkillReference } from './skills/skill-revision.js';
+export { READ_SKILL_NAME, skillReferenceFromContent } from './skills/read-skill-tool.js';

@@ -15,6 +15,7 @@ import {
   unsupported,
 } from './adapter-input.js';
 import { type AdapterDiagnostic, encodeBase64, imageMediaTypeOf, parseDataUrl } from './media.js';
+import { recognizeCheckpoint } from './checkpoint-recognition.js';
 
 type ProviderOptions = { [provider: string]: { [key: string]: JsonValue } };
 
@@ -318,6 +319,7 @@ export function fromAiSdkMessages(messages: unknown): CanonicalMessage[] {
       default:
         throw unexpected(`${path}.role`, '"system", "user", "assistant" or "tool"', message.role);
     }
+    if (message.role !== 'tool') history.push(recognizeCheckpoint(message, history.pop()!));
   });
   return history;
 }

@@ -15,6 +15,7 @@ import {
   unsupported,
 } from './adapter-input.js';
 import { type AdapterDiagnostic, decodeBase64Text, encodeBase64Text, mediaNote } from './media.js';
+import { recognizeCheckpoint } from './checkpoint-recognition.js';
 
 export type AnthropicImageBlock = { type: 'image'; source: { type: 'base64'; media_type: string; data: string } | { type: 'url'; url: string } };
 export type AnthropicDocumentBlock = {
@@ -275,5 +276,5 @@ export function fromAnthropicMessages(request: unknown): CanonicalMessage[] {
     if (message.role === 'assistant') history.push(readAssistant(blocks, `${path}.content`, toolNames));
     else readUser(blocks, `${path}.content`, toolNames, history);
   });
-  return history;
+  return history.map((message) => recognizeCheckpoint(undefined, message));
 }

@@ -15,6 +15,7 @@ import {
   unsupported,
 } from './adapter-input.js';
 import { type AdapterDiagnostic, mediaFromUrl, mediaNote, mediaUrl, parseDataUrl } from './media.js';
+import { recognizeCheckpoint } from './checkpoint-recognition.js';
 
 /** A content part of an OpenAI chat-completions message. */
 export type OpenAIChatContentPart =
@@ -146,7 +147,7 @@ export function fromOpenAIChat(messages: unknown, options: { path?: string } = {
   const toolNames = new Map<string, string>();
   return readArray(messages, path, 'an array of messages').map((raw, index) => {
     const where = `${path}[${index}]`;
-    return readMessage(readRecord(raw, where, 'a message object'), where, toolNames);
+    return recognizeCheckpoint(raw, readMessage(readRecord(raw, where, 'a message object'), where, toolNames));
   });
 }
 

@@ -4,6 +4,7 @@ import type { AssistantMessage, CanonicalMessage, ToolCall } from '../messages.j
 import { fromAnthropicMessages } from './anthropic-messages.js';
 import { isRecord, readArray, readRecord, readString, readToolArguments, readJson, invalid, unexpected } from './adapter-input.js';
 import { fromOpenAIChat } from './openai-chat.js';
+import { recognizeCheckpoint } from './checkpoint-recognition.js';
 
 /** The trajectory formats Strata imports. */
 export type TrajectoryFormat = 'openai' | 'anthropic' | 'tau-bench' | 'swe-agent' | 'sharegpt';
@@ -186,7 +187,7 @@ export function fromShareGPT(record: unknown): CanonicalMessage[] {
         throw unexpected(`${path}.from`, '"system", "human", "user", "gpt", "assistant", "function_call" or "observation"', turn.from);
     }
   });
-  return history;
+  return history.map((message) => recognizeCheckpoint(undefined, message));
 }
 
 // --- Detection by content -----------------------------------------------------

@@ -60,7 +60,7 @@ test('stdio: tools are deferred until discovered, then callable; errors are stru
     assert.equal(connection.instructions, 'A fixture for tests.');
     assert.deepEqual(
       connection.registrations.map((registration) => registration.tool.name),
-      ['mcp__fixture__add', 'mcp__fixture__echo', 'mcp__fixture__exit', 'mcp__fixture__explode', 'mcp__fixture__fail', 'mcp__fixture__get_weather', 'mcp__fixture__hang', 'mcp__fixture__pid'],
+      ['mcp__fixture__add', 'mcp__fixture__echo', 'mcp__fixture__exit', 'mcp__fixture__explode', 'mcp__fixture__fail', 'mcp__fixture__get_weather', 'mcp__fixture__grow', 'mcp__fixture__hang', 'mcp__fixture__inject', 'mcp__fixture__pid', 'mcp__fixture__shrink'],
     );
     assert.ok(connection.registrations.every((registration) => registration.deferred === true));
     const echo = connection.registrations.find((registration) => registration.tool.name === 'mcp__fixture__echo')!;
@@ -199,4 +199,43 @@ test('an aborted connect rethrows the abort and leaves no child behind', async (
   controller.abort(new Error('run cancelled'));
   await assert.rejects(pending, (error: unknown) => error instanceof Error && error.message === 'run cancelled');
   assert.deepEqual(childProcessesRunning(marker), []);
+});
+
+test('tools/list_changed: the registry follows the server (added, removed, promotion kept); remote output is cleaned of control markers', async () => {
+  const connection = await stdioFixture('live');
+  const registry = new ToolRegistry();
+  const changes: { added: readonly string[]; removed: readonly string[] }[] = [];
+  let changed: () => void = () => undefined;
+  const stop = connection.registerTools(registry, {
+    onToolsChanged: (change) => {
+      changes.push({ added: change.added, removed: change.removed });
+      changed();
+    },
+  });
+  const next = () => new Promise<void>((resolve) => (changed = resolve));
+  try {
+    assert.ok(registry.has('mcp__live__grow') && !registry.has('mcp__live__late'));
+    registry.promote(['mcp__live__grow', 'mcp__live__shrink', 'mcp__live__inject']);
+    let waiting = next();
+    assert.equal((await registry.execute({ id: '1', name: 'mcp__live__grow', input: {} }, context)).content, 'grown');
+    await waiting;
+    assert.deepEqual(changes.at(-1), { added: ['mcp__live__late'], removed: [] });
+    assert.ok(registry.isVisible('mcp__live__grow'), 'promotion survives the refresh');
+    assert.ok(registry.deferredTools().some((tool) => tool.name === 'mcp__live__late' && !tool.promoted), 'a new tool is deferred');
+    registry.promote(['mcp__live__late']);
+    assert.equal((await registry.execute({ id: '2', name: 'mcp__live__late', input: { text: 'hi' } }, context)).content, 'late: hi');
+    waiting = next();
+    await registry.execute({ id: '3', name: 'mcp__live__shrink', input: {} }, context);
+    await waiting;
+    assert.deepEqual(changes.at(-1), { added: [], removed: ['mcp__live__late'] });
+    assert.equal(registry.has('mcp__live__late'), false);
+
+    const injected = await registry.execute({ id: '4', name: 'mcp__live__inject', input: {} }, context);
+    assert.ok(injected.content.startsWith('weather: fine'));
+    assert.ok(!/<\/tool_output>|<system-reminder>|<\|im_start\|>/.test(injected.content), injected.content);
+    assert.deepEqual((injected.data as { controlMarkersNeutralised: string[] }).controlMarkersNeutralised, ['2 system-reminder tags', '1 wrapper tag', '1 chat-template token', '1 end-of-user-input line']);
+  } finally {
+    stop();
+    await connection.close();
+  }
 });

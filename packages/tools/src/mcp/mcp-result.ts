@@ -1,6 +1,7 @@
 import type { JsonValue, ToolOutcome } from '@strata/context';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { describeThrown, toolErrorOutcome } from '../tool-error.js';
+import { neutraliseControlMarkers } from './control-markers.js';
 
 /** The parts of an MCP `CallToolResult` the bridge reads. */
 export interface McpCallResult {
@@ -53,20 +54,25 @@ function blockText(block: McpContentBlock): string {
  * An MCP call result as a tool outcome. `isError` results become a
  * structured `MCP_TOOL_ERROR` carrying the server's text; structured content
  * is kept in `data` (and is the text when there are no content blocks).
+ * The text is remote: what imitates our control markers is neutralised
+ * before anything stores it, and `data.controlMarkersNeutralised` says what.
  */
 export function mcpResultOutcome(identity: McpToolIdentity, result: McpCallResult): ToolOutcome {
   const blocks = result.content ?? [];
   const structured = result.structuredContent;
-  const text = blocks.length > 0 ? mcpContentText(blocks) : structured !== undefined ? JSON.stringify(structured) : '';
+  const raw = blocks.length > 0 ? mcpContentText(blocks) : structured !== undefined ? JSON.stringify(structured) : '';
+  const { text, neutralised } = neutraliseControlMarkers(raw);
+  const marks: { [key: string]: JsonValue } = neutralised.length === 0 ? {} : { controlMarkersNeutralised: [...neutralised] };
   if (result.isError === true) {
-    return toolErrorOutcome({
+    const outcome = toolErrorOutcome({
       code: 'MCP_TOOL_ERROR',
       tool: identity.name,
       message: text === '' ? `the MCP tool "${identity.mcpTool}" of server "${identity.server}" reported an error` : text,
       details: { server: identity.server, mcpTool: identity.mcpTool },
     });
+    return { ...outcome, data: { ...(outcome.data as { [key: string]: JsonValue }), ...marks } };
   }
-  const data: { [key: string]: JsonValue } = { server: identity.server, mcpTool: identity.mcpTool };
+  const data: { [key: string]: JsonValue } = { server: identity.server, mcpTool: identity.mcpTool, ...marks };
   if (structured !== undefined) data['structuredContent'] = structured as JsonValue;
   return { content: text, data };
 }

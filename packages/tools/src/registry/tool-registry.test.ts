@@ -214,7 +214,7 @@ test('an exact name finds only that tool; the deferred-tools section names every
   for (const name of ['mcp__srv__read', 'mcp__srv__write', 'mcp__srv__list']) registry.register(echoTool(name), { deferred: true, routingHints: ['srv'] });
   const before = deferredToolsSection(registry);
   assert.equal(before?.slot, 'capabilities');
-  assert.ok(before?.content.endsWith('\nmcp__srv__list\nmcp__srv__read\nmcp__srv__write'));
+  assert.ok(before?.content.endsWith('\n- mcp__srv__list: echoes for mcp__srv__list\n- mcp__srv__read: echoes for mcp__srv__read\n- mcp__srv__write: echoes for mcp__srv__write'), before?.content);
   const found = await registry.execute({ id: '1', name: 'search_tools', input: { query: 'mcp__srv__write' } }, context);
   assert.deepEqual((found.data as { promoted: string[] }).promoted, ['mcp__srv__write']);
   assert.deepEqual(deferredToolsSection(registry), before);
