@@ -198,6 +198,7 @@ export function createAgentRun(profile: AgentProfile, bindings: AgentBindings, i
         stages: { composer: profile.maskStoredResults ? new DefaultContextMessageComposer({ maskStoredResults: true }) : undefined },
       });
       const agent = new NativeAgent({
+        now: bindings.now,
         state,
         lanes,
         assembler,

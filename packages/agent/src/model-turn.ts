@@ -2,12 +2,20 @@ import type { AssembledTurn, AssistantMessage } from '@strata/context';
 import { ContextOverflowError, type ModelCallError, type ModelClient, type ModelEvent, type ModelUsage } from '@strata/model';
 import { untilAborted } from './abort-race.js';
 
-type StreamOutcome =
+export type StreamOutcome =
   | { readonly type: 'finish'; readonly message: AssistantMessage; readonly usage: ModelUsage }
   | { readonly type: 'error'; readonly error: ModelCallError }
   | { readonly type: 'aborted'; readonly reason: unknown; readonly timedOut: boolean };
 
 export type ModelTurnOutcome = StreamOutcome & { readonly assembled: AssembledTurn };
+
+/** One request of a turn: the input it was made from, how it ended, and how long assembly and the call took. */
+export interface ModelAttempt {
+  readonly assembled: AssembledTurn;
+  readonly outcome: StreamOutcome;
+  readonly assemblyMs: number;
+  readonly modelMs: number;
+}
 
 export interface ModelTurnOptions {
   /** Assembles (and commits) the turn's context; `recovery` is set for the one forced pass after an overflow. */
@@ -16,6 +24,10 @@ export interface ModelTurnOptions {
   readonly signal: AbortSignal;
   readonly onEvent?: (event: ModelEvent) => void;
   readonly onRecovery?: (attempt: number) => void;
+  /** Called as each request ends (the first, and the retry after an overflow), before the turn goes on. */
+  readonly onAttempt?: (attempt: ModelAttempt) => Promise<void>;
+  /** The run's clock for the attempt's latencies. Default: performance.now. */
+  readonly now?: () => number;
 }
 
 /**
@@ -54,13 +66,19 @@ async function streamOnce(client: ModelClient, assembled: AssembledTurn, signal:
  * second overflow is returned to the caller; there is no retry loop.
  */
 export async function runModelTurn(options: ModelTurnOptions): Promise<ModelTurnOutcome> {
-  const { client, signal } = options;
-  let assembled = await options.assemble();
-  const first = await streamOnce(client, assembled, signal, options.onEvent);
-  if (first.type !== 'error' || !ContextOverflowError.isInstance(first.error)) return { ...first, assembled };
-
+  const first = await attempt(options);
+  if (first.type !== 'error' || !ContextOverflowError.isInstance(first.error)) return first;
   options.onRecovery?.(1);
-  assembled = await options.assemble({ reason: `context overflow: ${first.error.message}`, attempt: 1 });
-  const second = await streamOnce(client, assembled, signal, options.onEvent);
-  return { ...second, assembled };
+  return attempt(options, { reason: `context overflow: ${first.error.message}`, attempt: 1 });
+}
+
+/** Assembles and streams one request, timed, and reports it. */
+async function attempt(options: ModelTurnOptions, recovery?: { readonly reason: string; readonly attempt: number }): Promise<ModelTurnOutcome> {
+  const now = options.now ?? (() => performance.now());
+  const started = now();
+  const assembled = await (recovery ? options.assemble(recovery) : options.assemble());
+  const assembledAt = now();
+  const outcome = await streamOnce(options.client, assembled, options.signal, options.onEvent);
+  await options.onAttempt?.({ assembled, outcome, assemblyMs: assembledAt - started, modelMs: now() - assembledAt });
+  return { ...outcome, assembled };
 }

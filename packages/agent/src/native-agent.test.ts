@@ -204,3 +204,20 @@ test('a stalled model ends the run by the run deadline or the idle timeout, with
     assert.deepEqual(result.finalMessages, [{ role: 'user', content: 'Go' }]);
   }
 });
+
+test('each trace records what the model made of its input: the output, the provider usage beside our estimate, and latencies', async () => {
+  const model = new ScriptedLanguageModel([toolTurn('m1', 'a'), { throws: openAIOverflowError() }, answer('done')]);
+  const { bindings, traces } = bindingsFor(model);
+  let clock = 0;
+  const result = await createAgentRun({ id: 'tester' }, { ...bindings, now: () => (clock += 5) }, { contextId: 'run-calls', prompt: 'Measure a.' }).execute();
+  assert.equal(result.stopReason, 'completed');
+  assert.deepEqual(traces.map((trace) => [trace.turn, trace.recoveryAttempt, trace.modelCall?.outcome]), [[1, null, 'finish'], [2, null, 'error'], [2, 1, 'finish']]);
+  const [first, overflowed, retried] = traces as [ContextTraceV5, ContextTraceV5, ContextTraceV5];
+  assert.deepEqual(first.modelCall!.output!.toolCalls!.map((call) => call.id), ['m1']);
+  assert.deepEqual(first.modelCall!.usage, { inputTokens: 100, outputTokens: 10, cachedInputTokens: null, cacheWriteInputTokens: null });
+  assert.ok(first.budget!.totalTokens > 0, 'our estimate stands beside the provider usage');
+  assert.ok(first.modelCall!.latencyMs.assembly > 0 && first.modelCall!.latencyMs.model > 0);
+  assert.equal(overflowed.modelCall!.output, null);
+  assert.match(overflowed.modelCall!.error!.name, /ContextOverflowError/);
+  assert.equal(retried.modelCall!.output!.content, 'done');
+});

@@ -1,10 +1,10 @@
-import { ContextBudgetError, ContextInputError, ContextValidationError, redactCredentials, type AssembledTurn, type AssistantMessage, type ContextAssembler, type ContextDiagnostic, type ContextScope, type TokenEstimator, type ToolOutputStore } from '@strata/context';
+import { ContextBudgetError, ContextInputError, ContextValidationError, redactCredentials, type AssembledTurn, type AssistantMessage, type ContextAssembler, type ContextDiagnostic, type ContextScope, type ModelCallTrace, type TokenEstimator, type ToolOutputStore } from '@strata/context';
 import { ContextOverflowError, type ModelCallError, type ModelClient } from '@strata/model';
 import { toolErrorCodeOf, type ToolRegistry } from '@strata/tools';
 import type { AgentEvent, AgentStopReason } from './agent-events.js';
 import { SESSION_WRITE_ATTEMPTS, type AgentRunState } from './agent-run-state.js';
 import type { RunLanes } from './lanes/run-lanes.js';
-import { runModelTurn } from './model-turn.js';
+import { runModelTurn, type ModelAttempt } from './model-turn.js';
 import { RunDeadline } from './run-deadline.js';
 import type { RunTraceSink } from './run-trace-sink.js';
 import { MAX_TOOL_CALLS_PER_STEP, refuseStep } from './step-admission.js';
@@ -41,6 +41,8 @@ export interface NativeAgentOptions {
   /** Refusals of repeated identical calls before the run stops with `loop-guard`. Default `MAX_REPEATED_CALL_REFUSALS` (3). */
   readonly maxRepeatedCallRefusals?: number;
   readonly onEvent?: (event: AgentEvent) => void;
+  /** The run's clock, for the latencies in traces. Default: performance.now. */
+  readonly now?: () => number;
 }
 
 export interface AgentRunResult {
@@ -88,6 +90,8 @@ export class NativeAgent {
       step = deadline.signal.aborted ? this.interrupted(deadline.signal.reason) : { type: 'stop', reason: isContextError(error) ? 'context-error' : 'runtime-error', error };
     } finally {
       deadline.dispose();
+      // A trace still held (its call threw before it could be recorded) is written all the same.
+      for (const failure of (await this.options.traceSink?.flush()) ?? []) this.diagnose(failure);
     }
     const stop = step as Extract<NextStep, { type: 'stop' }>;
     this.emit({ type: 'run-end', stopReason: stop.reason });
@@ -118,6 +122,8 @@ export class NativeAgent {
         if (event.type === 'text-delta' || event.type === 'reasoning-delta') this.emit(event);
       },
       onRecovery: (attempt) => this.emit({ type: 'overflow-recovery', turn, attempt }),
+      onAttempt: (attempt) => this.traceAttempt(attempt),
+      now: this.options.now,
     });
     if (outcome.type === 'aborted') return this.interrupted(outcome.reason, outcome.timedOut);
     if (outcome.type === 'error') return { type: 'stop', reason: errorReason(outcome.error), error: redactError(outcome.error) };
@@ -167,7 +173,6 @@ export class NativeAgent {
         if (attempt >= SESSION_WRITE_ATTEMPTS) throw conflict;
         continue;
       }
-      for (const failure of (await traceSink?.flush()) ?? []) this.diagnose(failure);
       this.emit({ type: 'context-assembled', turn, trace: assembled.trace });
       if (assembled.historyChanged) this.emit({ type: 'history-compacted', turn, reason, messagesBefore: before, messagesAfter: assembled.history.length });
       return assembled;
@@ -215,6 +220,23 @@ export class NativeAgent {
     const neutralised = (data as { controlMarkersNeutralised?: unknown } | undefined)?.controlMarkersNeutralised;
     if (!Array.isArray(neutralised) || neutralised.length === 0) return;
     this.diagnose({ code: 'AGENT_REMOTE_OUTPUT_NEUTRALISED', severity: 'warning', subject: callId, message: `the output of call ${callId} imitated control markers; neutralised before it was stored: ${neutralised.join(', ')}` });
+  }
+
+  /** Writes the attempt's held trace with what the model made of its input: output, the provider's usage, latencies. */
+  private async traceAttempt({ outcome, assemblyMs, modelMs }: ModelAttempt): Promise<void> {
+    const traceSink = this.options.traceSink;
+    if (!traceSink) return;
+    const usage = outcome.type === 'finish' ? outcome.usage : undefined;
+    const modelCall: ModelCallTrace = {
+      outcome: outcome.type,
+      output: outcome.type === 'finish' ? outcome.message : null,
+      error: outcome.type === 'error' ? { name: outcome.error.name, message: redactCredentials(outcome.error.message).text } : null,
+      usage: usage
+        ? { inputTokens: usage.inputTokens ?? null, outputTokens: usage.outputTokens ?? null, cachedInputTokens: usage.cachedInputTokens ?? null, cacheWriteInputTokens: usage.cacheWriteInputTokens ?? null }
+        : null,
+      latencyMs: { assembly: assemblyMs, model: modelMs },
+    };
+    for (const failure of await traceSink.flush(modelCall)) this.diagnose(failure);
   }
 
   private interrupted(reason: unknown, timedOut = false): NextStep {

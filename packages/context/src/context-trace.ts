@@ -3,7 +3,7 @@ import type { ContextDiagnostic, ContextScope, ContributedMessage, DataAttachmen
 import type { ContributorRunRecord, ValidatedCollection } from './contributor-registry.js';
 import type { HistoryWindowStats } from './history-window.js';
 import type { CompactionTrace } from './history-compactor.js';
-import type { CanonicalMessage } from './messages.js';
+import type { AssistantMessage, CanonicalMessage } from './messages.js';
 import type { ModelInput } from './model-input.js';
 import type { TokenizerFamily } from './token-estimator.js';
 
@@ -16,6 +16,28 @@ export interface PlanProgress {
   readonly anchorFound: boolean;
   readonly laterModelSteps?: number;
   readonly completedNonPlanToolResults?: number;
+}
+
+/**
+ * What the model made of a turn's input, recorded by the agent once the call
+ * ends. Absent from traces written without a model call (replays, adapters
+ * that hand the input to another loop).
+ */
+export interface ModelCallTrace {
+  readonly outcome: 'finish' | 'error' | 'aborted';
+  /** The assistant message the model returned; null when the call failed or was cut off. */
+  readonly output: AssistantMessage | null;
+  /** The error's name and message (credentials redacted) when the call failed. */
+  readonly error: { readonly name: string; readonly message: string } | null;
+  /** What the provider reported, beside our estimate in `budget.totalTokens`; null when it reported nothing. */
+  readonly usage: {
+    readonly inputTokens: number | null;
+    readonly outputTokens: number | null;
+    readonly cachedInputTokens: number | null;
+    readonly cacheWriteInputTokens: number | null;
+  } | null;
+  /** Time spent assembling this input and waiting for the model, on the run's clock. */
+  readonly latencyMs: { readonly assembly: number; readonly model: number };
 }
 
 /**
@@ -64,4 +86,6 @@ export interface ContextTraceV5 {
   readonly diagnostics: readonly ContextDiagnostic[];
   /** Exactly what the model client received. */
   readonly llmInput: ModelInput;
+  /** What the model made of it (written by the agent once the call ends). */
+  readonly modelCall?: ModelCallTrace;
 }

@@ -107,7 +107,7 @@ export { resolveContextConfiguration, resolveContextBudget, CONTEXT_SETTING_NAME
 export type { ContextConfiguration, ContextMode, ContextBudgetOptions, ResolvedContextBudget, ResolveContextConfigurationOptions } from './context-configuration.js';
 
 // Traces (a versioned, persisted format)
-export type { ContextTraceV5, PlanProgress } from './context-trace.js';
+export type { ContextTraceV5, ModelCallTrace, PlanProgress } from './context-trace.js';
 export { planProgressOf, PLAN_TOOL_NAME } from './plan-progress.js';
 
 // Ports implemented elsewhere (stores, summarizers, trace sinks) and the tool contract

@@ -43,10 +43,9 @@ export function viewerTurns(runs: readonly TraceRun[]): ViewerTurn[] {
   );
 }
 
-/** Traces written by a run that records usage beside the trace (`usage.inputTokens`). */
+/** The input tokens the provider reported for the turn's call, when the run recorded its model call. */
 function reportedInput(trace: ContextTraceV5): number | null {
-  const usage = (trace as unknown as { usage?: { inputTokens?: unknown } }).usage;
-  return typeof usage?.inputTokens === 'number' ? usage.inputTokens : null;
+  return trace.modelCall?.usage?.inputTokens ?? null;
 }
 
 /** JSON that is safe inside a `<script>` element. */
