@@ -18,7 +18,7 @@ export type {
 export { messageText } from './message-text.js';
 export { buildHistoryUnits, isTaskAnchorCandidate } from './history-units.js';
 export type { HistoryUnit } from './history-units.js';
-export { checkCanonicalHistory, checkJsonValue, MAX_JSON_DEPTH, MAX_JSON_NODES } from './canonical-history-check.js';
+export { checkCanonicalHistory, MAX_JSON_DEPTH } from './canonical-history-check.js';
 
 // Adapters and trajectory importers
 export { fromOpenAIChat, toOpenAIChat, toOpenAIChatDetailed } from './adapters/openai-chat.js';
@@ -42,19 +42,14 @@ export {
   fromSweAgentTrajectory,
   fromShareGPT,
   detectTrajectoryFormat,
-  fromTrajectoryRecord,
   importTrajectories,
   TRAJECTORY_FORMATS,
-  UNRECORDED_TOOL_NAME,
 } from './adapters/trajectories.js';
 export type { TrajectoryFormat, ImportedTrajectory, TrajectoryImport, ImportTrajectoriesOptions } from './adapters/trajectories.js';
-export { recognizeCheckpoint, ORIGINAL_CHECKPOINT_KEY, ORIGINAL_CHECKPOINT_PREFIX } from './adapters/checkpoint-recognition.js';
 
 // Token counting
-export { ConservativeTokenEstimator, estimateMediaTokens, FILE_TOKENS_PER_BYTE, IMAGE_TOKENS, URL_FILE_TOKENS } from './conservative-token-estimator.js';
+export { ConservativeTokenEstimator, IMAGE_TOKENS } from './conservative-token-estimator.js';
 export { ExactTokenEstimator, exactTokenEstimatorFor, tokenizerFamilyOf } from './exact-token-estimator.js';
-export { chooseCounter, EXACT_COUNT_CAP_SHARE } from './counting-policy.js';
-export type { CountingPolicyOptions } from './counting-policy.js';
 export type { TokenEstimator, TokenizerFamily, ToolSchema } from './token-estimator.js';
 
 // Contributors
@@ -103,12 +98,12 @@ export { CHECKPOINT_INSTRUCTIONS } from './checkpoint-format.js';
 export type { PreviewOptions } from './tool-result-preview.js';
 
 // Configuration and budget
-export { resolveContextConfiguration, resolveContextBudget, CONTEXT_SETTING_NAMES, DEFAULT_PRESSURE_PERCENT, MODEL_MAX_TOKENS, OUTPUT_RESERVE_TOKENS } from './context-configuration.js';
+export { resolveContextConfiguration, resolveContextBudget, DEFAULT_PRESSURE_PERCENT, MODEL_MAX_TOKENS, OUTPUT_RESERVE_TOKENS } from './context-configuration.js';
 export type { ContextConfiguration, ContextMode, ContextBudgetOptions, ResolvedContextBudget, ResolveContextConfigurationOptions } from './context-configuration.js';
 
 // Traces (a versioned, persisted format)
 export type { ContextTraceV5, ModelCallTrace, PlanProgress } from './context-trace.js';
-export { planProgressOf, PLAN_TOOL_NAME } from './plan-progress.js';
+export { PLAN_TOOL_NAME } from './plan-progress.js';
 
 // Ports implemented elsewhere (stores, summarizers, trace sinks) and the tool contract
 export type { ToolOutputStore, StoredToolOutput, PutToolOutput, SessionStore, SessionAppendOptions, SessionVersion, Summarizer, SummarizeRequest, TraceSink } from './ports.js';
