@@ -1,23 +1,18 @@
 // The executor seam
 export { createAgentRun, type AgentProfile, type AgentBindings, type AgentRunInput, type AgentRun, type AgentVersionRecord, type SkillReference } from './create-agent-run.js';
-export { createDefaultBindings, resolveExecutor, EXECUTORS, type DefaultBindings, type DefaultBindingsOptions } from './default-bindings.js';
+export { createDefaultBindings, type DefaultBindings, type DefaultBindingsOptions } from './default-bindings.js';
 export type { ProfileSections } from './profile-sections.js';
 export type { RoutingHint } from './routing-hints.js';
 
-// The loop and its state
-export { NativeAgent, MAX_REPEATED_CALL_REFUSALS, type NativeAgentOptions, type AgentRunResult } from './native-agent.js';
-export { AgentRunState, FOREIGN_AFTER_STEP_REASON } from './agent-run-state.js';
+// What a run reports
+export { MAX_REPEATED_CALL_REFUSALS, type AgentRunResult } from './native-agent.js';
 export type { AgentEvent, AgentStopReason } from './agent-events.js';
-export { runModelTurn, type ModelTurnOptions, type ModelTurnOutcome } from './model-turn.js';
-export { dispatchToolCalls, type ToolDispatchOptions, type ToolDispatchOutcome } from './tool-dispatch.js';
 export { MAX_TOOL_CALLS_PER_STEP } from './step-admission.js';
 
 // State lanes and plans
-export { RunLanes, LANE_NAMES, type LaneName, type LaneEntry, type LaneUpdate, type LaneReducer } from './lanes/run-lanes.js';
+export { LANE_NAMES, type LaneName, type LaneEntry, type LaneUpdate, type LaneReducer } from './lanes/run-lanes.js';
 export { inputLaneReducer } from './lanes/lane-reducers.js';
-export { laneContributorFactory, LANE_MESSAGE_IDS } from './lanes/lane-contributors.js';
 export { createUpdatePlanTool, PLAN_ITEM_STATUSES, type PlanItem, type PlanItemStatus } from './lanes/plan-tool.js';
-export { goalSnapshotFactory, originalRequest, GOAL_SECTION_ID } from './goal-snapshot.js';
 
 // Scopes: sub-agents and reviewers
 export { createDelegateTool, type DelegateToolOptions } from './scopes/delegate-tool.js';
@@ -25,17 +20,16 @@ export { createReviewTool, REVIEW_VERDICTS, type ReviewToolOptions, type ReviewV
 export { DELEGATE_TOOL_NAME, REVIEW_TOOL_NAME } from './lanes/lane-reducers.js';
 
 // Timeouts
-export { RunDeadline, RunTimeout, type Timers } from './run-deadline.js';
+export { RunTimeout, type Timers } from './run-deadline.js';
 
 // Errors
 export { StepRefusedError } from './errors/step-refused-error.js';
 
-// Contributors and adapters
-export { profileSectionsFactory } from './profile-sections.js';
+// The blackboard's worker model over a model client
 export { workerModelFromClient } from './worker-model-adapter.js';
 
 // Replay
-export { replayTrajectory, modelCallIndexes, type ReplayOptions, type ReplayTurn, type ReplayResult } from './replay.js';
+export { replayTrajectory, type ReplayOptions, type ReplayTurn, type ReplayResult } from './replay.js';
 export { rawRequests, lastNMaskingRequests, clearToolUsesRequests, type BaselineTurn, type ClearToolUsesOptions } from './replay-baselines.js';
 
 // Telemetry (OpenTelemetry, GenAI semantic conventions; content off by default)
