@@ -1,4 +1,5 @@
 import { PLAN_TOOL_NAME, type JsonValue, type ToolDefinition } from '@strata/context';
+import { objectInput } from './lane-reducers.js';
 import type { LaneReducer } from './run-lanes.js';
 
 export const PLAN_ITEM_STATUSES = ['pending', 'in_progress', 'completed'] as const;
@@ -56,15 +57,7 @@ export const planLaneReducer: LaneReducer = {
 
 /** The items of an `update_plan` call's input (parsed when it came as text), or undefined when malformed. */
 export function planItemsOf(input: JsonValue | undefined): PlanItem[] | undefined {
-  let value: unknown = input;
-  if (typeof value === 'string') {
-    try {
-      value = JSON.parse(value);
-    } catch {
-      return undefined;
-    }
-  }
-  const items = (value as { items?: unknown } | null)?.items;
+  const items: unknown = objectInput(input)?.['items'];
   if (!Array.isArray(items)) return undefined;
   const valid = items.every((item) => typeof item?.step === 'string' && (PLAN_ITEM_STATUSES as readonly string[]).includes(item?.status));
   return valid ? items.map((item: PlanItem) => ({ step: item.step, status: item.status })) : undefined;
