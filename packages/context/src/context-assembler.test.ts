@@ -260,3 +260,11 @@ test('plan progress in the trace follows the latest plan call as the history gro
     assert.deepEqual(assembled.trace.planProgress, expected[index], `turn ${index + 1}`);
   }
 });
+
+test('the trace charges each contributor what its admitted content costs', async () => {
+  const turn = await assembler().assemble({ contextId: 'ctx', turn: 1, history, tools });
+  const charged = turn.trace.budget!.contributorTokens!;
+  assert.deepEqual(Object.keys(charged), ['memory', 'sections']);
+  assert.equal(charged['memory'], turn.trace.budget!.callLocalTokens, 'the attachment is all the call-local data');
+  assert.ok(charged['sections']! > 0 && charged['sections']! <= turn.trace.budget!.systemPromptUsedTokens);
+});

@@ -1,4 +1,5 @@
-import type { AdmittedContext } from './budget.js';
+import { sectionTokens, type AdmittedContext } from './budget.js';
+import type { ValidatedCollection } from './contributor-registry.js';
 import type { ResolvedContextBudget } from './context-configuration.js';
 import { ContextBudgetError } from './errors/context-budget-error.js';
 import type { ComposedMessages } from './message-composer.js';
@@ -81,3 +82,26 @@ export function historyBudgetTokens(candidate: ContextCandidate, budget: Resolve
   return available;
 }
 
+
+/**
+ * Tokens each contributor's admitted content costs this turn: its system
+ * sections (as admitted, truncations included) and its call-local messages
+ * and attachments (as wrapped for the model), counted with the candidate's counter.
+ */
+export function tokensByContributor(candidate: ContextCandidate, collection: ValidatedCollection): { [contributorId: string]: number } {
+  const owner = new Map<string, string>();
+  for (const { contributorId, contribution } of collection.contributions) {
+    for (const item of [...(contribution.sections ?? []), ...(contribution.attachments ?? []), ...(contribution.messages ?? [])]) owner.set(item.id, contributorId);
+  }
+  const tokens: { [contributorId: string]: number } = {};
+  const charge = (id: string, amount: number) => {
+    const contributorId = owner.get(id);
+    if (contributorId !== undefined) tokens[contributorId] = (tokens[contributorId] ?? 0) + amount;
+  };
+  const { admitted, composed, counter } = candidate;
+  for (const section of admitted.sections) charge(section.id, sectionTokens(section, counter));
+  // Call-local messages are the full copies (masked view), then the attachments, then the contributed messages, in admission order.
+  const wrapped = composed.callLocal.slice(composed.callLocal.length - admitted.attachments.length - admitted.messages.length);
+  [...admitted.attachments, ...admitted.messages].forEach((item, index) => charge(item.id, counter.countMessage(wrapped[index]!)));
+  return Object.fromEntries(Object.entries(tokens).sort(([left], [right]) => (left < right ? -1 : 1)));
+}

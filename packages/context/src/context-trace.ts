@@ -59,6 +59,8 @@ export interface ContextTraceV5 {
     readonly systemPromptUsedTokens: number;
     readonly callLocalTokens: number;
     readonly historyBudgetTokens: number;
+    /** What each contributor's admitted sections, attachments and messages cost this turn, by contributor id. */
+    readonly contributorTokens?: { readonly [contributorId: string]: number };
     readonly countedWith: 'estimate' | 'exact';
     readonly tokenizerFamily: TokenizerFamily;
     readonly totalTokens: number;

@@ -54,6 +54,8 @@ test('one span per model turn, children per pipeline stage and per tool call, Ge
     assert.equal(turn.attributes['strata.context.mode'], 'dynamic');
     assert.equal(turn.attributes['strata.context.scope'], 'main');
     assert.equal(typeof turn.attributes['strata.context.tokens.history'], 'number');
+    const byContributor = Object.keys(turn.attributes).filter((key) => key.startsWith('strata.context.contributor_tokens.'));
+    assert.ok(byContributor.length > 0 && byContributor.every((key) => typeof turn.attributes[key] === 'number'), 'tokens by contributor');
     const stages = spans.filter((span) => parentOf(span) === idOf(turn) && span.name.startsWith('strata.context.'));
     assert.ok(['collect', 'budget', 'render', 'compose', 'window', 'validate'].every((stage) => stages.some((span) => span.attributes['strata.stage'] === stage)), turn.name);
   }

@@ -114,7 +114,7 @@ export function createAgentTelemetry(options: AgentTelemetryOptions): AgentTelem
   };
 }
 
-/** Our attributes of an assembled turn: mode, scope, tokens by part, compaction. */
+/** Our attributes of an assembled turn: mode, scope, tokens by part and by contributor, compaction. */
 function contextAttributes(trace: ContextTraceV5, captureContent: boolean): Attributes {
   const budget = trace.budget;
   const compaction = trace.compaction;
@@ -138,6 +138,8 @@ function contextAttributes(trace: ContextTraceV5, captureContent: boolean): Attr
     'strata.compaction.tokens_after': compaction.estimatedTokensAfter ?? undefined,
     'strata.compaction.output_refs': compaction.compactedOutputRefs.length > 0 ? compaction.compactedOutputRefs.map((ref) => ref.id).join(',') : undefined,
     'gen_ai.input.messages': captureContent ? JSON.stringify(trace.llmInput.messages) : undefined,
+    // Tokens by contributor, one attribute each (ids are the contributors', never content).
+    ...Object.fromEntries(Object.entries(budget?.contributorTokens ?? {}).map(([id, tokens]) => [`strata.context.contributor_tokens.${id}`, tokens])),
   });
 }
 
