@@ -1,4 +1,4 @@
-import type { CanonicalHistory, CanonicalMessage, SessionStore } from '@strata/context';
+import type { CanonicalHistory, CanonicalMessage, SessionStore, SessionVersion } from '@strata/context';
 import type { ModelUsage } from '@strata/model';
 import { SessionConflictError } from '@strata/store';
 
@@ -104,11 +104,9 @@ export class AgentRunState {
         this.adopt([...this.currentHistory, ...step], written.version);
         return;
       } catch (error) {
-        if (!SessionConflictError.isInstance(error)) throw error;
-        conflict = error;
+        conflict = conflictOrThrow(error);
       }
-      const newest = await store.load(this.contextId);
-      const foreign = newest ? suffixAfter(this.currentHistory, newest.messages) : undefined;
+      const { newest, foreign } = await this.newestAfterConflict(store);
       if (!newest || foreign === undefined) {
         // Another writer rewrote the history (its own compaction): the step goes after its newest version.
         this.adopt(newest?.messages ?? [], newest?.version ?? 0);
@@ -121,8 +119,7 @@ export class AgentRunState {
         this.adopt(merged, written.version);
         return;
       } catch (error) {
-        if (!SessionConflictError.isInstance(error)) throw error;
-        conflict = error;
+        conflict = conflictOrThrow(error);
       }
     }
     throw conflict;
@@ -153,11 +150,9 @@ export class AgentRunState {
         this.adopt(compacted, written.version);
         return compacted === history ? undefined : conflict;
       } catch (error) {
-        if (!SessionConflictError.isInstance(error)) throw error;
-        conflict = error;
+        conflict = conflictOrThrow(error);
       }
-      const newest = await store.load(this.contextId);
-      const foreign = newest ? suffixAfter(this.currentHistory, newest.messages) : undefined;
+      const { newest, foreign } = await this.newestAfterConflict(store);
       if (!newest || foreign === undefined) {
         this.adopt(newest?.messages ?? [], newest?.version ?? 0);
         return conflict;
@@ -168,6 +163,12 @@ export class AgentRunState {
       compacted = [...compacted, ...foreign];
     }
     throw conflict;
+  }
+
+  /** After a refused write: the newest stored version, and what another writer appended after the run's history (undefined when it rewrote it). */
+  private async newestAfterConflict(store: SessionStore): Promise<{ newest: SessionVersion | undefined; foreign: CanonicalMessage[] | undefined }> {
+    const newest = await store.load(this.contextId);
+    return { newest, foreign: newest ? suffixAfter(this.currentHistory, newest.messages) : undefined };
   }
 
   private adopt(history: CanonicalHistory, version: number): void {
@@ -183,4 +184,10 @@ function suffixAfter(known: CanonicalHistory, newest: CanonicalHistory): Canonic
     if (JSON.stringify(known[index]) !== JSON.stringify(newest[index])) return undefined;
   }
   return newest.slice(known.length);
+}
+
+/** A session conflict is the writer's to handle; anything else goes on up. */
+function conflictOrThrow(error: unknown): SessionConflictError {
+  if (!SessionConflictError.isInstance(error)) throw error;
+  return error;
 }

@@ -1,21 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { RunDeadline, type Timers } from './run-deadline.js';
-
-/** Timers that only fire when the test says so. */
-function manualTimers() {
-  const pending = new Map<number, { callback: () => void; delayMs: number }>();
-  let next = 0;
-  const timers: Timers = {
-    set: (callback, delayMs) => {
-      next += 1;
-      pending.set(next, { callback, delayMs });
-      return next;
-    },
-    clear: (handle) => void pending.delete(handle as number),
-  };
-  return { timers, pending };
-}
+import { RunDeadline } from './run-deadline.js';
+import { manualTimers } from './testing/run-fixtures.js';
 
 test('an external wait pauses the run clock: after it, only the unused active time is left', () => {
   let now = 0;
