@@ -1,5 +1,5 @@
 import { interruptedResult, redactCredentials, type ContextDiagnostic, type ToolCall, type ToolOutcome, type ToolOutputStore, type ToolResultMessage } from '@strata/context';
-import { storeToolResult, type ToolRegistry } from '@strata/tools';
+import { gatherToolOutput, storeToolResult, type ToolRegistry } from '@strata/tools';
 import { untilAborted } from './abort-race.js';
 
 export interface ToolDispatchOptions {
@@ -27,7 +27,9 @@ export interface ToolDispatchOutcome {
  * reference. Every handler is raced with the run's signal: a handler that
  * ignores its abort cannot hold the run past a cancel or a deadline; its
  * late result is discarded with a diagnostic. Credentials in error results
- * are redacted before they are stored.
+ * are redacted before they are stored. A streamed result is stored as it
+ * arrives (its reading is raced with the signal like the handler) and a
+ * large one enters the history as a preview (see `storeToolResult`).
  */
 export async function dispatchToolCalls(options: ToolDispatchOptions): Promise<ToolDispatchOutcome> {
   const { registry, calls, signal } = options;
@@ -64,19 +66,24 @@ export async function dispatchToolCalls(options: ToolDispatchOptions): Promise<T
 }
 
 async function runCall(options: ToolDispatchOptions, call: ToolCall): Promise<ToolResultMessage> {
-  const outcome = redactOutcome(await options.registry.execute(call, { contextId: options.contextId, signal: options.signal }), call, options.onDiagnostic);
+  const outcome = await redactOutcome(await options.registry.execute(call, { contextId: options.contextId, signal: options.signal }), call, options.onDiagnostic);
   // A result finished after the abort is not stored: the step closes with "interrupted" instead.
   options.signal.throwIfAborted();
-  const result = await storeToolResult({ store: options.store, contextId: options.contextId, call, outcome });
+  const result = await storeToolResult({ store: options.store, contextId: options.contextId, call, outcome, signal: options.signal });
   options.onResult?.(call, result, outcome.data);
   return result;
 }
 
-/** Error texts are where credentials leak (an echoed header, a connection URL): redact them before they are kept anywhere. */
-function redactOutcome(outcome: ToolOutcome, call: ToolCall, onDiagnostic?: (diagnostic: ContextDiagnostic) => void): ToolOutcome {
+/**
+ * Error texts are where credentials leak (an echoed header, a connection URL):
+ * redact them before they are kept anywhere. A streamed error text is
+ * gathered first, since a credential may straddle two chunks.
+ */
+async function redactOutcome(outcome: ToolOutcome, call: ToolCall, onDiagnostic?: (diagnostic: ContextDiagnostic) => void): Promise<ToolOutcome> {
   if (outcome.isError !== true) return outcome;
-  const redacted = redactCredentials(outcome.content);
-  if (redacted.redactions.length === 0) return outcome;
+  const content = outcome.stream === undefined ? outcome.content : await gatherToolOutput(outcome).catch((error: unknown) => `${outcome.content}\n[the error text's stream failed: ${describe(error)}]`);
+  const redacted = redactCredentials(content);
+  if (redacted.redactions.length === 0) return outcome.stream === undefined ? outcome : { ...outcome, content, stream: undefined };
   onDiagnostic?.({
     code: 'AGENT_CREDENTIALS_REDACTED',
     severity: 'warning',

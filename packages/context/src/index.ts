@@ -95,6 +95,7 @@ export { DefaultHistoryCompactor } from './default-history-compactor.js';
 export type { HistoryCompactorOptions } from './default-history-compactor.js';
 export type { CompactionReason, CompactionRequest, CompactionResult, CompactionTrace, HistoryCompactor } from './history-compactor.js';
 export { CHECKPOINT_INSTRUCTIONS } from './checkpoint-format.js';
+export { formatToolResultPreview, PREVIEW_DEFAULTS, previewToolResult } from './tool-result-preview.js';
 export type { PreviewOptions } from './tool-result-preview.js';
 
 // Configuration and budget
@@ -106,7 +107,7 @@ export type { ContextTraceV5, ModelCallTrace, PlanProgress } from './context-tra
 export { PLAN_TOOL_NAME } from './plan-progress.js';
 
 // Ports implemented elsewhere (stores, summarizers, trace sinks) and the tool contract
-export type { ToolOutputStore, StoredToolOutput, PutToolOutput, SessionStore, SessionAppendOptions, SessionVersion, Summarizer, SummarizeRequest, TraceSink } from './ports.js';
+export type { ToolOutputStore, StoredToolOutput, PutToolOutput, PutToolOutputStream, SessionStore, SessionAppendOptions, SessionVersion, Summarizer, SummarizeRequest, TraceSink } from './ports.js';
 export type { ToolDefinition, ToolExecutionContext, ToolOutcome } from './tool-definition.js';
 
 // Credentials in error texts

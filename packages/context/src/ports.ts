@@ -17,12 +17,27 @@ export interface PutToolOutput {
   readonly body: string;
 }
 
+/** A body given as it streams: its chunks in order (a web `ReadableStream<string>` is one). */
+export interface PutToolOutputStream extends Omit<PutToolOutput, 'body'> {
+  readonly body: AsyncIterable<string>;
+  /** Stops reading the chunks: nothing is stored and the put rejects with the signal's reason. */
+  readonly signal?: AbortSignal;
+}
+
 /**
  * Keeps every stored tool result under a stable reference. Implemented in
  * `@strata/store` (memory, SQLite, PostgreSQL).
  */
 export interface ToolOutputStore {
   put(output: PutToolOutput): Promise<ToolOutputRef>;
+  /**
+   * Stores a body as it streams: chunks are hashed (SHA-256) as they arrive
+   * and written in bounded pieces, so memory is bounded by a piece, not by
+   * the body. The output is visible to `get` only once whole. Optional so
+   * that wrappers and stubs keep working: without it the runtime gathers
+   * the chunks and calls `put`.
+   */
+  putStream?(output: PutToolOutputStream): Promise<ToolOutputRef>;
   /** Undefined when no output has that reference. */
   get(refId: string): Promise<StoredToolOutput | undefined>;
   close(): Promise<void>;

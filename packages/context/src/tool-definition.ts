@@ -11,6 +11,14 @@ export interface ToolExecutionContext {
 /** A tool's answer. A failure the model should read is `isError: true`, not a throw. */
 export interface ToolOutcome {
   readonly content: string;
+  /**
+   * For an output too large to hold: its chunks as the tool produces them
+   * (any `AsyncIterable<string>`; a web `ReadableStream<string>` is one).
+   * The body is then `content` followed by the chunks; it is stored as it
+   * arrives and never held whole by the runtime. A stream that throws or
+   * yields a non-string makes the result a tool error.
+   */
+  readonly stream?: AsyncIterable<string>;
   readonly isError?: boolean;
   /** Structured data for the run's state lanes; never shown to the model as-is. */
   readonly data?: JsonValue;

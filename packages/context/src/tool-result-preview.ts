@@ -1,4 +1,4 @@
-import type { ToolResultMessage } from './messages.js';
+import type { ToolOutputRef, ToolResultMessage } from './messages.js';
 
 export interface PreviewOptions {
   /** Default: 160 characters. */
@@ -31,10 +31,21 @@ export function previewToolResult(result: ToolResultMessage, options: PreviewOpt
   const head = body.slice(0, safeCut(body, options.headChars));
   const tailStart = body.length - options.tailChars;
   const tail = body.slice(safeCut(body, tailStart) === tailStart ? tailStart : tailStart + 1);
-  const content =
-    `[stored output ref="${ref.id}": ${ref.chars} characters, ${ref.lines} lines; only the head and tail are shown. ` +
-    `Read more with read_tool_output using ref "${ref.id}" and a query or a line range]\n` +
-    `${head}\n[… ${body.length - head.length - tail.length} characters omitted …]\n${tail}`;
+  const content = formatToolResultPreview({ ref, head, tail, omittedChars: body.length - head.length - tail.length });
   // The header makes a preview of a body just over the floor longer than the body: then keep the body.
   return content.length < body.length ? { ...result, content, masked: true } : undefined;
+}
+
+/**
+ * The text of a preview: a header naming the reference and how to read more,
+ * the head, the count of omitted characters, the tail. Used by
+ * `previewToolResult` and by the runtime for a streamed body it never held whole.
+ */
+export function formatToolResultPreview(options: { readonly ref: ToolOutputRef; readonly head: string; readonly tail: string; readonly omittedChars: number }): string {
+  const { ref, head, tail } = options;
+  return (
+    `[stored output ref="${ref.id}": ${ref.chars} characters, ${ref.lines} lines; only the head and tail are shown. ` +
+    `Read more with read_tool_output using ref "${ref.id}" and a query or a line range]\n` +
+    `${head}\n[… ${options.omittedChars} characters omitted …]\n${tail}`
+  );
 }

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { PutToolOutput, ToolOutputRef } from '@strata/context';
+import type { PutToolOutput, PutToolOutputStream, ToolOutputRef } from '@strata/context';
 import { StoreInputError } from './errors/store-input-error.js';
 import { requireKey } from './store-key.js';
 import { isWellFormedText } from './well-formed-text.js';
@@ -102,12 +102,16 @@ export function isToolOutputId(value: string): boolean {
   return ID_PATTERN.test(value);
 }
 
-/** Checks what `put` receives; a body may be any string, even empty. */
-export function validatePut(output: PutToolOutput): void {
+/** Checks what `put` receives; a body may be any string, even empty, or an async iterable of strings (checked chunk by chunk as they arrive). */
+export function validatePut(output: PutToolOutput | PutToolOutputStream): void {
   for (const field of ['contextId', 'toolCallId', 'toolName'] as const) {
     requireKey(output[field], { field, operation: 'put' });
   }
-  if (typeof output.body !== 'string') {
-    throw new StoreInputError({ code: 'STORE_FIELD_INVALID', culprit: 'body', message: `put: body must be a string (tool call ${output.toolCallId})` });
+  if (typeof output.body !== 'string' && !isAsyncIterable(output.body)) {
+    throw new StoreInputError({ code: 'STORE_FIELD_INVALID', culprit: 'body', message: `put: body must be a string or an async iterable of strings (tool call ${output.toolCallId})` });
   }
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function';
 }

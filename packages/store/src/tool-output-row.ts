@@ -1,6 +1,7 @@
-import type { PutToolOutput, StoredToolOutput, ToolOutputRef } from '@strata/context';
+import type { PutToolOutput, PutToolOutputStream, StoredToolOutput, ToolOutputRef } from '@strata/context';
 import { StoreAccessError } from './errors/store-access-error.js';
-import { decodeBody, encodeBody, measureToolOutput, newToolOutputId, validatePut } from './tool-output-body.js';
+import { decodeBody, measureToolOutput, newToolOutputId, validatePut } from './tool-output-body.js';
+import { readPieces, writePieces, type EncodedPiece } from './tool-output-pieces.js';
 
 /**
  * A `strata_tool_outputs` row as both SQL backends return it. `created_at`
@@ -17,29 +18,88 @@ export interface ToolOutputRow {
   readonly created_at: string | Date;
 }
 
-/** The columns `put` writes, in the order of `toolOutputRowValues`. */
+/** The columns `put` writes, in the order of `ToolOutputRowValues`. */
 export const TOOL_OUTPUT_COLUMNS = 'id, context_id, tool_call_id, tool_name, encoding, body, sha256, created_at';
 
+export type ToolOutputRowValues = [string, string, string, string, string, Buffer, string, string];
+
 /**
- * Checks what `put` receives and returns its new reference with the values
- * to insert, in the order of `TOOL_OUTPUT_COLUMNS`.
+ * `encoding` of a row whose body is in `strata_tool_output_pieces` (its
+ * `body` column is empty): the row is written after its last piece, so a
+ * reader never sees a body in part.
  */
-export function toolOutputRowValues(output: PutToolOutput): { ref: ToolOutputRef; values: [string, string, string, string, string, Buffer, string, string] } {
-  validatePut(output);
-  const encoded = encodeBody(output.body);
-  const ref: ToolOutputRef = { id: newToolOutputId(), ...measureToolOutput(output.body) };
-  return {
-    ref,
-    values: [ref.id, output.contextId, output.toolCallId, output.toolName, encoded.encoding, encoded.bytes, encoded.sha256, new Date().toISOString()],
-  };
+export const PIECES_ENCODING = 'pieces';
+
+/** What a SQL backend does for `putToolOutputRow`; each call is one statement. */
+export interface ToolOutputRowWriter {
+  insertPiece(id: string, index: number, piece: EncodedPiece): Promise<void> | void;
+  insertRow(values: ToolOutputRowValues): Promise<void> | void;
+  /** Removes the pieces of a put that failed before its row was written. */
+  deletePieces(id: string): Promise<void> | void;
 }
 
 /**
- * The port's record of a row. A body that no longer matches its checksum is
- * `STORE_CORRUPTED`, naming the store, never a wrong body.
+ * Stores one body (whole or streamed) as a new row and returns its
+ * reference. A body of one piece goes inline in the row, as rows were
+ * always written; a longer one goes piece by piece to the pieces table
+ * first (so memory holds one piece at a time), then the row. A put that
+ * fails or is aborted part way removes its pieces and rethrows.
  */
-export function storedToolOutputFromRow(row: ToolOutputRow, store: { readonly location: string; readonly label: string }): StoredToolOutput {
-  const body = decodeBody({ encoding: row.encoding, bytes: row.body, sha256: row.sha256 });
+export async function putToolOutputRow(output: PutToolOutput | PutToolOutputStream, writer: ToolOutputRowWriter): Promise<ToolOutputRef> {
+  validatePut(output);
+  const id = newToolOutputId();
+  let first: EncodedPiece | undefined;
+  let pieces = 0;
+  try {
+    const digest = await writePieces({
+      body: output.body,
+      signal: 'signal' in output ? output.signal : undefined,
+      write: async (piece, index) => {
+        pieces = index + 1;
+        if (index === 0) {
+          first = piece;
+          return;
+        }
+        if (index === 1) await writer.insertPiece(id, 0, first!);
+        await writer.insertPiece(id, index, piece);
+      },
+    });
+    const inline = pieces <= 1;
+    await writer.insertRow([
+      id,
+      output.contextId,
+      output.toolCallId,
+      output.toolName,
+      inline ? (first?.encoding ?? 'utf8') : PIECES_ENCODING,
+      inline ? (first?.bytes ?? Buffer.alloc(0)) : Buffer.alloc(0),
+      digest.sha256,
+      new Date().toISOString(),
+    ]);
+    return { id, ...digest.measure };
+  } catch (error) {
+    if (pieces > 1) await Promise.resolve(writer.deletePieces(id)).catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * The port's record of a row. A body that no longer matches its checksum
+ * (a damaged or missing piece included) is `STORE_CORRUPTED`, naming the
+ * store, never a wrong body.
+ */
+export async function storedToolOutputFromRow(
+  row: ToolOutputRow,
+  store: {
+    readonly location: string;
+    readonly label: string;
+    /** The row's pieces in order, for a row whose encoding is `PIECES_ENCODING`. */
+    readonly pieces: (id: string) => AsyncIterable<{ readonly encoding: string; readonly bytes: Uint8Array }> | Iterable<{ readonly encoding: string; readonly bytes: Uint8Array }>;
+  },
+): Promise<StoredToolOutput> {
+  const body =
+    row.encoding === PIECES_ENCODING
+      ? await readPieces(store.pieces(row.id), row.sha256)
+      : decodeBody({ encoding: row.encoding, bytes: row.body, sha256: row.sha256 });
   if (body === undefined) {
     throw new StoreAccessError({
       code: 'STORE_CORRUPTED',

@@ -91,10 +91,15 @@ export class PostgresConnection {
     return `${pg.escapeIdentifier(this.schema)}.${pg.escapeIdentifier(name)}`;
   }
 
-  async use<T>(operation: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  /** Throws `STORE_CLOSED` after `close`; connects to nothing. */
+  ensureOpen(operation: string): void {
     if (this.#closed) {
       throw new StoreAccessError({ code: 'STORE_CLOSED', location: this.location, message: `${operation}: the PostgreSQL ${this.#component} store at ${this.location} is closed` });
     }
+  }
+
+  async use<T>(operation: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    this.ensureOpen(operation);
     try {
       await this.#ensureSchema();
       const client = await this.#pool.connect();

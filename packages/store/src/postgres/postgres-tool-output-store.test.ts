@@ -14,7 +14,24 @@ toolOutputStoreContract({
   ...(url === undefined ? { skip: target.skip } : {}),
   open: () => createPostgresToolOutputStore({ connectionString: url!, schema: schema! }),
   childOpen: `store.createPostgresToolOutputStore({ connectionString: ${JSON.stringify(url)}, schema: ${JSON.stringify(schema)} })`,
+  pieces: {
+    count: () => withClient(async (client) => Number((await client.query(`SELECT count(*) AS n FROM ${pg.escapeIdentifier(schema!)}.strata_tool_output_pieces`)).rows[0].n)),
+    damage: (id, seq) =>
+      withClient(async (client) => {
+        await client.query(`UPDATE ${pg.escapeIdentifier(schema!)}.strata_tool_output_pieces SET bytes = $1 WHERE output_id = $2 AND seq = $3`, [Buffer.from('tampered'), id, seq]);
+      }),
+  },
 });
+
+async function withClient<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
 
 if (url !== undefined) {
   after(() => dropSchema(url, schema));
@@ -45,7 +62,10 @@ if (url !== undefined) {
       await client.connect();
       try {
         const rows = (await client.query(`SELECT component, version FROM ${pg.escapeIdentifier(fresh)}.strata_migrations ORDER BY component, version`)).rows;
-        assert.deepEqual(rows, [{ component: 'tool-outputs', version: 1 }]);
+        assert.deepEqual(rows, [
+          { component: 'tool-outputs', version: 1 },
+          { component: 'tool-outputs', version: 2 },
+        ]);
       } finally {
         await client.end();
       }

@@ -1,5 +1,5 @@
-import type { PutToolOutput, StoredToolOutput, ToolOutputRef, ToolOutputStore } from '@strata/context';
-import { TOOL_OUTPUT_COLUMNS, storedToolOutputFromRow, toolOutputRowValues, type ToolOutputRow } from '../tool-output-row.js';
+import type { PutToolOutput, PutToolOutputStream, StoredToolOutput, ToolOutputRef, ToolOutputStore } from '@strata/context';
+import { TOOL_OUTPUT_COLUMNS, putToolOutputRow, storedToolOutputFromRow, type ToolOutputRow, type ToolOutputRowWriter } from '../tool-output-row.js';
 import { PostgresConnection, type PostgresMigration, type PostgresStoreOptions } from './postgres-connection.js';
 
 /** Bodies are `bytea` (PostgreSQL `text` cannot hold NUL), with their SHA-256. */
@@ -19,22 +19,64 @@ export const POSTGRES_TOOL_OUTPUT_MIGRATIONS: readonly PostgresMigration[] = Obj
     );
     CREATE INDEX strata_tool_outputs_context ON ${schema}.strata_tool_outputs (context_id, tool_call_id);`,
   },
+  {
+    version: 2,
+    name: 'create strata_tool_output_pieces',
+    sql: (schema: string) => `CREATE TABLE ${schema}.strata_tool_output_pieces (
+      output_id text NOT NULL,
+      seq integer NOT NULL,
+      encoding text NOT NULL,
+      bytes bytea NOT NULL,
+      PRIMARY KEY (output_id, seq)
+    );`,
+  },
 ]);
+
+/** Piece rows fetched per query when reading a body: at most 8 × 768 KiB. */
+const PIECES_PER_READ = 8;
 
 /**
  * Tool outputs in PostgreSQL, for many workers sharing one store. Tables are
- * created on first use; the constructor does not connect.
+ * created on first use; the constructor does not connect. A body longer than
+ * one piece is written piece by piece as it streams (no connection is held
+ * while waiting for the next chunk), its row last.
  */
 export function createPostgresToolOutputStore(options: PostgresStoreOptions): ToolOutputStore {
   const connection = new PostgresConnection({ ...options, component: 'tool-outputs', migrations: POSTGRES_TOOL_OUTPUT_MIGRATIONS });
   const table = connection.table('strata_tool_outputs');
-  const store = { location: connection.location, label: 'PostgreSQL store' };
-  return {
-    async put(output: PutToolOutput): Promise<ToolOutputRef> {
-      const { ref, values } = toolOutputRowValues(output);
-      await connection.use('put', (client) => client.query(`INSERT INTO ${table} (${TOOL_OUTPUT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, values));
-      return ref;
+  const pieces = connection.table('strata_tool_output_pieces');
+  const store = {
+    location: connection.location,
+    label: 'PostgreSQL store',
+    async *pieces(id: string): AsyncGenerator<{ encoding: string; bytes: Buffer }> {
+      for (let seq = 0; ; seq += PIECES_PER_READ) {
+        const rows = await connection.use('get', async (client) =>
+          (await client.query<{ encoding: string; bytes: Buffer }>(`SELECT encoding, bytes FROM ${pieces} WHERE output_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq`, [id, seq, seq + PIECES_PER_READ])).rows,
+        );
+        yield* rows;
+        // A short batch is the end (or a gap, which then fails the checksum).
+        if (rows.length < PIECES_PER_READ) return;
+      }
     },
+  };
+  const writer: ToolOutputRowWriter = {
+    insertPiece: async (id, index, piece) => {
+      await connection.use('put', (client) => client.query(`INSERT INTO ${pieces} (output_id, seq, encoding, bytes) VALUES ($1, $2, $3, $4)`, [id, index, piece.encoding, piece.bytes]));
+    },
+    insertRow: async (values) => {
+      await connection.use('put', (client) => client.query(`INSERT INTO ${table} (${TOOL_OUTPUT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, values));
+    },
+    deletePieces: async (id) => {
+      await connection.use('put', (client) => client.query(`DELETE FROM ${pieces} WHERE output_id = $1`, [id]));
+    },
+  };
+  const put = async (output: PutToolOutput | PutToolOutputStream): Promise<ToolOutputRef> => {
+    connection.ensureOpen('put'); // before reading a stream
+    return putToolOutputRow(output, writer);
+  };
+  return {
+    put,
+    putStream: put,
     async get(refId: string): Promise<StoredToolOutput | undefined> {
       const row = await connection.use('get', async (client) => (await client.query<ToolOutputRow>(`SELECT * FROM ${table} WHERE id = $1`, [refId])).rows[0]);
       return row === undefined ? undefined : storedToolOutputFromRow(row, store);

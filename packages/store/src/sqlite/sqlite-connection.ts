@@ -20,6 +20,11 @@ export class SqliteConnection {
     this.#label = options.component;
   }
 
+  /** Throws `STORE_CLOSED` after `close`. */
+  ensureOpen(operation: string): void {
+    this.use(operation, () => undefined);
+  }
+
   use<T>(operation: string, work: (database: SqliteDatabase) => T): T {
     const database = this.#database;
     if (database === undefined) {

@@ -29,9 +29,10 @@ test('a new file is created mode 0600, in WAL mode, with each migration recorded
   const raw = new Database(path, { readonly: true });
   try {
     assert.equal(raw.pragma('journal_mode', { simple: true }), 'wal');
-    assert.deepEqual(raw.prepare('SELECT component, version FROM strata_migrations ORDER BY component').all(), [
+    assert.deepEqual(raw.prepare('SELECT component, version FROM strata_migrations ORDER BY component, version').all(), [
       { component: 'sessions', version: 1 },
       { component: 'tool-outputs', version: 1 },
+      { component: 'tool-outputs', version: 2 },
     ]);
   } finally {
     raw.close();

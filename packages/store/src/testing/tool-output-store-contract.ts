@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import type { ToolOutputStore } from '@strata/context';
 import { StoreAccessError } from '../errors/store-access-error.js';
 import { StoreInputError } from '../errors/store-input-error.js';
-import { isToolOutputId } from '../tool-output-body.js';
+import { countLines, isToolOutputId } from '../tool-output-body.js';
 import { startStoreChild, runStoreChild } from './child-process.js';
 import { sampleBodies } from './sample-bodies.js';
 
@@ -29,6 +29,23 @@ export interface StoreContractOptions<Store> {
   readonly sharesData?: boolean;
   /** Runs of each property. Default: 40. */
   readonly propertyRuns?: number;
+  /** For a backend that keeps pieces in a table: reach behind the store to count and damage them. */
+  readonly pieces?: {
+    /** Piece rows in the whole table. */
+    count(): Promise<number>;
+    /** Overwrites the bytes of one piece of a stored output. */
+    damage(outputId: string, seq: number): Promise<void>;
+  };
+}
+
+/** The body as chunks cut at the given lengths (cycled), so cuts fall anywhere, even inside a surrogate pair. */
+async function* chunked(body: string, lengths: readonly number[]): AsyncGenerator<string> {
+  let at = 0;
+  for (let index = 0; at < body.length; index += 1) {
+    const length = lengths[index % lengths.length]!;
+    yield body.slice(at, at + length);
+    at += length;
+  }
 }
 
 /** Every `ToolOutputStore` passes this suite: one call per backend. */
@@ -167,8 +184,107 @@ export function toolOutputStoreContract(options: StoreContractOptions<ToolOutput
         store.put({ contextId: contextId(), toolCallId: 'call', toolName: 'tool', body: 'after close' }),
         (error: unknown) => StoreAccessError.isInstance(error) && error.code === 'STORE_CLOSED',
       );
+      let read = false;
+      const stream = (async function* () {
+        read = true;
+        yield 'after close';
+      })();
+      await assert.rejects(
+        store.putStream!({ contextId: contextId(), toolCallId: 'call', toolName: 'tool', body: stream }),
+        (error: unknown) => StoreAccessError.isInstance(error) && error.code === 'STORE_CLOSED',
+      );
+      assert.equal(read, false, 'a closed store refuses before reading the stream');
       await store.close();
     });
+
+    test('a streamed body is stored byte-exact and measured as the same string put whole, however it is cut', () =>
+      withStore(async (store) => {
+        assert.ok(store.putStream, 'every store of ours streams');
+        const context = contextId();
+        for (const sample of sampleBodies()) {
+          for (const lengths of [[1], [7, 1, 300_001, 3], [1_000_000]]) {
+            if (lengths[0] === 1 && sample.body.length > 20_000) continue;
+            const ref = await store.putStream({ contextId: context, toolCallId: 'call_stream', toolName: 'tool', body: chunked(sample.body, lengths) });
+            assert.deepEqual({ chars: ref.chars, lines: ref.lines, bytes: ref.bytes }, { chars: sample.body.length, lines: countLines(sample.body), bytes: Buffer.byteLength(sample.body, 'utf8') }, sample.name);
+            const stored = await store.get(ref.id);
+            assert.ok(stored !== undefined && Buffer.from(stored.body, 'utf16le').equals(Buffer.from(sample.body, 'utf16le')), `${sample.name} cut ${lengths.join(',')} differs`);
+            assert.deepEqual(stored.ref, ref);
+          }
+        }
+      }));
+
+    test('a web ReadableStream<string> is a stream; any code units cut anywhere round-trip (property)', () =>
+      withStore(async (store) => {
+        const context = contextId();
+        const parts = ['head 中文 ', '\ud83d', '\ude00 😀', '', 'x'.repeat(600_000), '\ud800'];
+        const body = parts.join('');
+        const readable = new ReadableStream<string>({
+          start(controller) {
+            for (const part of parts) controller.enqueue(part);
+            controller.close();
+          },
+        });
+        const ref = await store.putStream!({ contextId: context, toolCallId: 'call_web', toolName: 'tool', body: readable });
+        assert.equal((await store.get(ref.id))?.body, body);
+        const codeUnit = fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code));
+        await fc.assert(
+          fc.asyncProperty(fc.string({ unit: codeUnit, maxLength: 300 }), fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 8 }), async (text, lengths) => {
+            const streamed = await store.putStream!({ contextId: context, toolCallId: 'call_property', toolName: 'tool', body: chunked(text, lengths) });
+            const stored = await store.get(streamed.id);
+            return stored !== undefined && stored.body === text && stored.ref.lines === countLines(text) && stored.ref.bytes === Buffer.byteLength(text, 'utf8');
+          }),
+          { numRuns: options.propertyRuns ?? 40 },
+        );
+      }));
+
+    test('a stream that fails or is aborted part way stores nothing, keeps no pieces and closes the stream', () =>
+      withStore(async (store) => {
+        const context = contextId();
+        const before = await options.pieces?.count();
+        let closed = 0;
+        async function* failing(failAfter: number): AsyncGenerator<string> {
+          try {
+            for (let index = 0; ; index += 1) {
+              if (index === failAfter) throw new Error('the tool died');
+              yield 'y'.repeat(100_000) + '\n';
+            }
+          } finally {
+            closed += 1;
+          }
+        }
+        await assert.rejects(store.putStream!({ contextId: context, toolCallId: 'call_fail', toolName: 'tool', body: failing(12) }), /the tool died/);
+        const controller = new AbortController();
+        const aborting = (async function* () {
+          for await (const chunk of failing(1_000)) {
+            yield chunk;
+            if (closed === 1) controller.abort(new Error('run cancelled'));
+          }
+        })();
+        await assert.rejects(store.putStream!({ contextId: context, toolCallId: 'call_abort', toolName: 'tool', body: aborting, signal: controller.signal }), /run cancelled/);
+        assert.equal(closed, 2, 'both streams were closed');
+        const notText = (async function* () {
+          yield 'x'.repeat(400_000);
+          yield 42 as unknown as string;
+        })();
+        await assert.rejects(
+          store.putStream!({ contextId: context, toolCallId: 'call_bad', toolName: 'tool', body: notText }),
+          (error: unknown) => StoreInputError.isInstance(error) && error.culprit === 'body',
+        );
+        if (options.pieces) assert.equal(await options.pieces.count(), before, 'no piece of a failed put is left');
+      }));
+
+    if (options.pieces) {
+      const pieces = options.pieces;
+      test('a damaged piece reads as STORE_CORRUPTED, never as a wrong body', () =>
+        withStore(async (store) => {
+          const body = 'z'.repeat(700_000);
+          const ref = await store.put({ contextId: contextId(), toolCallId: 'call_damaged', toolName: 'tool', body });
+          const intact = await store.put({ contextId: contextId(), toolCallId: 'call_intact', toolName: 'tool', body });
+          await pieces.damage(ref.id, 1);
+          await assert.rejects(store.get(ref.id), (error: unknown) => StoreAccessError.isInstance(error) && error.code === 'STORE_CORRUPTED' && error.message.includes(ref.id));
+          assert.equal((await store.get(intact.id))?.body, body);
+        }));
+    }
 
     const childOpen = options.childOpen;
     if (childOpen !== undefined) {
