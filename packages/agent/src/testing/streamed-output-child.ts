@@ -1,6 +1,6 @@
 // A child process for streamed-tool-output.test.ts: one agent run whose tool
 // returns a large output, with memory sampled at injected points. Run as
-// `node --expose-gc --max-old-space-size=N streamed-output-child.js <request JSON>`;
+// `node --expose-gc streamed-output-child.js <request JSON>`;
 // prints one JSON line with the measurements and what the run kept.
 import { resolveContextConfiguration, type ContextTraceV5, type ToolDefinition, type ToolOutputStore } from '@strata/context';
 import { createModelClient, ScriptedLanguageModel } from '@strata/model';

@@ -1,21 +1,20 @@
-import { createHash } from 'node:crypto';
 import type { PutToolOutput, PutToolOutputStream, StoredToolOutput, ToolOutputRef, ToolOutputStore } from '@strata/context';
 import { StoreAccessError } from '../errors/store-access-error.js';
 import { newToolOutputId, validatePut } from '../tool-output-body.js';
-import { encodePiece, writePieces } from '../tool-output-pieces.js';
+import { writePieces } from '../tool-output-pieces.js';
 
 export const MEMORY_LOCATION = 'memory:';
 
-interface MemoryOutput extends Omit<StoredToolOutput, 'body'> {
-  /** The body's pieces as written (their text), joined on read. */
-  readonly pieces: readonly string[];
+interface MemoryOutput extends StoredToolOutput {
+  /** SHA-256 of the body's pieces as `writePieces` encodes them. */
   readonly sha256: string;
 }
 
 /**
  * Keeps bodies in this process only; for tests and throwaway runs. Bodies go
  * through the same pieces and SHA-256 as the SQL stores (checked on read by
- * encoding each piece again), so a streamed body is never gathered twice.
+ * encoding the pieces again); each is kept as one string, so a read makes
+ * no copy (a streamed body is joined once, when its last chunk arrives).
  */
 export function createMemoryToolOutputStore(): ToolOutputStore {
   const outputs = new Map<string, MemoryOutput>();
@@ -29,8 +28,9 @@ export function createMemoryToolOutputStore(): ToolOutputStore {
     const pieces: string[] = [];
     const digest = await writePieces({ body: output.body, signal: 'signal' in output ? output.signal : undefined, write: (piece) => void pieces.push(piece.text) });
     ensureOpen('put');
+    const body = typeof output.body === 'string' ? output.body : pieces.join('');
     const ref: ToolOutputRef = { id: newToolOutputId(), ...digest.measure };
-    outputs.set(ref.id, { ref, contextId: output.contextId, toolCallId: output.toolCallId, toolName: output.toolName, pieces, sha256: digest.sha256, createdAt: new Date().toISOString() });
+    outputs.set(ref.id, { ref, contextId: output.contextId, toolCallId: output.toolCallId, toolName: output.toolName, body, sha256: digest.sha256, createdAt: new Date().toISOString() });
     return ref;
   };
   return {
@@ -40,13 +40,11 @@ export function createMemoryToolOutputStore(): ToolOutputStore {
       ensureOpen('get');
       const stored = outputs.get(refId);
       if (stored === undefined) return undefined;
-      const { pieces, sha256, ...fields } = stored;
-      const hash = createHash('sha256');
-      for (const piece of pieces) hash.update(encodePiece(piece).bytes);
-      if (hash.digest('hex') !== sha256) {
+      const { sha256, ...fields } = stored;
+      if ((await writePieces({ body: stored.body, write: () => undefined })).sha256 !== sha256) {
         throw new StoreAccessError({ code: 'STORE_CORRUPTED', location: MEMORY_LOCATION, message: `memory store: the body of ${refId} no longer matches its checksum` });
       }
-      return { ...fields, ref: { ...stored.ref }, body: pieces.join('') };
+      return { ...fields, ref: { ...stored.ref } };
     },
     async close(): Promise<void> {
       closed = true;

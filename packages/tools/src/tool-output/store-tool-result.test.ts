@@ -72,7 +72,7 @@ test('a body up to the inline bound is kept whole in the history; content comes 
   assert.equal(store.chunkCounts[0], 8, 'content and 7 chunks went to putStream one by one');
   const over = await storeToolResult({ store, contextId: 'ctx', call, outcome: { content: 'header\n', stream: chunked('x'.repeat(2_000), [300]) }, inlineMaxChars: 2_006 });
   assert.equal(over.masked, true);
-  assert.ok(over.content.startsWith(`[stored output ref="${over.outputRef!.id}": 2007 characters, 1 lines;`), over.content.slice(0, 120));
+  assert.ok(over.content.startsWith(`[stored output ref="${over.outputRef!.id}": 2007 characters, 2 lines;`), over.content.slice(0, 120));
 });
 
 test('the default bound keeps 256 Ki characters whole and previews one more', async () => {
