@@ -23,7 +23,7 @@ const LINE_CHARS = 64;
 const CHUNK_LINES = 1_024;
 
 /** Line `index` (0-based) of the body: fixed width, so any line is known without the body. */
-export function bodyLine(index: number): string {
+function bodyLine(index: number): string {
   const text = index === 123_456 ? `row ${index} NEEDLE-7f3a` : `row ${index} value ${(index * 7919) % 100_003}`;
   return text.padEnd(LINE_CHARS - 1, '.') + '\n';
 }
