@@ -14,7 +14,7 @@ import type { AssistantMessage, CanonicalMessage, JsonValue, MediaPart, ToolCall
 import { fromAiSdkMessages, toAiSdkMessages, toAiSdkMessagesDetailed } from './ai-sdk-messages.js';
 import { fromAnthropicMessages, toAnthropicMessages, toAnthropicMessagesDetailed } from './anthropic-messages.js';
 import { fromOpenAIChat, toOpenAIChat, toOpenAIChatDetailed } from './openai-chat.js';
-import { fromShareGPT, fromSweAgentTrajectory, fromTauBenchRun } from './trajectories.js';
+import { fromShareGPT, fromSweAgentTrajectory, fromTauBenchRun, fromTauBenchTranscript, importTrajectories } from './trajectories.js';
 
 /** Runs per property: `STRATA_FUZZ_RUNS` (default 200); `scripts/fuzz.mjs` sets 20,000. */
 const FUZZ_RUNS = Number(process.env.STRATA_FUZZ_RUNS ?? 200);
@@ -164,6 +164,8 @@ const replacement: fc.Arbitrary<unknown> = fc.oneof(
 function nearValid(value: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> {
   const sameKind = fc.record({ string: fc.string({ maxLength: 12 }), number: fc.oneof(fc.integer(), fc.double()), boolean: fc.boolean() });
   return fc.tuple(value, fc.nat(), replacement, sameKind).map(([original, pick, chosen, kinds]) => {
+    // A text format (a transcript) is damaged in one place of its text.
+    if (typeof original === 'string') return original.slice(0, pick % (original.length + 1)) + kinds.string + original.slice(pick % (original.length + 1));
     const copy = JSON.parse(JSON.stringify(original)) as unknown;
     const all = paths(copy).slice(1);
     if (all.length === 0) return chosen === DELETE || chosen === SAME_KIND ? undefined : chosen;
@@ -246,7 +248,35 @@ const entryPoints: Array<[string, (input: unknown) => CanonicalMessage[], fc.Arb
   ['fromAnthropicMessages', fromAnthropicMessages, validHistoryArbitrary.map(toAnthropicMessages)],
   ['fromAiSdkMessages', fromAiSdkMessages, validHistoryArbitrary.map(toAiSdkMessages)],
   ['fromShareGPT', fromShareGPT, shareGptArbitrary],
+  [
+    'fromTauBenchTranscript',
+    fromTauBenchTranscript,
+    validHistoryArbitrary.map((history) => history.map((message) => `${message.role}: ${message.role === 'assistant' && message.toolCalls ? 'None' : message.content}`).join('\n')),
+  ],
 ];
+
+test('importTrajectories: any text gives trajectories that pass the canonical check and typed errors, never a throw', () => {
+  const text = fc.oneof(
+    fc.string(),
+    fc.jsonValue().map((value) => JSON.stringify(value)),
+    fc.array(nearValid(validHistoryArbitrary.map(toOpenAIChat)), { maxLength: 3 }).map((records) => records.map((record) => JSON.stringify(record)).join('\n')),
+  );
+  fc.assert(
+    fc.property(text, (input) => {
+      let imported: ReturnType<typeof importTrajectories>;
+      try {
+        imported = importTrajectories(input);
+      } catch (error) {
+        // Nothing of a known format at all is one typed error.
+        assert.ok(ContextInputError.isInstance(error), String(error));
+        return;
+      }
+      for (const trajectory of imported.trajectories) checkCanonicalHistory(trajectory.messages);
+      for (const error of imported.errors) assert.ok(ContextInputError.isInstance(error));
+    }),
+    FUZZ_PARAMETERS,
+  );
+});
 
 for (const [name, run, valid] of entryPoints) {
   test(`${name}: any JSON value, anything, or a valid input damaged in one place gives an input error or a usable history`, () => {

@@ -36,7 +36,8 @@ const TRANSCRIPT_ROLE = /^(system|user|assistant|tool): ?/gm;
  * `tool:` turn the result of its call. Text before the first role, or a
  * `tool:` turn with no `None` before it, is a `ContextInputError`.
  */
-export function fromTauBenchTranscript(transcript: string): CanonicalMessage[] {
+export function fromTauBenchTranscript(value: unknown): CanonicalMessage[] {
+  const transcript = readString(value, 'messages_display');
   const turns: Array<{ role: string; text: string }> = [];
   const starts = [...transcript.matchAll(TRANSCRIPT_ROLE)];
   if (starts.length === 0 || transcript.slice(0, starts[0]!.index).trim() !== '') {
