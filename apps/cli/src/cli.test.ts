@@ -127,7 +127,7 @@ test('bad input: each a one-line error and a non-zero exit, never a stack trace'
   }
   // The real executable: the same one line, and no stack trace.
   const spawned = spawnSync(process.execPath, [MAIN, 'replay', 'truncated.json'], { cwd: directory, encoding: 'utf8' });
-  assert.equal(spawned.status, 1);
+  assert.equal(spawned.status, 2, 'nothing replayed: a usage-class exit');
   assert.equal(spawned.stderr.trimEnd().split('\n').length, 1);
   assert.doesNotMatch(spawned.stderr, /\n\s+at /);
 });

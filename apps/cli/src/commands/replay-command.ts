@@ -107,6 +107,15 @@ export async function replayCommand(args: readonly string[], io: CliIo): Promise
   progress.done();
 
   const total = Object.fromEntries(policies.map((policy) => [policy, policySummary(totals.get(policy)!, totals.get('raw'), RECOVERABLE_POLICIES.has(policy))]));
+  // Nothing replayed, or every Strata policy failed on every record (a window too small, say): one line, no table.
+  const strataPolicies = policies.filter((policy) => RECOVERABLE_POLICIES.has(policy));
+  const allFailed = runs.length > 0 && strataPolicies.length > 0 && runs.every((run) => strataPolicies.every((policy) => 'error' in (run.policies[policy] ?? {})));
+  if (errors.length > 0 && (runs.length === 0 || allFailed)) {
+    const first = errors[0]!;
+    const more = errors.length > 1 ? ` (and ${errors.length - 1} more failures like it)` : '';
+    io.stderr.write(`strata replay: ${[first.file, first.record, first.message].filter((part) => part !== null).join(': ')}${more}\n`);
+    return 2;
+  }
   for (const error of errors) io.stderr.write(`strata replay: ${[error.file, error.record, error.message].filter((part) => part !== null).join(': ')}\n`);
   if (values.json) {
     io.stdout.write(
@@ -122,7 +131,6 @@ export async function replayCommand(args: readonly string[], io: CliIo): Promise
       }, null, 2)}\n`,
     );
   } else io.stdout.write(renderTotals({ total, windowTokens, encoding, runs: runs.length, oracle: oracle !== undefined }));
-  if (runs.length === 0 && errors.length > 0) return 1;
   return errors.length > 0 ? 1 : 0;
 }
 
