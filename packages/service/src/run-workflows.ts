@@ -1,4 +1,4 @@
-import { DBOS } from '@dbos-inc/dbos-sdk';
+import { DBOS, Error as DBOSErrors } from '@dbos-inc/dbos-sdk';
 import { createAgentRun, type AgentEvent, type AgentRun } from '@strata/agent';
 import type { SessionStore, ToolOutputStore } from '@strata/context';
 import { createModelSummarizer, type ModelUsage } from '@strata/model';
@@ -118,7 +118,8 @@ export function registerRunWorkflows(options: RunWorkflowOptions): { readonly ru
           if (result.stopReason !== 'max-turns') break;
         }
       } catch (error) {
-        log(request.runId, { type: 'run-finished', stopReason: 'cancelled-or-failed', message: error instanceof Error ? error.message : String(error) });
+        const cancelled = error instanceof DBOSErrors.DBOSWorkflowCancelledError || error instanceof DBOSErrors.DBOSAwaitedWorkflowCancelledError;
+        log(request.runId, { type: 'run-finished', stopReason: cancelled ? 'cancelled' : 'failed', message: error instanceof Error ? error.message : String(error) });
         await runLog.flush(request.runId);
         throw error;
       }

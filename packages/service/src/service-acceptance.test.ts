@@ -110,6 +110,15 @@ if (url === undefined || url === '') {
     await harness.waitFor(async () => (await status(runId)) === 'succeeded', { timeoutMs: 60_000, what: 'the approved run completed' });
     const run = await harness.run(runId);
     assert.equal(run.outcome?.text, 'done a1');
+    // The event stream of the finished run replays its events and ends with run-finished; Last-Event-ID resumes after an event.
+    const stream = await (await harness.api(`/runs/${runId}/events`)).text();
+    const names = [...stream.matchAll(/^event: (.+)$/gm)].map((match) => match[1]);
+    // At least once: the turn replayed after the restart announces its tool call again.
+    assert.deepEqual([...new Set(names.filter((name) => name === 'tool-call-start' || name === 'text-delta' || name === 'run-finished'))], ['tool-call-start', 'text-delta', 'run-finished']);
+    assert.equal(names.at(-1), 'run-finished');
+    const ids = [...stream.matchAll(/^id: (\d+)$/gm)].map((match) => Number(match[1]));
+    const resumed = await (await harness.api(`/runs/${runId}/events`, { headers: { 'last-event-id': String(ids.at(-2)) } })).text();
+    assert.deepEqual([...resumed.matchAll(/^event: (.+)$/gm)].map((match) => match[1]), ['run-finished']);
     // The model asked once: its turn was recorded before the restart and replayed from the record.
     assert.deepEqual((await attempts('model')).filter((row) => row.key.startsWith('a1:')).map((row) => row.key), ['a1:1', 'a1:2']);
   });

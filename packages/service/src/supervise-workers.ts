@@ -5,7 +5,8 @@ export const RESTART_DELAY_MS = 1_000;
 
 export type SupervisorEvent =
   | { readonly type: 'worker-started'; readonly slot: number; readonly pid: number | undefined }
-  | { readonly type: 'worker-exited'; readonly slot: number; readonly code: number | null; readonly signal: NodeJS.Signals | null };
+  /** `restarting`: false once `stop()` was called. */
+  | { readonly type: 'worker-exited'; readonly slot: number; readonly code: number | null; readonly signal: NodeJS.Signals | null; readonly restarting: boolean };
 
 export interface SupervisorOptions {
   /** Slots 1..workers are kept running. */
@@ -41,7 +42,7 @@ export function superviseWorkers(options: SupervisorOptions): Supervisor {
     options.onEvent?.({ type: 'worker-started', slot, pid: child.pid });
     child.once('exit', (code, signal) => {
       if (workers.get(slot) === child) workers.delete(slot);
-      options.onEvent?.({ type: 'worker-exited', slot, code, signal });
+      options.onEvent?.({ type: 'worker-exited', slot, code, signal, restarting: !stopping });
       if (!stopping) later(() => !stopping && start(slot), options.restartDelayMs ?? RESTART_DELAY_MS);
     });
   };

@@ -31,7 +31,7 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
     spawn: (slot) =>
       spawn(process.execPath, [CLI_MAIN, 'worker', '--slot', String(slot), ...(values.catalog === undefined ? [] : ['--catalog', values.catalog])], { cwd: io.cwd, env: { ...process.env, ...io.env }, stdio: ['ignore', 'inherit', 'inherit'] }),
     onEvent: (event) => {
-      if (event.type === 'worker-exited') io.stderr.write(`strata serve: worker-${event.slot} exited (${event.signal ?? event.code}); restarting it under its slot\n`);
+      if (event.type === 'worker-exited' && event.restarting) io.stderr.write(`strata serve: worker-${event.slot} exited (${event.signal ?? event.code}); restarting it under its slot\n`);
     },
   });
   io.stderr.write(`strata serve: API on ${server.url}, ${workers} worker slot(s)\n`);

@@ -23,10 +23,12 @@ export async function loadServiceCatalog(file: string | undefined, io: CliIo): P
   }
   const specifier = io.env.STRATA_MODEL?.trim();
   if (!specifier) throw new CliInputError({ culprit: 'STRATA_MODEL', message: 'the run service needs --catalog FILE or STRATA_MODEL (e.g. openai:gpt-4.1)' });
+  // Made once here, so a missing key or an unknown provider stops the command now, not each run.
+  const model = createModelClientFromSpecifier({ model: specifier, env: io.env });
   return {
     profiles: { default: { profile: { id: 'default' } } },
     models: [specifier],
-    model: (name) => createModelClientFromSpecifier({ model: name, env: io.env }),
+    model: () => model,
     configuration: resolveContextConfiguration(io.env),
   };
 }

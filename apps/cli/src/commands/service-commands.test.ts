@@ -18,6 +18,7 @@ test('strata worker, serve and migrate refuse bad input with one line and exit c
     [['serve'], { STRATA_SERVICE_DATABASE_URL: 'postgres://x@127.0.0.1:9/x', STRATA_MODEL: 'openai:gpt-4.1' }, /STRATA_SERVICE_TOKEN/],
     [['migrate'], {}, /STRATA_SERVICE_DATABASE_URL/],
     [['worker', '--slot', '1'], { STRATA_SERVICE_DATABASE_URL: 'postgres://x@127.0.0.1:9/x' }, /--catalog FILE or STRATA_MODEL/],
+    [['worker', '--slot', '1'], { STRATA_SERVICE_DATABASE_URL: 'postgres://x@127.0.0.1:9/x', STRATA_MODEL: 'openai:gpt-4.1' }, /OPENAI_API_KEY/],
   ];
   for (const [args, env, message] of cases) {
     const cli = io(env);
