@@ -1,5 +1,5 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
-import type { AssistantMessage, Summarizer } from '@strata/context';
+import type { AssistantMessage } from '@strata/context';
 import type { ModelClient, ModelEvent, ModelRequest } from '@strata/model';
 
 type FinishEvent = Extract<ModelEvent, { type: 'finish' }>;
@@ -80,10 +80,3 @@ async function* streamAsStep(inner: ModelClient, request: ModelRequest): AsyncIt
   }
 }
 
-/**
- * The summarizer of a durable run: each compaction summary is one DBOS step
- * (`compaction-summary`), so a replayed turn reuses the recorded summary.
- */
-export function durableSummarizer(inner: Summarizer): Summarizer {
-  return { summarize: (request) => DBOS.runStep(() => inner.summarize(request), { name: 'compaction-summary' }) };
-}

@@ -4,7 +4,8 @@ import type { SessionStore, ToolOutputStore } from '@strata/context';
 import { createModelSummarizer, type ModelUsage } from '@strata/model';
 import { ToolRegistry } from '@strata/tools';
 import { createApprovalTool } from './approval-tool.js';
-import { durableModelClient, durableSummarizer } from './durable-model-client.js';
+import { durableModelClient } from './durable-model-client.js';
+import { settledTurn } from './settled-turn.js';
 import { durableTool } from './durable-tools.js';
 import type { RunLog } from './run-log.js';
 import type { ServiceCatalog } from './service-catalog.js';
@@ -57,13 +58,18 @@ export interface RunWorkflowOptions {
  * in progress.
  *
  * `strata.turn` is one `createAgentRun` of at most one model turn over the
- * stored session (the source of truth for history): its model call is a step
- * (`model-turn`), each tool call a step (`tool:<call id>`), a compaction
- * summary a step (`compaction-summary`). A turn that crashed replays its
- * recorded steps and runs the rest; the step in progress when the worker
- * died runs again (tools get an idempotency key for that). The agent stores
- * a step (assistant message and its results) whole, after its tools, so the
- * stored session never holds half a turn.
+ * stored session (the source of truth for history): its first step records
+ * the session version it starts from (`turn-start`), its model call is a
+ * step (`model-turn`), each tool call a step (`tool:<call id>`). A
+ * compaction is checkpointed by the session store itself (an atomic
+ * compaction version, read back on replay) rather than by a DBOS step of its
+ * own: a replay over the stored, already compacted history does not compact
+ * again, so a step of its own would shift the turn's step order. A turn that
+ * crashed replays its recorded steps and runs the rest; the step in progress
+ * when the worker died runs again (tools get an idempotency key for that).
+ * The agent stores a step (assistant message and its results) whole, after
+ * its tools; a turn whose step is already stored is not run again
+ * (`settledTurn`).
  */
 export function registerRunWorkflows(options: RunWorkflowOptions): { readonly runWorkflow: (request: RunRequest) => Promise<RunOutcome> } {
   const { catalog, runLog } = options;
@@ -72,6 +78,10 @@ export function registerRunWorkflows(options: RunWorkflowOptions): { readonly ru
   const turnWorkflow = DBOS.registerWorkflow(
     async (request: RunRequest): Promise<RunOutcome> => {
       const entry = catalog.profiles[request.profile]!;
+      // The first step of every turn: the session version it starts from. A replay that finds the turn's step already stored ends here.
+      const startVersion = await DBOS.runStep(async () => (await options.sessionStore.load(request.runId))?.version ?? 0, { name: 'turn-start' });
+      const settled = await settledTurn({ sessions: options.sessionStore, contextId: request.runId, startVersion });
+      if (settled) return { ...settled, turns: 1, usage: {} };
       const cancel = options.watchCancel(request.runId);
       let run: AgentRun | undefined;
       try {
@@ -88,7 +98,7 @@ export function registerRunWorkflows(options: RunWorkflowOptions): { readonly ru
             sessionStore: options.sessionStore,
             traceSink: runLog.traceSink(),
             configuration: catalog.configuration,
-            summarizer: durableSummarizer(createModelSummarizer({ client: model })),
+            summarizer: createModelSummarizer({ client: model }),
           },
           { contextId: request.runId, signal: cancel.signal, onEvent: (event) => forwardEvent(request.runId, event, log) },
         );
