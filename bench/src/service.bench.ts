@@ -4,6 +4,7 @@
 // (model turn -> tool -> model turn ...), service against in process; both record step starts in
 // the same kind of PostgreSQL table, so the difference is what durable workflows add per step.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createAgentRun } from '@strata/agent';
@@ -56,7 +57,7 @@ export async function run(): Promise<void> {
   mkdirSync(results, { recursive: true });
   writeFileSync(
     join(results, 'service.json'),
-    `${JSON.stringify({ runs: RUNS, workers: WORKERS, concurrencyPerWorker: CONCURRENCY_PER_WORKER, stepsPerRun: STEPS_PER_RUN * 2 + 1, rows, stepOverheadMs: overhead, workerRssMiB: service.rssMiB, workerPeakRssMiB: service.peakMiB, node: process.version }, null, 2)}\n`,
+    `${JSON.stringify({ runs: RUNS, workers: WORKERS, concurrencyPerWorker: CONCURRENCY_PER_WORKER, stepsPerRun: STEPS_PER_RUN * 2 + 1, rows, stepOverheadMs: overhead, workerRssMiB: service.rssMiB, workerPeakRssMiB: service.peakMiB, node: process.version, cpus: cpus().length, loadAverage1m: round(loadavg()[0]!) }, null, 2)}\n`,
   );
 }
 
