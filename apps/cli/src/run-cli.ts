@@ -5,6 +5,9 @@ import { examplesCommand } from './commands/examples-command.js';
 import { replayCommand, REPLAY_USAGE } from './commands/replay-command.js';
 import { runCommand, RUN_USAGE } from './commands/run-command.js';
 import { traceCommand, TRACE_USAGE } from './commands/trace-command.js';
+import { migrateCommand, MIGRATE_USAGE } from './commands/migrate-command.js';
+import { serveCommand, SERVE_USAGE } from './commands/serve-command.js';
+import { workerCommand, WORKER_USAGE } from './commands/worker-command.js';
 
 export const USAGE = [
   'usage: strata <command> [options]',
@@ -13,6 +16,9 @@ export const USAGE = [
   `  ${REPLAY_USAGE}`,
   `  ${RUN_USAGE}`,
   ...TRACE_USAGE.map((line) => `  ${line}`),
+  `  ${SERVE_USAGE}`,
+  `  ${WORKER_USAGE}`,
+  `  ${MIGRATE_USAGE}`,
   '',
 ].join('\n');
 
@@ -34,6 +40,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         return await runCommand(args, io);
       case 'trace':
         return await traceCommand(args, io);
+      case 'serve':
+        return await serveCommand(args, io);
+      case 'worker':
+        return await workerCommand(args, io);
+      case 'migrate':
+        return await migrateCommand(args, io);
       case undefined:
       case 'help':
       case '--help':

@@ -12,8 +12,9 @@ export { createMemoryToolOutputStore } from './memory/memory-tool-output-store.j
 // Tool-output bodies
 export { countLines, measureToolOutput } from './tool-output-body.js';
 
-// The blackboard over SQLite
+// The blackboard over SQLite and PostgreSQL
 export { openSqliteBlackboardStore, type SqliteBlackboardStoreOptions } from './blackboard/sqlite-blackboard-store.js';
+export { openPostgresBlackboardStore, type PostgresBlackboardStoreOptions } from './blackboard/postgres-blackboard-store.js';
 
 // Trace files
 export { contextDirectoryName } from './trace/context-id-path.js';

@@ -1,0 +1,14 @@
+// strata migrate: creates the run service's tables, with a role that may.
+import { parseCommandArguments } from '../cli-arguments.js';
+import type { CliIo } from '../cli-io.js';
+
+export const MIGRATE_USAGE = 'strata migrate [--application-role ROLE]   create the run service tables in STRATA_SERVICE_DATABASE_URL (workers then need no DDL rights)';
+
+export async function migrateCommand(args: readonly string[], io: CliIo): Promise<number> {
+  const { values } = parseCommandArguments('strata migrate', args, { 'application-role': { type: 'string' } });
+  const { migrateService, serviceDatabaseFromEnvironment } = await import('@strata/service');
+  const database = serviceDatabaseFromEnvironment(io.env);
+  await migrateService({ database, applicationRole: values['application-role'] });
+  io.stdout.write(`strata migrate: the run service tables are ready (DBOS schema ${database.systemSchema}, stores ${database.storeSchema}, service ${database.serviceSchema})\n`);
+  return 0;
+}

@@ -1,0 +1,32 @@
+// strata worker --slot N: one worker process of the run service.
+import { parseCommandArguments, positiveInteger } from '../cli-arguments.js';
+import { CliInputError } from '../cli-input-error.js';
+import type { CliIo } from '../cli-io.js';
+import { loadServiceCatalog, stopRequested } from './service-catalog-loader.js';
+
+export const WORKER_USAGE = 'strata worker --slot N [--concurrency N] [--catalog FILE]   run queued runs as worker-N (one process per slot; restart it under the same slot)';
+
+/**
+ * Runs queued runs until SIGTERM or Ctrl-C. Many machines: run one
+ * `strata worker --slot N` per process under any process manager, every one
+ * with the same STRATA_SERVICE_DATABASE_URL and the same application version,
+ * each slot unique across machines, and restart a dead one under its slot
+ * (that is how its unfinished runs are recovered).
+ */
+export async function workerCommand(args: readonly string[], io: CliIo): Promise<number> {
+  const { values } = parseCommandArguments('strata worker', args, { slot: { type: 'string' }, concurrency: { type: 'string' }, catalog: { type: 'string' } });
+  if (values.slot === undefined) throw new CliInputError({ culprit: '--slot', message: `strata worker: --slot is required; usage: ${WORKER_USAGE}` });
+  const slot = positiveInteger(values.slot, '--slot', 1);
+  const { serviceDatabaseFromEnvironment, startWorker, WORKER_CONCURRENCY } = await import('@strata/service');
+  const worker = await startWorker({
+    database: serviceDatabaseFromEnvironment(io.env),
+    slot,
+    concurrency: positiveInteger(values.concurrency, '--concurrency', WORKER_CONCURRENCY),
+    catalog: await loadServiceCatalog(values.catalog, io),
+    applicationVersion: io.env.STRATA_SERVICE_APPLICATION_VERSION?.trim() || undefined,
+  });
+  io.stderr.write(`strata worker: ${worker.executorId} is taking runs\n`);
+  await stopRequested(io);
+  await worker.close();
+  return 0;
+}

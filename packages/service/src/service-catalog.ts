@@ -1,0 +1,42 @@
+import type { AgentProfile } from '@strata/agent';
+import type { ContextConfiguration, JsonValue, ToolExecutionContext, ToolOutcome, ToolSchema } from '@strata/context';
+import type { ModelClient } from '@strata/model';
+
+/** What a service tool's handler receives besides the call: the key that makes its side effect happen once. */
+export interface ServiceToolContext extends ToolExecutionContext {
+  /**
+   * `<run id>/<call id>`: the same for every execution of this call, also
+   * when the step runs again because its worker died before recording it.
+   * A handler with a side effect uses it as its idempotency key.
+   */
+  readonly idempotencyKey: string;
+}
+
+/** A tool of a service profile. Each call is one DBOS step named `tool:<call id>`; its outcome is recorded. */
+export interface ServiceTool extends ToolSchema {
+  readonly concurrencySafe?: boolean;
+  execute(input: JsonValue, context: ServiceToolContext): Promise<ToolOutcome> | ToolOutcome;
+}
+
+/** A profile runs can name in `POST /runs`. */
+export interface ServiceProfile {
+  readonly profile: AgentProfile;
+  readonly tools?: readonly ServiceTool[];
+  /** Adds `request_approval`: the run waits (durably, deadline paused) for `POST /runs/:id/messages`. Default false. */
+  readonly approvals?: boolean;
+}
+
+/**
+ * What a worker can run: named profiles, models by name, and the context
+ * configuration. The worker loads it (a module given to `strata worker`);
+ * the API checks requests against its names, so an unknown profile is
+ * refused before anything is enqueued.
+ */
+export interface ServiceCatalog {
+  readonly profiles: Readonly<Record<string, ServiceProfile>>;
+  /** Model names `POST /runs` accepts; the first is the default. */
+  readonly models: readonly string[];
+  /** The client for a model name; called once per model turn step, inside the worker. */
+  model(name: string): ModelClient;
+  readonly configuration: ContextConfiguration;
+}

@@ -1,0 +1,47 @@
+import { serve } from '@hono/node-server';
+import pg from 'pg';
+import { openRunDirectory } from './run-directory.js';
+import { RunLog } from './run-log.js';
+import { createServiceApp } from './service-app.js';
+import { resolveServiceDatabase, type ServiceDatabase } from './service-database.js';
+
+export interface ServiceServerOptions {
+  readonly database: ServiceDatabase;
+  readonly token: string;
+  readonly profiles: readonly string[];
+  readonly models: readonly string[];
+  /** Default 127.0.0.1: the API is not reachable from other machines unless told. */
+  readonly hostname?: string;
+  /** Default 8787; 0 picks a free port. */
+  readonly port?: number;
+  readonly maxBodyBytes?: number;
+}
+
+export interface ServiceServer {
+  /** `http://<host>:<port>`. */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** Runs the HTTP API over the shared PostgreSQL (it runs no workflows itself). */
+export async function startServiceServer(options: ServiceServerOptions): Promise<ServiceServer> {
+  const database = resolveServiceDatabase(options.database);
+  const runs = await openRunDirectory({ database });
+  const pool = new pg.Pool({ connectionString: database.url, max: 4 });
+  pool.on('error', () => undefined);
+  const app = createServiceApp({ runs, runLog: new RunLog({ pool, schema: database.serviceSchema }), profiles: options.profiles, models: options.models, token: options.token, maxBodyBytes: options.maxBodyBytes });
+  const hostname = options.hostname ?? '127.0.0.1';
+  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+    const started = serve({ fetch: app.fetch, hostname, port: options.port ?? 8787 }, () => resolve(started));
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : options.port;
+  return {
+    url: `http://${hostname}:${port}`,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await runs.close();
+      await pool.end();
+    },
+  };
+}

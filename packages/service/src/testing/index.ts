@@ -1,0 +1,3 @@
+// Test helpers of the run service (its tests and the benchmark). Not part of the public API.
+export { createEffectTables, createScriptedCatalog, type ScriptedCatalogOptions } from './scripted-catalog.js';
+export { ServiceHarness, type ServiceHarnessOptions } from './service-harness.js';

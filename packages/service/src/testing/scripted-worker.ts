@@ -1,0 +1,27 @@
+/**
+ * A worker process over the scripted catalog, for the service's tests and
+ * benchmark: `node dist/testing/scripted-worker.js` with
+ * STRATA_SERVICE_DATABASE_URL, STRATA_SERVICE_SYSTEM_SCHEMA,
+ * STRATA_SERVICE_STORE_SCHEMA, STRATA_SERVICE_SCHEMA, STRATA_WORKER_SLOT,
+ * STRATA_TEST_EFFECTS_SCHEMA and STRATA_TEST_TOOL_DELAY_MS. Prints `ready`
+ * once it takes runs; SIGTERM stops it.
+ */
+import pg from 'pg';
+import { serviceDatabaseFromEnvironment } from '../service-database.js';
+import { startWorker } from '../start-worker.js';
+import { createScriptedCatalog } from './scripted-catalog.js';
+
+const env = process.env;
+const pool = new pg.Pool({ connectionString: env.STRATA_SERVICE_DATABASE_URL, max: 4 });
+pool.on('error', () => undefined);
+const worker = await startWorker({
+  database: serviceDatabaseFromEnvironment(env),
+  slot: Number(env.STRATA_WORKER_SLOT),
+  concurrency: Number(env.STRATA_WORKER_CONCURRENCY ?? 8),
+  cancelPollMs: 100,
+  catalog: createScriptedCatalog({ pool, schema: env.STRATA_TEST_EFFECTS_SCHEMA ?? 'strata_test_effects', toolDelayMs: Number(env.STRATA_TEST_TOOL_DELAY_MS ?? 0) }),
+});
+process.stdout.write(`ready ${worker.executorId} ${process.pid}\n`);
+process.once('SIGTERM', () => {
+  void worker.close().then(() => pool.end()).then(() => process.exit(0));
+});
