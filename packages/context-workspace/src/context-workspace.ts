@@ -21,6 +21,7 @@ import { buildResolvedBlock, resolvedContext, type ResolvedContext, type Resolve
 import { readSnapshotV1, writeSnapshotV1, type ContextWorkspaceSnapshotV1 } from './snapshot.js';
 import { fitToTokenBudget, parseTokenBudget } from './token-budget.js';
 import { SourceKeyOrder } from './source-key-order.js';
+import { TraceJournal, tracedStates, type TracedState } from './trace-journal.js';
 import { traceEvent, type TraceRecorder } from './trace-recorder.js';
 import { requireNonEmptyString } from './validate.js';
 
@@ -54,28 +55,21 @@ interface Entry {
   readonly block: ContextBlock;
   readonly sequence: number;
   readonly group: SourceGroup;
+  /** The block's focused domains as indexes into the workspace's known domains. */
+  readonly domains: readonly number[];
   score: number;
   touchedAtMs: number;
+  /** Scratch: the member the latest resolve that matched this block built for it. */
+  member: ResolvedMember | undefined;
 }
 
-/** The live blocks of one SourceKey. `rank` is the key's position in (block name, source) order. */
+/** The live blocks of one SourceKey, in sequence order. */
 interface SourceGroup {
   readonly keyId: string;
   entries: Entry[];
-  rank: number;
   /** Scratch for grouping one resolve's members: the resolve's number and the group's slot in its output. */
   resolveNumber: number;
   resolveSlot: number;
-}
-
-/** The sort keys are copied flat so ranking compares numbers on one object. */
-interface Candidate {
-  readonly weight: number;
-  readonly score: number;
-  readonly rank: number;
-  readonly sequence: number;
-  readonly group: SourceGroup;
-  readonly member: ResolvedMember;
 }
 
 const DEFAULTS = Object.freeze({ now: Date.now });
@@ -94,10 +88,14 @@ export class ContextWorkspace {
   readonly #now: () => number;
   readonly #traceRecorder: TraceRecorder | undefined;
   readonly #known: ReadonlySet<FocusedDomain>;
+  /** Each known domain's index, for per-resolve weight arrays. */
+  readonly #domainIndex: ReadonlyMap<FocusedDomain, number>;
   /** By sequence, in registration order. */
   readonly #entries = new Map<number, Entry>();
   readonly #groups = new Map<string, SourceGroup>();
   readonly #keyOrder = new SourceKeyOrder<SourceGroup>();
+  /** Present with a trace recorder: what each event lists, captured without copying the workspace. */
+  readonly #journal: TraceJournal | undefined;
   #nextSequence = 0;
   #resolveCount = 0;
 
@@ -108,7 +106,9 @@ export class ContextWorkspace {
     }
     this.#now = now;
     this.#traceRecorder = options.traceRecorder;
+    this.#journal = options.traceRecorder === undefined ? undefined : new TraceJournal();
     this.#known = knownDomains(options.customDomains ?? []);
+    this.#domainIndex = new Map([...this.#known].map((domain, index) => [domain, index]));
   }
 
   /**
@@ -119,7 +119,8 @@ export class ContextWorkspace {
   static restore(snapshot: unknown, options: ContextWorkspaceOptions = {}): ContextWorkspace {
     const workspace = new ContextWorkspace(options);
     const { nextSequence, entries } = readSnapshotV1(snapshot, { known: workspace.#known });
-    for (const { block, sequence, score, touchedAtMs } of entries) {
+    // In sequence order, as registration would have added them: each key's blocks stay oldest first.
+    for (const { block, sequence, score, touchedAtMs } of [...entries].sort((left, right) => left.sequence - right.sequence)) {
       workspace.#add({ block, sequence, score, touchedAtMs });
     }
     workspace.#nextSequence = nextSequence;
@@ -150,6 +151,7 @@ export class ContextWorkspace {
       this.#fade(older, now);
       older.score = applyReplaceFade(older.score, older.block.replaceFadeFactor);
       if (older.score <= 0) this.#remove(older);
+      else this.#journal?.set(tracedState(older));
     }
     this.#add({ block: valid, sequence: this.#nextSequence, score: INITIAL_ACTIVATION_SCORE, touchedAtMs: now });
     this.#nextSequence += 1;
@@ -184,57 +186,69 @@ export class ContextWorkspace {
     if (requested.length === 0) {
       return resolvedContext({ blocks: [], ...(budget && { budget: { maxTokens: budget.maxTokens, usedTokens: 0, degraded: [], dropped: [] } }) });
     }
-    const weights = new Map<FocusedDomain, number>(requested.map((domain, index) => [domain, requested.length - index]));
-    const primary = requested[0];
+    const weights = new Array<number>(this.#known.size).fill(0);
+    requested.forEach((domain, index) => {
+      weights[this.#domainIndex.get(domain)!] = requested.length - index;
+    });
+    const primary = this.#domainIndex.get(requested[0]!)!;
     const now = this.#clock();
+    this.#journal?.invalidate();
 
-    this.#keyOrder.renumber();
-    const candidates: Candidate[] = [];
-    // Deleting the current entry while iterating a Map is well defined.
-    for (const entry of this.#entries.values()) {
-      const { block } = entry;
-      this.#fade(entry, now);
-      if (entry.score <= 0) {
-        this.#remove(entry);
-        continue;
+    // Walks keys in (block name, source) order and each key's blocks newest first, so that
+    // a stable sort by score within each weight leaves ties in tie-break order: weight and
+    // score are the only keys ever compared, and nothing but the result is allocated per block.
+    const byWeight: Entry[][] = [];
+    let expired: Entry[] | undefined;
+    for (const group of this.#keyOrder.sorted()) {
+      const entries = group.entries;
+      for (let index = entries.length - 1; index >= 0; index -= 1) {
+        const entry = entries[index]!;
+        this.#fade(entry, now);
+        if (entry.score <= 0) {
+          (expired ??= []).push(entry);
+          continue;
+        }
+        let weight = 0;
+        let exposure: Exposure = 'SECONDARY';
+        for (const domain of entry.domains) {
+          const domainWeight = weights[domain]!;
+          if (domainWeight === 0) continue;
+          weight += domainWeight;
+          if (domain === primary) exposure = 'PRIMARY';
+        }
+        if (weight === 0) continue;
+        const score = activateScore(entry.score, exposure, entry.block.activateFactor);
+        entry.score = score;
+        const level = projectionLevel(score);
+        const projection = projectionFor(level, exposure);
+        entry.member = {
+          block: entry.block,
+          sequence: entry.sequence,
+          activationScore: score,
+          level,
+          exposure,
+          domainWeight: weight,
+          activatedProjection: projection,
+          projection,
+        };
+        (byWeight[weight] ??= []).push(entry);
       }
-      let weight = 0;
-      let exposure: Exposure = 'SECONDARY';
-      for (const domain of block.focusedOn) {
-        const domainWeight = weights.get(domain);
-        if (domainWeight === undefined) continue;
-        weight += domainWeight;
-        if (domain === primary) exposure = 'PRIMARY';
-      }
-      if (weight === 0) continue;
-      const score = activateScore(entry.score, exposure, block.activateFactor);
-      entry.score = score;
-      const level = projectionLevel(score);
-      const projection = projectionFor(level, exposure);
-      const member: ResolvedMember = {
-        block,
-        sequence: entry.sequence,
-        activationScore: score,
-        level,
-        exposure,
-        domainWeight: weight,
-        activatedProjection: projection,
-        projection,
-      };
-      candidates.push({ weight, score, rank: entry.group.rank, sequence: entry.sequence, group: entry.group, member });
     }
-    candidates.sort(compareCandidates);
+    if (expired !== undefined) for (const entry of expired) this.#remove(entry);
 
     // Same-key members in rank order; each group sits where its first member ranks.
     const resolveNumber = (this.#resolveCount += 1);
     const groups: ResolvedMember[][] = [];
-    for (const { group, member } of candidates) {
-      if (group.resolveNumber === resolveNumber) {
-        groups[group.resolveSlot]!.push(member);
-      } else {
-        group.resolveNumber = resolveNumber;
-        group.resolveSlot = groups.length;
-        groups.push([member]);
+    for (let weight = byWeight.length - 1; weight > 0; weight -= 1) {
+      const ranked = byWeight[weight]?.sort(byScoreDescending) ?? [];
+      for (const { group, member } of ranked) {
+        if (group.resolveNumber === resolveNumber) {
+          groups[group.resolveSlot]!.push(member!);
+        } else {
+          group.resolveNumber = resolveNumber;
+          group.resolveSlot = groups.length;
+          groups.push([member!]);
+        }
       }
     }
     const blocks = groups.map(buildResolvedBlock);
@@ -275,22 +289,27 @@ export class ContextWorkspace {
     entry.touchedAtMs = Math.max(entry.touchedAtMs, now);
   }
 
-  #add(fields: Omit<Entry, 'group'>): void {
-    const keyId = sourceKeyId(fields.block);
+  /** Adds a block with a sequence above every live one of its key. */
+  #add(fields: TracedState): void {
+    const { block } = fields;
+    const keyId = sourceKeyId(block);
     let group = this.#groups.get(keyId);
     if (group === undefined) {
-      group = { keyId, entries: [], rank: 0, resolveNumber: 0, resolveSlot: 0 };
+      group = { keyId, entries: [], resolveNumber: 0, resolveSlot: 0 };
       this.#groups.set(keyId, group);
       this.#keyOrder.insert(group);
     }
+    const domains = block.focusedOn.map((domain) => this.#domainIndex.get(domain)!);
     // Spelled out, not spread: a spread-built object here was ten times slower to walk in resolve.
-    const entry: Entry = { block: fields.block, sequence: fields.sequence, group, score: fields.score, touchedAtMs: fields.touchedAtMs };
+    const entry: Entry = { block, sequence: fields.sequence, group, domains, score: fields.score, touchedAtMs: fields.touchedAtMs, member: undefined };
     group.entries.push(entry);
     this.#entries.set(entry.sequence, entry);
+    this.#journal?.set(tracedState(entry));
   }
 
   #remove(entry: Entry): void {
     this.#entries.delete(entry.sequence);
+    this.#journal?.removed(entry.sequence);
     const { group } = entry;
     group.entries = group.entries.filter((member) => member !== entry);
     if (group.entries.length > 0) return;
@@ -298,23 +317,33 @@ export class ContextWorkspace {
     this.#keyOrder.delete(group);
   }
 
+  /** Records an event in O(1): its block list is captured by the journal and built only when read. */
   #record(options: { action: 'register' | 'expire'; changed: readonly SourceKey[]; now: number }): void {
-    if (this.#traceRecorder === undefined) return;
-    const blocks = [...this.#entries.values()].map((entry) => ({
-      sequence: entry.sequence,
-      block: entry.block,
-      activationScore: this.#scoreAt(entry, options.now),
-    }));
-    this.#traceRecorder.record(traceEvent({ action: options.action, atMs: options.now, changed: options.changed, blocks }));
+    if (this.#traceRecorder === undefined || this.#journal === undefined) return;
+    const { now } = options;
+    const captured = this.#journal.capture(() => this.#tracedStates());
+    const blocks = () =>
+      tracedStates(captured).map((state) => ({
+        sequence: state.sequence,
+        block: state.block,
+        activationScore: timeFadedScore(state.score, now - state.touchedAtMs, state.block.timeFadeFactor),
+      }));
+    this.#traceRecorder.record(traceEvent({ action: options.action, atMs: now, changed: options.changed, blocks }));
+  }
+
+  /** Every block's stored state in trace order: block name, source, then sequence. */
+  #tracedStates(): TracedState[] {
+    const states: TracedState[] = [];
+    for (const group of this.#keyOrder.sorted()) for (const entry of group.entries) states.push(tracedState(entry));
+    return states;
   }
 }
 
-/** Weight descending, score descending, block name, source (the key's rank), then newer first. */
-function compareCandidates(left: Candidate, right: Candidate): number {
-  return (
-    right.weight - left.weight ||
-    right.score - left.score ||
-    left.rank - right.rank ||
-    right.sequence - left.sequence
-  );
+function tracedState(entry: Entry): TracedState {
+  return { sequence: entry.sequence, block: entry.block, score: entry.score, touchedAtMs: entry.touchedAtMs };
+}
+
+/** Score descending; `Array.prototype.sort` is stable, so equal scores keep the walk's tie-break order. */
+function byScoreDescending(left: Entry, right: Entry): number {
+  return right.score - left.score;
 }
