@@ -20,6 +20,7 @@ import { knownDomains, parseDomain, parseRequestedDomains, type FocusedDomain } 
 import { buildResolvedBlock, resolvedContext, type ResolvedContext, type ResolvedMember } from './resolved-context.js';
 import { readSnapshotV1, writeSnapshotV1, type ContextWorkspaceSnapshotV1 } from './snapshot.js';
 import { fitToTokenBudget, parseTokenBudget } from './token-budget.js';
+import { rankOrder } from './rank-order.js';
 import { SourceKeyOrder } from './source-key-order.js';
 import { TraceJournal, tracedStates, type TracedState } from './trace-journal.js';
 import { traceEvent, type TraceRecorder } from './trace-recorder.js';
@@ -55,21 +56,19 @@ interface Entry {
   readonly block: ContextBlock;
   readonly sequence: number;
   readonly group: SourceGroup;
-  /** The block's focused domains as indexes into the workspace's known domains. */
-  readonly domains: readonly number[];
+  /** The block's set of focused domains, as an index into the workspace's distinct sets. */
+  readonly domainSet: number;
+  /** The block's factors, copied so a resolve reads the entry alone. */
+  readonly timeFadeFactor: number;
+  readonly activateFactor: number;
   score: number;
   touchedAtMs: number;
-  /** Scratch: the member the latest resolve that matched this block built for it. */
-  member: ResolvedMember | undefined;
 }
 
 /** The live blocks of one SourceKey, in sequence order. */
 interface SourceGroup {
   readonly keyId: string;
   entries: Entry[];
-  /** Scratch for grouping one resolve's members: the resolve's number and the group's slot in its output. */
-  resolveNumber: number;
-  resolveSlot: number;
 }
 
 const DEFAULTS = Object.freeze({ now: Date.now });
@@ -88,8 +87,9 @@ export class ContextWorkspace {
   readonly #now: () => number;
   readonly #traceRecorder: TraceRecorder | undefined;
   readonly #known: ReadonlySet<FocusedDomain>;
-  /** Each known domain's index, for per-resolve weight arrays. */
-  readonly #domainIndex: ReadonlyMap<FocusedDomain, number>;
+  /** The distinct `focusedOn` sets of registered blocks, so a resolve weighs each set once, not each block. */
+  readonly #domainSets: (readonly FocusedDomain[])[] = [];
+  readonly #domainSetIds = new Map<string, number>();
   /** By sequence, in registration order. */
   readonly #entries = new Map<number, Entry>();
   readonly #groups = new Map<string, SourceGroup>();
@@ -97,7 +97,6 @@ export class ContextWorkspace {
   /** Present with a trace recorder: what each event lists, captured without copying the workspace. */
   readonly #journal: TraceJournal | undefined;
   #nextSequence = 0;
-  #resolveCount = 0;
 
   constructor(options: ContextWorkspaceOptions = {}) {
     const now = options.now ?? DEFAULTS.now;
@@ -108,7 +107,6 @@ export class ContextWorkspace {
     this.#traceRecorder = options.traceRecorder;
     this.#journal = options.traceRecorder === undefined ? undefined : new TraceJournal();
     this.#known = knownDomains(options.customDomains ?? []);
-    this.#domainIndex = new Map([...this.#known].map((domain, index) => [domain, index]));
   }
 
   /**
@@ -186,21 +184,33 @@ export class ContextWorkspace {
     if (requested.length === 0) {
       return resolvedContext({ blocks: [], ...(budget && { budget: { maxTokens: budget.maxTokens, usedTokens: 0, degraded: [], dropped: [] } }) });
     }
-    const weights = new Array<number>(this.#known.size).fill(0);
-    requested.forEach((domain, index) => {
-      weights[this.#domainIndex.get(domain)!] = requested.length - index;
+    const domainWeights = new Map<FocusedDomain, number>(requested.map((domain, index) => [domain, requested.length - index]));
+    const primary = requested[0];
+    const setWeights = new Float64Array(this.#domainSets.length);
+    const setPrimary = new Uint8Array(this.#domainSets.length);
+    this.#domainSets.forEach((set, id) => {
+      for (const domain of set) {
+        setWeights[id] = setWeights[id]! + (domainWeights.get(domain) ?? 0);
+        if (domain === primary) setPrimary[id] = 1;
+      }
     });
-    const primary = this.#domainIndex.get(requested[0]!)!;
     const now = this.#clock();
     this.#journal?.invalidate();
 
-    // Walks keys in (block name, source) order and each key's blocks newest first, so that
-    // a stable sort by score within each weight leaves ties in tie-break order: weight and
-    // score are the only keys ever compared, and nothing but the result is allocated per block.
-    const byWeight: Entry[][] = [];
+    // Walks keys in (block name, source) order and each key's blocks newest first: the walk
+    // position is the tie-break after weight and score, and one key's members are one run of
+    // positions. Nothing but the result is allocated per block.
+    const capacity = this.#entries.size;
+    const members: ResolvedMember[] = [];
+    const weights = new Float64Array(capacity);
+    const scores = new Float64Array(capacity);
+    const runs = new Uint32Array(capacity);
+    let runCount = 0;
+    let maxWeight = 0;
     let expired: Entry[] | undefined;
     for (const group of this.#keyOrder.sorted()) {
       const entries = group.entries;
+      const runStart = members.length;
       for (let index = entries.length - 1; index >= 0; index -= 1) {
         const entry = entries[index]!;
         this.#fade(entry, now);
@@ -208,20 +218,18 @@ export class ContextWorkspace {
           (expired ??= []).push(entry);
           continue;
         }
-        let weight = 0;
-        let exposure: Exposure = 'SECONDARY';
-        for (const domain of entry.domains) {
-          const domainWeight = weights[domain]!;
-          if (domainWeight === 0) continue;
-          weight += domainWeight;
-          if (domain === primary) exposure = 'PRIMARY';
-        }
+        const weight = setWeights[entry.domainSet]!;
         if (weight === 0) continue;
-        const score = activateScore(entry.score, exposure, entry.block.activateFactor);
+        const exposure: Exposure = setPrimary[entry.domainSet] === 1 ? 'PRIMARY' : 'SECONDARY';
+        const score = activateScore(entry.score, exposure, entry.activateFactor);
         entry.score = score;
         const level = projectionLevel(score);
         const projection = projectionFor(level, exposure);
-        entry.member = {
+        weights[members.length] = weight;
+        scores[members.length] = score;
+        runs[members.length] = runCount;
+        if (weight > maxWeight) maxWeight = weight;
+        members.push({
           block: entry.block,
           sequence: entry.sequence,
           activationScore: score,
@@ -230,25 +238,24 @@ export class ContextWorkspace {
           domainWeight: weight,
           activatedProjection: projection,
           projection,
-        };
-        (byWeight[weight] ??= []).push(entry);
+        });
       }
+      if (members.length > runStart) runCount += 1;
     }
     if (expired !== undefined) for (const entry of expired) this.#remove(entry);
 
-    // Same-key members in rank order; each group sits where its first member ranks.
-    const resolveNumber = (this.#resolveCount += 1);
+    // Same-key members in rank order; each key's element sits where its first member ranks.
+    const slots = new Int32Array(runCount).fill(-1);
     const groups: ResolvedMember[][] = [];
-    for (let weight = byWeight.length - 1; weight > 0; weight -= 1) {
-      const ranked = byWeight[weight]?.sort(byScoreDescending) ?? [];
-      for (const { group, member } of ranked) {
-        if (group.resolveNumber === resolveNumber) {
-          groups[group.resolveSlot]!.push(member!);
-        } else {
-          group.resolveNumber = resolveNumber;
-          group.resolveSlot = groups.length;
-          groups.push([member!]);
-        }
+    for (const position of rankOrder({ count: members.length, weights, scores, maxWeight })) {
+      const run = runs[position]!;
+      const member = members[position]!;
+      const slot = slots[run]!;
+      if (slot === -1) {
+        slots[run] = groups.length;
+        groups.push([member]);
+      } else {
+        groups[slot]!.push(member);
       }
     }
     const blocks = groups.map(buildResolvedBlock);
@@ -280,7 +287,7 @@ export class ContextWorkspace {
   }
 
   #scoreAt(entry: Entry, now: number): number {
-    return timeFadedScore(entry.score, now - entry.touchedAtMs, entry.block.timeFadeFactor);
+    return timeFadedScore(entry.score, now - entry.touchedAtMs, entry.timeFadeFactor);
   }
 
   /** Charges time fade up to `now`. A clock that went backwards charges nothing and keeps the later mark. */
@@ -295,16 +302,36 @@ export class ContextWorkspace {
     const keyId = sourceKeyId(block);
     let group = this.#groups.get(keyId);
     if (group === undefined) {
-      group = { keyId, entries: [], resolveNumber: 0, resolveSlot: 0 };
+      group = { keyId, entries: [] };
       this.#groups.set(keyId, group);
       this.#keyOrder.insert(group);
     }
-    const domains = block.focusedOn.map((domain) => this.#domainIndex.get(domain)!);
     // Spelled out, not spread: a spread-built object here was ten times slower to walk in resolve.
-    const entry: Entry = { block, sequence: fields.sequence, group, domains, score: fields.score, touchedAtMs: fields.touchedAtMs, member: undefined };
+    const entry: Entry = {
+      block,
+      sequence: fields.sequence,
+      group,
+      domainSet: this.#domainSetOf(block.focusedOn),
+      timeFadeFactor: block.timeFadeFactor,
+      activateFactor: block.activateFactor,
+      score: fields.score,
+      touchedAtMs: fields.touchedAtMs,
+    };
     group.entries.push(entry);
     this.#entries.set(entry.sequence, entry);
     this.#journal?.set(tracedState(entry));
+  }
+
+  /** The id of a `focusedOn` set (sorted and unique, as `contextBlock` makes it). */
+  #domainSetOf(focusedOn: readonly FocusedDomain[]): number {
+    const key = focusedOn.join('\u0000');
+    let id = this.#domainSetIds.get(key);
+    if (id === undefined) {
+      id = this.#domainSets.length;
+      this.#domainSets.push(focusedOn);
+      this.#domainSetIds.set(key, id);
+    }
+    return id;
   }
 
   #remove(entry: Entry): void {
@@ -341,9 +368,4 @@ export class ContextWorkspace {
 
 function tracedState(entry: Entry): TracedState {
   return { sequence: entry.sequence, block: entry.block, score: entry.score, touchedAtMs: entry.touchedAtMs };
-}
-
-/** Score descending; `Array.prototype.sort` is stable, so equal scores keep the walk's tie-break order. */
-function byScoreDescending(left: Entry, right: Entry): number {
-  return right.score - left.score;
 }
