@@ -69,22 +69,22 @@ function filledWorkspace(blocks: readonly ContextBlock[]): { workspace: ContextW
 function resolveCase(label: string, sizes: Sizes, domains: readonly FocusedDomain[], options: { resolve?: ResolveOptions; readText: boolean }) {
   const { workspace, advance } = filledWorkspace(buildBlocks(sizes.blocks));
   const states = workspace.blocks().map((state) => ({ block: state.block, score: state.activationScore }));
+  // The same blocks in a fixed shuffled order: a sort cannot lean on runs left by registration.
+  const shuffled = states.map((state, index) => ({ state, key: (index * 2_654_435_761) % 4_294_967_296 })).sort((left, right) => left.key - right.key).map(({ state }) => state);
   let elements = 0;
   let characters = 0;
-  const measured = interleaved({
-    rounds: sizes.rounds,
-    warmup: sizes.warmup,
-    subject: () => {
-      advance();
-      const resolved = workspace.resolve(domains, options.resolve);
-      elements = resolved.blocks.length;
-      if (options.readText) characters = resolved.text.length;
-    },
-    peer: () => {
-      const sorted = states.slice().sort((left, right) => right.score - left.score);
-      if (sorted.length !== states.length) throw new Error('unreachable');
-    },
-  });
+  const subject = () => {
+    advance();
+    const resolved = workspace.resolve(domains, options.resolve);
+    elements = resolved.blocks.length;
+    if (options.readText) characters = resolved.text.length;
+  };
+  const sortByScore = (list: readonly { score: number }[]) => () => {
+    const sorted = list.slice().sort((left, right) => right.score - left.score);
+    if (sorted.length !== list.length) throw new Error('unreachable');
+  };
+  const measured = interleaved({ rounds: sizes.rounds, warmup: sizes.warmup, subject, peer: sortByScore(states) });
+  const againstShuffled = interleaved({ rounds: sizes.rounds, warmup: sizes.warmup, subject, peer: sortByScore(shuffled) });
   return {
     row: {
       case: label,
@@ -94,6 +94,8 @@ function resolveCase(label: string, sizes: Sizes, domains: readonly FocusedDomai
       'resolve p50 (ms)': fixed(measured.subjectMs, 2),
       'plain sort p50 (ms)': fixed(measured.peerMs, 2),
       'x the plain sort': fixed(measured.ratio, 2),
+      'plain sort, shuffled input, p50 (ms)': fixed(againstShuffled.peerMs, 2),
+      'x the shuffled sort': fixed(againstShuffled.ratio, 2),
     },
     ratio: measured.ratio,
   };
@@ -208,7 +210,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     title: `ContextWorkspace at ${count} blocks`,
     method:
       `${count} synthetic blocks over 5 domains (half with keys of their own, half sharing keys four at a time), registered 10 ms apart with varied time fade; ` +
-      'each resolve advances the clock 100 ms. The peer sorts the same blocks, in registration order, by their activation score (one numeric comparison); both are timed alternately in this process.',
+      'each resolve advances the clock 100 ms. The peer sorts the same blocks by their activation score (one numeric comparison), in registration order (the target\'s measure) and in a fixed shuffled order; subject and peer are timed alternately in this process.',
     tables: [{ title: 'resolve against a plain numeric sort of the same blocks', rows: [...cases.map((each) => each.row), ...(realData ? [realData] : [])] }, registerTable],
     targets,
     notes: ['Trace events list and render their blocks when `blocks` is first read; the recorder here only counts events.'],
