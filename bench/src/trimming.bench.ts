@@ -97,7 +97,8 @@ const langChainCounter = (messages: BaseMessage[]) => chatTokens(langChainToChat
 
 const POLICIES: readonly Policy[] = [
   strataPolicy('Strata window, default estimator (conservative)', (message) => defaultEstimator.countMessage(message)),
-  strataPolicy('Strata window, exact o200k counter', (message) => exact.countMessage(message)),
+  // The judge itself, per message, as the peers are given it.
+  strataPolicy('Strata window, counting with the judge (exact o200k, chat shape)', (message) => chatTokens(toOpenAIChat([message]))),
   {
     name: 'LangChain trimMessages (defaults: last, no partial)',
     trim: (history, budget) => timed(async () => langChainToChat(await trimMessages(toLangChain(history), { maxTokens: budget, tokenCounter: langChainCounter }))),
@@ -173,7 +174,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
         'mean window use': answered === 0 ? '' : percent(tally.used / answered),
         'over budget': tally.overBudget,
         'rejectable (OpenAI or Anthropic)': tally.rejectable,
-        'task kept': `${tally.anchorKept}/${answered}`,
+        'first user message kept': `${tally.anchorKept}/${answered}`,
         'refused (typed error)': tally.refused,
       });
     }
@@ -184,11 +185,15 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     const oursExact = tallies.get(`${budget}:${POLICIES[1]!.name}`)!;
     const peers = POLICIES.slice(2).map((policy) => tallies.get(`${budget}:${policy.name}`)!);
     const use = (tally: Tally) => tally.used / Math.max(1, tally.runs - tally.refused);
-    const bestPeer = Math.max(...peers.map((peer) => (peer.rejectable === 0 ? use(peer) : 0)));
+    const bestPeer = Math.max(...peers.map(use));
     const trim = tallies.get(`${budget}:${POLICIES[2]!.name}`)!;
     targets.push(
       { name: `${budget} tokens: 0 rejectable Strata outputs`, measured: `${ours.rejectable + oursExact.rejectable}`, met: ours.rejectable + oursExact.rejectable === 0 },
-      { name: `${budget} tokens: window use at least the best peer's with no rejectable output (default settings)`, measured: `${percent(use(ours))} (exact counter ${percent(use(oursExact))}) against ${percent(bestPeer)}`, met: use(ours) >= bestPeer },
+      {
+        name: `${budget} tokens: window use at least the best peer's (default settings)`,
+        measured: `${percent(use(ours))} (counting with the judge ${percent(use(oursExact))}) against ${percent(bestPeer)}`,
+        met: use(ours) >= bestPeer,
+      },
       { name: `${budget} tokens: faster than trimMessages`, measured: `${fixed(ours.milliseconds, 1)} ms against ${fixed(trim.milliseconds, 1)} ms`, met: ours.milliseconds < trim.milliseconds },
     );
   }
@@ -196,7 +201,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     title: TITLE,
     method:
       `${conversations.length} real histories (${smoke ? 'the first 3 tau-bench runs' : '200 tau-bench airline runs and 3 SWE-agent runs'}), each trimmed once per policy and budget. ` +
-      'The LangChain and AI SDK peers count with the judge itself (o200k over the OpenAI chat shape); Strata with its own estimators. Window use: tokens out over the budget, capped at 100%. Rejectable: the oracle ../shared/tools/provider-rules.mjs finds a violation for OpenAI or Anthropic. Refused: the policy threw before any call (the pinned messages alone do not fit).',
+      'The LangChain and AI SDK peers count with the judge itself (o200k over the OpenAI chat shape); Strata with its default estimator and, in a second row, with the judge. The first user message is the task as the data records it; Strata pins the latest real user request instead. Window use: tokens out over the budget, capped at 100%. Rejectable: the oracle ../shared/tools/provider-rules.mjs finds a violation for OpenAI or Anthropic. Refused: the policy threw before any call (the pinned messages alone do not fit).',
     tables: [{ title: 'trimming by policy and budget', rows }],
     targets: smoke ? [] : targets,
     notes: [],
