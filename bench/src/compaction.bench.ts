@@ -7,7 +7,9 @@ import { ExactTokenEstimator, messageText, type CanonicalMessage } from '@strata
 import { loadSweAgentConversations, loadTauBenchConversations, type SharedConversation } from '@strata/testing';
 import { clearToolUsesRequests, lastNMaskingRequests, rawRequests, replayTrajectory, type BaselineTurn } from '@strata/agent';
 import { createMemoryToolOutputStore } from '@strata/store';
-import { table } from './measure.js';
+import { skippedResult, type BenchOptions, type BenchResult } from './bench-result.js';
+
+const TITLE = 'Compaction on real trajectories: Strata against raw, last-5 observation masking and clear_tool_uses';
 
 const exact = new ExactTokenEstimator({ family: 'o200k' });
 const textTokens = new WeakMap<CanonicalMessage, number>();
@@ -53,7 +55,7 @@ function accountBaseline(turns: readonly BaselineTurn[], tally: Tally): void {
   }
 }
 
-async function strataReplay(conversation: SharedConversation, window: number, maskStoredResults: boolean, tally: Tally): Promise<{ failed: boolean }> {
+async function strataReplay(conversation: SharedConversation, window: number, maskStoredResults: boolean, tally: Tally): Promise<{ failed: boolean; reason?: string }> {
   try {
     const replay = await replayTrajectory({ trajectory: conversation.messages, contextId: `${conversation.source}#${conversation.index}`, windowTokens: window, store: createMemoryToolOutputStore(), compaction: {}, exactEstimator: exact, maskStoredResults });
     let previous: readonly CanonicalMessage[] | undefined;
@@ -64,8 +66,7 @@ async function strataReplay(conversation: SharedConversation, window: number, ma
     tally.compactions += replay.compactions;
     return { failed: false };
   } catch (error) {
-    console.log(`  ${conversation.source}#${conversation.index} at ${window}: ${(error as Error).message}`);
-    return { failed: true };
+    return { failed: true, reason: `${conversation.source}#${conversation.index} at ${window}: ${(error as Error).message}` };
   }
 }
 
@@ -86,21 +87,23 @@ function chainedSweRun(conversation: SharedConversation, times: number): SharedC
 
 const percent = (value: number) => `${(value * 100).toFixed(1)}%`;
 
-export async function run(): Promise<void> {
+export async function run(options: BenchOptions): Promise<BenchResult> {
   const tau = loadTauBenchConversations();
   const swe = loadSweAgentConversations();
-  if (!tau || !swe) {
-    console.log('skipped: ../shared is absent');
-    return;
-  }
-  const sets: Array<[string, SharedConversation[]]> = [
-    ['tau-bench airline (200 runs)', tau],
-    ['SWE-agent (3 runs)', swe],
-    ['SWE-agent long run (real steps chained 10x)', [chainedSweRun(swe[2]!, 10)]],
-  ];
+  if (!tau || !swe) return skippedResult(TITLE, '../shared is absent (set STRATA_SHARED_DIR)');
+  const smoke = options.size === 'smoke';
+  const sets: Array<[string, SharedConversation[]]> = smoke
+    ? [['tau-bench airline (first 2 runs)', tau.slice(0, 2)]]
+    : [
+        ['tau-bench airline (200 runs)', tau],
+        ['SWE-agent (3 runs)', swe],
+        ['SWE-agent long run (real steps chained 10x)', [chainedSweRun(swe[2]!, 10)]],
+      ];
+  const windows = smoke ? [4_096] : [4_096, 8_192];
+  const failures: string[] = [];
   const rows = [];
   for (const [name, conversations] of sets) {
-    for (const window of [4_096, 8_192]) {
+    for (const window of windows) {
       const raw: Tally = { tokens: 0, reused: 0, compactions: 0 };
       const lastFive: Tally = { tokens: 0, reused: 0, compactions: 0 };
       const clearing: Tally = { tokens: 0, reused: 0, compactions: 0 };
@@ -110,8 +113,10 @@ export async function run(): Promise<void> {
       for (const conversation of conversations) {
         const strataPart: Tally = { tokens: 0, reused: 0, compactions: 0 };
         const viewPart: Tally = { tokens: 0, reused: 0, compactions: 0 };
-        if ((await strataReplay(conversation, window, false, strataPart)).failed || (await strataReplay(conversation, window, true, viewPart)).failed) {
+        const outcomes = [await strataReplay(conversation, window, false, strataPart), await strataReplay(conversation, window, true, viewPart)];
+        if (outcomes.some((outcome) => outcome.failed)) {
           failed += 1;
+          failures.push(...outcomes.flatMap((outcome) => (outcome.reason ? [outcome.reason] : [])));
           continue;
         }
         // Every strategy over exactly the runs Strata replayed.
@@ -139,6 +144,12 @@ export async function run(): Promise<void> {
       });
     }
   }
-  table(rows);
-  console.log('Every masked output is stored and recoverable byte-exact: see packages/agent/src/replay.test.ts.');
+  return {
+    title: TITLE,
+    method:
+      'Replays of real trajectories with masking only (no summarizer). Tokens: o200k, message text only. Cut: tokens sent below raw replay. Reuse: the share of each request\'s tokens that repeat, byte for byte, the start of the previous request. The peers are the replay baselines of @strata/agent over exactly the runs Strata replayed.',
+    tables: [{ title: 'tokens sent and prefix reuse by policy', rows }],
+    targets: [],
+    notes: ['Every masked output is stored and recoverable byte-exact: see packages/agent/src/replay.test.ts.', ...failures.map((failure) => `not assembled: ${failure}`)],
+  };
 }

@@ -1,15 +1,30 @@
-// ContextWorkspace: resolve over 10,000 blocks across 5 domains (median time,
-// target under 5 ms) and register throughput. A manual clock advances 100 ms
-// per resolve, so time fade runs on every block every time, as in a live agent.
+// ContextWorkspace: resolve over 10,000 blocks against a plain numeric sort of
+// the same 10,000 blocks (timed alternately in this process), and register
+// throughput with and without a trace recorder. A manual clock advances
+// 100 ms per resolve, so time fade runs on every block every time, as in a
+// live agent.
 import { ConservativeTokenEstimator } from '@strata/context';
 import { readSharedData } from '@strata/testing';
-import { BUILT_IN_DOMAINS, ContextWorkspace, contextBlock, type ContextBlock, type FocusedDomain } from '@strata/context-workspace';
+import { BUILT_IN_DOMAINS, ContextWorkspace, contextBlock, type ContextBlock, type FocusedDomain, type ResolveOptions } from '@strata/context-workspace';
+import type { BenchOptions, BenchResult, BenchTable, BenchTarget } from './bench-result.js';
+import { fixed, interleaved, median, time } from './measure.js';
 
-const BLOCK_COUNT = 10_000;
-const WARMUP_ITERATIONS = 20;
-const MEASURED_ITERATIONS = 101;
-const RESOLVE_TARGET_MS = 5;
 const CLOCK_STEP_MS = 100;
+/** Registration spreads over time, so scores differ by age and fade speed (no ties to make sorting easy). */
+const REGISTER_STEP_MS = 10;
+const RESOLVE_TARGET_RATIO = 2;
+
+interface Sizes {
+  readonly blocks: number;
+  readonly rounds: number;
+  readonly warmup: number;
+  readonly tracedSmall: number;
+}
+
+const SIZES: Record<BenchOptions['size'], Sizes> = {
+  full: { blocks: 10_000, rounds: 61, warmup: 15, tracedSmall: 1_000 },
+  smoke: { blocks: 300, rounds: 3, warmup: 1, tracedSmall: 100 },
+};
 
 /** Half the blocks have a SourceKey of their own; the other half share keys four at a time (aggregates). */
 function buildBlocks(count: number): ContextBlock[] {
@@ -28,7 +43,7 @@ function buildBlocks(count: number): ContextBlock[] {
         compactBlock: `Observation ${index}: value ${index * 31}.`,
         abstractBlock: `Obs ${index}.`,
         replaceFadeFactor: 10,
-        timeFadeFactor: 0.01,
+        timeFadeFactor: 0.5 + (index % 7) * 0.5,
         activateFactor: 2,
       }),
     );
@@ -36,105 +51,82 @@ function buildBlocks(count: number): ContextBlock[] {
   return blocks;
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((left, right) => left - right);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
-
-function percentile(values: number[], fraction: number): number {
-  const sorted = [...values].sort((left, right) => left - right);
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))]!;
+function filledWorkspace(blocks: readonly ContextBlock[]): { workspace: ContextWorkspace; advance: () => void } {
+  let nowMs = 0;
+  const workspace = new ContextWorkspace({ now: () => nowMs });
+  for (const block of blocks) {
+    workspace.register(block);
+    nowMs += REGISTER_STEP_MS;
+  }
+  return { workspace, advance: () => void (nowMs += CLOCK_STEP_MS) };
 }
 
 /**
- * The peer, measured in the same process so a loaded machine scales both:
- * sorting 10,000 plain objects by a three-key numeric comparator, the
- * least any ranking of 10,000 blocks must do.
+ * One resolve case against the peer: sorting the same blocks, as the
+ * workspace holds them (registration order), by their activation score, one
+ * numeric comparison. Both are timed alternately.
  */
-let peerMedianMs = Number.NaN;
-
-function measurePeer(): void {
-  let seed = 7;
-  const random = () => ((seed = (seed * 48_271) % 2_147_483_647) / 2_147_483_647);
-  const items = Array.from({ length: BLOCK_COUNT }, () => ({ weight: Math.floor(random() * 5), score: random() * 100, rank: Math.floor(random() * 6_000) }));
-  const timings: number[] = [];
-  for (let iteration = 0; iteration < WARMUP_ITERATIONS + MEASURED_ITERATIONS; iteration += 1) {
-    const copy = items.slice();
-    const started = performance.now();
-    copy.sort((left, right) => right.weight - left.weight || right.score - left.score || left.rank - right.rank);
-    if (iteration >= WARMUP_ITERATIONS) timings.push(performance.now() - started);
-  }
-  peerMedianMs = median(timings);
-  console.log(`peer: sort ${BLOCK_COUNT} objects by a three-key comparator: median ${peerMedianMs.toFixed(2)} ms`);
-}
-
-function measureResolve(
-  label: string,
-  domains: readonly FocusedDomain[],
-  options: { readonly resolve?: Parameters<ContextWorkspace['resolve']>[1]; readonly readText: boolean },
-) {
-  let nowMs = 0;
-  const workspace = new ContextWorkspace({ now: () => nowMs });
-  for (const block of buildBlocks(BLOCK_COUNT)) workspace.register(block);
-  const timings: number[] = [];
-  const cpuTimings: number[] = [];
-  let blocksOut = 0;
+function resolveCase(label: string, sizes: Sizes, domains: readonly FocusedDomain[], options: { resolve?: ResolveOptions; readText: boolean }) {
+  const { workspace, advance } = filledWorkspace(buildBlocks(sizes.blocks));
+  const states = workspace.blocks().map((state) => ({ block: state.block, score: state.activationScore }));
+  // The same blocks in a fixed shuffled order: a sort cannot lean on runs left by registration.
+  const shuffled = states.map((state, index) => ({ state, key: (index * 2_654_435_761) % 4_294_967_296 })).sort((left, right) => left.key - right.key).map(({ state }) => state);
+  let elements = 0;
   let characters = 0;
-  for (let iteration = 0; iteration < WARMUP_ITERATIONS + MEASURED_ITERATIONS; iteration += 1) {
-    nowMs += CLOCK_STEP_MS;
-    const cpuStarted = process.cpuUsage();
-    const started = performance.now();
+  const subject = () => {
+    advance();
     const resolved = workspace.resolve(domains, options.resolve);
-    // The text is rendered on first read; reading it inside the timing charges the rendering.
+    elements = resolved.blocks.length;
     if (options.readText) characters = resolved.text.length;
-    const elapsed = performance.now() - started;
-    const cpu = process.cpuUsage(cpuStarted);
-    if (iteration >= WARMUP_ITERATIONS) {
-      timings.push(elapsed);
-      cpuTimings.push((cpu.user + cpu.system) / 1000);
-    }
-    blocksOut = resolved.blocks.length;
-    if (!options.readText) characters = resolved.text.length;
-  }
-  const medianMs = median(timings);
-  console.log(
-    `${label}: median ${medianMs.toFixed(2)} ms (process CPU ${median(cpuTimings).toFixed(2)} ms), p95 ${percentile(timings, 0.95).toFixed(2)} ms, ` +
-      `${(medianMs / peerMedianMs).toFixed(1)} x the peer ` +
-      `(${workspace.size} blocks in, ${blocksOut} elements out, ${characters} characters)`,
-  );
-  return medianMs;
+  };
+  const sortByScore = (list: readonly { score: number }[]) => () => {
+    const sorted = list.slice().sort((left, right) => right.score - left.score);
+    if (sorted.length !== list.length) throw new Error('unreachable');
+  };
+  const measured = interleaved({ rounds: sizes.rounds, warmup: sizes.warmup, subject, peer: sortByScore(states) });
+  const againstShuffled = interleaved({ rounds: sizes.rounds, warmup: sizes.warmup, subject, peer: sortByScore(shuffled) });
+  return {
+    row: {
+      case: label,
+      'blocks in': workspace.size,
+      'elements out': elements,
+      'characters read': options.readText ? characters : null,
+      'resolve p50 (ms)': fixed(measured.subjectMs, 2),
+      'plain sort p50 (ms)': fixed(measured.peerMs, 2),
+      'x the plain sort': fixed(measured.ratio, 2),
+      'plain sort, shuffled input, p50 (ms)': fixed(againstShuffled.peerMs, 2),
+      'x the shuffled sort': fixed(againstShuffled.ratio, 2),
+    },
+    ratio: measured.ratio,
+  };
 }
 
-function measureRegister(label: string, blocks: readonly ContextBlock[], options: { traced: boolean }) {
-  const rounds: number[] = [];
-  for (let round = 0; round < 7; round += 1) {
+function registerRate(blocks: readonly ContextBlock[], options: { traced: boolean }, rounds: number): { perSecond: number; medianMs: number } {
+  const timings: number[] = [];
+  for (let round = 0; round <= rounds; round += 1) {
     let events = 0;
-    const workspace = new ContextWorkspace({
-      now: () => 0,
-      ...(options.traced ? { traceRecorder: { record: () => void (events += 1) } } : {}),
+    const workspace = new ContextWorkspace({ now: () => 0, traceRecorder: options.traced ? { record: () => void (events += 1) } : undefined });
+    const elapsed = time(() => {
+      for (const block of blocks) workspace.register(block);
     });
-    const started = performance.now();
-    for (const block of blocks) workspace.register(block);
-    const elapsed = performance.now() - started;
-    if (round > 0) rounds.push(elapsed);
+    if (round > 0) timings.push(elapsed); // the first round warms up
     if (options.traced && events !== blocks.length) throw new Error('every register records one event');
   }
-  const medianMs = median(rounds);
-  console.log(`${label}: ${Math.round((blocks.length / medianMs) * 1000).toLocaleString('en-US')} registers/s (${blocks.length} blocks in ${medianMs.toFixed(2)} ms, median of ${rounds.length})`);
+  const medianMs = median(timings);
+  return { perSecond: (blocks.length / medianMs) * 1000, medianMs };
 }
 
 /**
  * Real agent text: every message of the 200 tau-bench airline runs becomes a
  * block (user turns for COMMUNICATION, assistant turns for COGNITION and
- * ACTION, tool results for PERCEIVE and MEMORY), registered in order with
- * the clock advancing 2 s per message, so same-role blocks of a run replace
- * and fade each other. Then a budgeted resolve, as the contributor bridge
- * runs it each turn.
+ * ACTION, tool results for PERCEIVE and MEMORY), registered in order with the
+ * clock advancing 2 s per message. Then a budgeted resolve, as the
+ * contributor bridge runs it each turn.
  */
-function measureRealData(): void {
+function realDataRow(sizes: Sizes): Record<string, string | number> | undefined {
   const raw = readSharedData('tau-bench/gpt-4o-airline.json');
-  if (raw === undefined) return;
-  const runs = JSON.parse(raw) as { traj: { role: string; content: unknown; name?: string }[] }[];
+  if (raw === undefined) return undefined;
+  const runs = JSON.parse(raw) as { traj: { role: string; content: unknown }[] }[];
   let nowMs = 0;
   const workspace = new ContextWorkspace({ now: () => nowMs });
   const estimator = new ConservativeTokenEstimator();
@@ -142,8 +134,7 @@ function measureRealData(): void {
     for (const message of run.traj) {
       const content = typeof message.content === 'string' ? message.content : '';
       if (message.role === 'system' || content.trim() === '') continue;
-      const focusedOn: FocusedDomain[] =
-        message.role === 'user' ? ['COMMUNICATION'] : message.role === 'assistant' ? ['COGNITION', 'ACTION'] : ['PERCEIVE', 'MEMORY'];
+      const focusedOn: FocusedDomain[] = message.role === 'user' ? ['COMMUNICATION'] : message.role === 'assistant' ? ['COGNITION', 'ACTION'] : ['PERCEIVE', 'MEMORY'];
       nowMs += 2_000;
       workspace.register(
         contextBlock({
@@ -162,39 +153,66 @@ function measureRealData(): void {
   });
   const blocksIn = workspace.size;
   const timings: number[] = [];
-  let report = '';
-  for (let iteration = 0; iteration < WARMUP_ITERATIONS + MEASURED_ITERATIONS; iteration += 1) {
+  let kept = 0;
+  let usedTokens = 0;
+  for (let round = 0; round < sizes.warmup + sizes.rounds; round += 1) {
     nowMs += CLOCK_STEP_MS;
-    const started = performance.now();
-    const resolved = workspace.resolve(['ACTION', 'PERCEIVE', 'MEMORY'], { maxTokens: 8_000, estimator });
-    const characters = resolved.text.length;
-    if (iteration >= WARMUP_ITERATIONS) timings.push(performance.now() - started);
-    report = `${resolved.blocks.length} elements kept (${characters} characters, ${resolved.budget?.usedTokens} tokens), ${resolved.budget?.degraded.length} degraded, ${resolved.budget?.dropped.length} dropped`;
+    let resolved: ReturnType<ContextWorkspace['resolve']> | undefined;
+    const elapsed = time(() => {
+      resolved = workspace.resolve(['ACTION', 'PERCEIVE', 'MEMORY'], { maxTokens: 8_000, estimator });
+      void resolved.text.length;
+    });
+    if (round >= sizes.warmup) timings.push(elapsed);
+    kept = resolved!.blocks.length;
+    usedTokens = resolved!.budget?.usedTokens ?? 0;
   }
-  const medianMs = median(timings);
-  console.log(
-    `tau-bench airline, ${blocksIn} live blocks from real messages, 8,000-token budget, reading the text: median ${medianMs.toFixed(2)} ms, ` +
-      `${(medianMs / peerMedianMs).toFixed(1)} x the peer; ${report}`,
-  );
+  return { case: 'tau-bench airline messages as blocks, 8,000-token budget, text read', 'blocks in': blocksIn, 'elements out': kept, 'tokens used': usedTokens, 'resolve p50 (ms)': fixed(median(timings), 2) };
 }
 
-export async function run(): Promise<void> {
-  measurePeer();
+export async function run(options: BenchOptions): Promise<BenchResult> {
+  const sizes = SIZES[options.size];
   const all = [...BUILT_IN_DOMAINS];
-  const primaryFirst = measureResolve(`resolve ${BLOCK_COUNT} blocks, 3 of 5 domains (ranked result, text not read)`, ['ACTION', 'MEMORY', 'COGNITION'], { readText: false });
-  const allDomains = measureResolve(`resolve ${BLOCK_COUNT} blocks, all 5 domains (ranked result, text not read)`, all, { readText: false });
-  const withText = measureResolve(`resolve ${BLOCK_COUNT} blocks, all 5 domains, reading the full text`, all, { readText: true });
-  const budgeted = measureResolve(`resolve ${BLOCK_COUNT} blocks, all 5 domains, 8,000-token budget (conservative estimator), reading the text`, all, {
-    resolve: { maxTokens: 8_000, estimator: new ConservativeTokenEstimator() },
-    readText: true,
-  });
-  const worst = Math.max(primaryFirst, allDomains);
-  console.log(`target: resolve at ${BLOCK_COUNT} blocks under ${RESOLVE_TARGET_MS} ms: ${worst < RESOLVE_TARGET_MS ? 'met' : 'MISSED'} (worst median ${worst.toFixed(2)} ms, ${(worst / RESOLVE_TARGET_MS).toFixed(2)} x target)`);
-  console.log(`  with a budget and the text read: ${(budgeted / RESOLVE_TARGET_MS).toFixed(2)} x target; rendering all ${BLOCK_COUNT} blocks as text: ${(withText / RESOLVE_TARGET_MS).toFixed(2)} x target`);
+  const count = sizes.blocks.toLocaleString('en-US');
+  const cases = [
+    resolveCase(`${count} blocks, 3 of 5 domains, ranked result`, sizes, ['ACTION', 'MEMORY', 'COGNITION'], { readText: false }),
+    resolveCase(`${count} blocks, all 5 domains, ranked result`, sizes, all, { readText: false }),
+    resolveCase(`${count} blocks, all 5 domains, full text read`, sizes, all, { readText: true }),
+    resolveCase(`${count} blocks, all 5 domains, 8,000-token budget, text read`, sizes, all, { resolve: { maxTokens: 8_000, estimator: new ConservativeTokenEstimator() }, readText: true }),
+  ];
+  const realData = realDataRow(sizes);
 
-  measureRealData();
+  const blocks = buildBlocks(sizes.blocks);
+  const small = blocks.slice(0, sizes.tracedSmall);
+  const registerRounds = options.size === 'full' ? 5 : 1;
+  const plain = registerRate(blocks, { traced: false }, registerRounds);
+  const tracedSmall = registerRate(small, { traced: true }, registerRounds);
+  const tracedLarge = registerRate(blocks, { traced: true }, registerRounds);
+  const registerTable: BenchTable = {
+    title: 'register throughput',
+    rows: [
+      { case: `${count} blocks, no trace recorder`, 'registers/s': Math.round(plain.perSecond), 'total (ms)': fixed(plain.medianMs, 1) },
+      { case: `${small.length.toLocaleString('en-US')} blocks, trace recorder attached`, 'registers/s': Math.round(tracedSmall.perSecond), 'total (ms)': fixed(tracedSmall.medianMs, 1) },
+      { case: `${count} blocks, trace recorder attached`, 'registers/s': Math.round(tracedLarge.perSecond), 'total (ms)': fixed(tracedLarge.medianMs, 1) },
+    ],
+  };
 
-  const blocks = buildBlocks(BLOCK_COUNT);
-  measureRegister(`register ${BLOCK_COUNT} blocks (6,250 keys: 5,000 single, 1,250 registered 4 times)`, blocks, { traced: false });
-  measureRegister('register 1,000 blocks with a trace recorder (renders every block per event)', blocks.slice(0, 1_000), { traced: true });
+  const worst = Math.max(cases[0]!.ratio, cases[1]!.ratio);
+  const flatness = tracedLarge.perSecond / tracedSmall.perSecond;
+  const targets: BenchTarget[] = [
+    { name: `resolve at ${count} blocks at most ${RESOLVE_TARGET_RATIO}x a plain numeric sort of the same blocks (ranked result)`, measured: `${fixed(worst, 2)}x (worst of 3 and 5 domains)`, met: worst <= RESOLVE_TARGET_RATIO },
+    {
+      name: 'register with a trace recorder O(1) amortised: registers/s at 10x the blocks at least half the rate',
+      measured: `${Math.round(tracedLarge.perSecond).toLocaleString('en-US')}/s at ${count} against ${Math.round(tracedSmall.perSecond).toLocaleString('en-US')}/s at ${small.length.toLocaleString('en-US')} (${fixed(flatness, 2)})`,
+      met: flatness >= 0.5,
+    },
+  ];
+  return {
+    title: `ContextWorkspace at ${count} blocks`,
+    method:
+      `${count} synthetic blocks over 5 domains (half with keys of their own, half sharing keys four at a time), registered 10 ms apart with varied time fade; ` +
+      'each resolve advances the clock 100 ms. The peer sorts the same blocks by their activation score (one numeric comparison), in registration order (the target\'s measure) and in a fixed shuffled order; subject and peer are timed alternately in this process.',
+    tables: [{ title: 'resolve against a plain numeric sort of the same blocks', rows: [...cases.map((each) => each.row), ...(realData ? [realData] : [])] }, registerTable],
+    targets,
+    notes: ['Trace events list and render their blocks when `blocks` is first read; the recorder here only counts events.'],
+  };
 }

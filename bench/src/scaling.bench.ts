@@ -4,13 +4,15 @@
 // appended to the previous turn's history), with the heap after the warm turns.
 import { ConservativeTokenEstimator, ContextContributorRegistry, createContextAssembler, resolveContextBudget, type CanonicalMessage } from '@strata/context';
 import { loadSweAgentConversations, loadTauBenchConversations } from '@strata/testing';
-import { median, table, timeAsync } from './measure.js';
+import { skippedResult, type BenchOptions, type BenchResult } from './bench-result.js';
+import { fixed, median, timeAsync } from './measure.js';
 
-const SIZES = [1_000, 10_000, 100_000];
-const WARM_TURNS = 60;
+const SIZES: Record<BenchOptions['size'], readonly number[]> = { full: [1_000, 10_000, 100_000], smoke: [100, 200] };
+const WARM_TURNS: Record<BenchOptions['size'], number> = { full: 60, smoke: 3 };
+const TITLE = 'Assembly as the history grows: cold and warm turns, heap';
 
 /** `size` real messages: tau-bench runs, each followed by real SWE-agent steps with fresh call ids. */
-export function chainedHistory(size: number): CanonicalMessage[] | undefined {
+export function chainedHistory(size: number, warmTurns: number = WARM_TURNS.full): CanonicalMessage[] | undefined {
   const runs = loadTauBenchConversations();
   const swe = loadSweAgentConversations();
   if (!runs || !swe) return undefined;
@@ -34,7 +36,7 @@ export function chainedHistory(size: number): CanonicalMessage[] | undefined {
       history.push({ ...call, toolCalls: [{ ...call.toolCalls![0]!, id }] }, { ...result, toolCallId: id });
     }
   }
-  return history.slice(0, size + WARM_TURNS);
+  return history.slice(0, size + warmTurns);
 }
 
 function assembler() {
@@ -43,35 +45,56 @@ function assembler() {
   return createContextAssembler({ registry, budget: resolveContextBudget({ inputCapTokens: 111_616 }), estimator: new ConservativeTokenEstimator({ family: 'o200k' }) });
 }
 
-export async function run(): Promise<void> {
-  const largest = chainedHistory(SIZES.at(-1)!);
-  if (!largest) {
-    console.log('skipped: ../shared is absent');
-    return;
-  }
+export async function run(options: BenchOptions): Promise<BenchResult> {
+  const sizes = SIZES[options.size];
+  const warmTurns = WARM_TURNS[options.size];
+  const largest = chainedHistory(sizes.at(-1)!, warmTurns);
+  if (!largest) return skippedResult(TITLE, '../shared is absent (set STRATA_SHARED_DIR)');
   const rows = [];
-  let warmAtSmallest = 0;
-  for (const size of SIZES) {
-    const all = largest.slice(0, size + WARM_TURNS);
+  const warmBySize = new Map<number, number>();
+  const coldBySize = new Map<number, number>();
+  for (const size of sizes) {
+    const all = largest.slice(0, size + warmTurns);
     const base = all.slice(0, size);
     const cold = await timeAsync(() => assembler().assemble({ contextId: 'scale', turn: 1, history: structuredClone(base), tools: [] }));
     const subject = assembler();
     await subject.assemble({ contextId: 'scale', turn: 1, history: base, tools: [] });
     const warms: number[] = [];
-    for (let turn = 1; turn <= WARM_TURNS; turn += 1) {
+    for (let turn = 1; turn <= warmTurns; turn += 1) {
       const history = all.slice(0, size + turn);
       warms.push(await timeAsync(() => subject.assemble({ contextId: 'scale', turn: turn + 1, history, tools: [] })));
     }
     const warm = median(warms);
-    if (size === SIZES[0]) warmAtSmallest = warm;
+    warmBySize.set(size, warm);
+    coldBySize.set(size, cold);
     rows.push({
       messages: size,
-      'cold (ms)': cold.toFixed(1),
-      'warm p50 (ms)': warm.toFixed(3),
-      'warm / warm at 1,000': (warm / warmAtSmallest).toFixed(1),
-      'heap (MB)': (process.memoryUsage().heapUsed / 2 ** 20).toFixed(0),
+      'cold (ms)': fixed(cold, 1),
+      'cold per 1,000 messages (ms)': fixed((cold / size) * 1000, 2),
+      'warm p50 (ms)': fixed(warm, 3),
+      [`warm / warm at ${sizes[0]!.toLocaleString('en-US')}`]: fixed(warm / warmBySize.get(sizes[0]!)!, 1),
+      'heap used (MB)': Math.round(process.memoryUsage().heapUsed / 2 ** 20),
     });
   }
-  table(rows);
-  console.log('targets: warm at 10,000 within 2x and at 100,000 within 10x of warm at 1,000; cold linear in size');
+  const smallest = warmBySize.get(sizes[0]!)!;
+  const ratioAt = (size: number) => (warmBySize.get(size) ?? Number.NaN) / smallest;
+  const targets =
+    options.size === 'full'
+      ? [
+          { name: 'warm turn at 10,000 messages within 2x of 1,000', measured: `${fixed(ratioAt(10_000), 1)}x`, met: ratioAt(10_000) <= 2 },
+          { name: 'warm turn at 100,000 messages within 10x of 1,000', measured: `${fixed(ratioAt(100_000), 1)}x`, met: ratioAt(100_000) <= 10 },
+          {
+            name: 'cold turn linear in history size (per-message cost at 100,000 within 2x of 1,000)',
+            measured: `${fixed(coldBySize.get(100_000)! / 100 / coldBySize.get(1_000)!, 2)}x per message`,
+            met: coldBySize.get(100_000)! / 100 / coldBySize.get(1_000)! <= 2,
+          },
+        ]
+      : [];
+  return {
+    title: TITLE,
+    method: `Real messages (tau-bench runs chained with real SWE-agent steps, fresh call ids); one dynamic turn with a 111,616-token input cap and the conservative estimator. Cold: a fresh assembler and fresh message objects. Warm: the median of ${warmTurns} turns, each with one message appended. Heap: after the warm turns.`,
+    tables: [{ title: 'one turn by history size', rows }],
+    targets,
+    notes: [],
+  };
 }

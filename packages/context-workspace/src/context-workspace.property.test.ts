@@ -6,7 +6,9 @@ import { activate, projectionLevel, type Exposure } from './activation.js';
 import { contextBlock, type ContextBlock } from './context-block.js';
 import { ContextWorkspace } from './context-workspace.js';
 import { BUILT_IN_DOMAINS, type FocusedDomain } from './focused-domain.js';
+import { renderBlockElement } from './render-block.js';
 import type { ResolvedContext } from './resolved-context.js';
+import type { ContextWorkspaceTraceBlock, ContextWorkspaceTraceEvent } from './trace-recorder.js';
 
 type Operation =
   | { readonly kind: 'register'; readonly block: ContextBlock }
@@ -203,6 +205,81 @@ test('a budgeted resolve fits, keeps a prefix of the ranking, and never cuts a b
       });
       if (budgeted.budget?.dropped.length === 0) {
         assert.ok(unbudgeted.text.length >= budgeted.text.length);
+      }
+    }),
+  );
+});
+
+/** The ranking rule written out as one comparator: weight, score, block name, source (code units), newer first. */
+function referenceRanking(resolved: ResolvedContext): string[] {
+  const members = resolved.blocks.flatMap((resolvedBlock) => resolvedBlock.members);
+  const units = (left: string, right: string) => (left < right ? -1 : left > right ? 1 : 0);
+  members.sort(
+    (left, right) =>
+      right.domainWeight - left.domainWeight ||
+      right.activationScore - left.activationScore ||
+      units(left.block.blockName, right.block.blockName) ||
+      units(left.block.source, right.block.source) ||
+      right.sequence - left.sequence,
+  );
+  const groups = new Map<string, number[]>();
+  for (const member of members) {
+    const key = `${member.block.blockName}/${member.block.source}`;
+    groups.set(key, [...(groups.get(key) ?? []), member.sequence]);
+  }
+  return [...groups].map(([key, sequences]) => `${key}: ${sequences.join(' ')}`);
+}
+
+test('the ranking is exactly weight, score, block name, source, newer first, grouped where each key first ranks', () => {
+  fc.assert(
+    fc.property(operations, (list) => {
+      for (const { resolved } of run(list).results) {
+        const actual = resolved.blocks.map((resolvedBlock) => `${resolvedBlock.blockName}/${resolvedBlock.source}: ${resolvedBlock.members.map((member) => member.sequence).join(' ')}`);
+        assert.deepEqual(actual, referenceRanking(resolved));
+      }
+    }),
+  );
+});
+
+test('a trace event read later lists every block exactly as the workspace held it at the event', () => {
+  fc.assert(
+    fc.property(operations, (list) => {
+      const recorded: { event: ContextWorkspaceTraceEvent; expected: ContextWorkspaceTraceBlock[] }[] = [];
+      let workspace: ContextWorkspace | undefined;
+      const units = (left: string, right: string) => (left < right ? -1 : left > right ? 1 : 0);
+      const traceRecorder = {
+        record(event: ContextWorkspaceTraceEvent) {
+          // What the event must show, computed now, the slow way.
+          const expected = workspace!
+            .blocks()
+            .slice()
+            .sort((left, right) => units(left.block.blockName, right.block.blockName) || units(left.block.source, right.block.source) || left.sequence - right.sequence)
+            .map(({ sequence, block, activationScore, level }) => ({
+              sequence,
+              blockName: block.blockName,
+              source: block.source,
+              focusedOn: block.focusedOn,
+              activationScore,
+              level,
+              fullRendered: renderBlockElement(block, 'full'),
+              compactRendered: renderBlockElement(block, 'compact'),
+              abstractRendered: renderBlockElement(block, 'abstract'),
+            }));
+          recorded.push({ event, expected });
+        },
+      };
+      let nowMs = 1_700_000_000_000;
+      workspace = new ContextWorkspace({ now: () => nowMs, traceRecorder });
+      for (const step of list) {
+        if (step.kind === 'register') workspace.register(step.block);
+        else if (step.kind === 'advance') nowMs += step.milliseconds;
+        else if (step.kind === 'resolve') workspace.resolve(step.domains);
+        else workspace.expire(step.blockName, step.source);
+      }
+      // Read after everything else happened: each event still shows its own moment.
+      for (const { event, expected } of recorded) {
+        assert.deepEqual(event.blocks, expected);
+        assert.deepEqual(JSON.parse(JSON.stringify(event)).blocks, JSON.parse(JSON.stringify(expected)));
       }
     }),
   );

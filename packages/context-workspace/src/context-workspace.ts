@@ -20,7 +20,9 @@ import { knownDomains, parseDomain, parseRequestedDomains, type FocusedDomain } 
 import { buildResolvedBlock, resolvedContext, type ResolvedContext, type ResolvedMember } from './resolved-context.js';
 import { readSnapshotV1, writeSnapshotV1, type ContextWorkspaceSnapshotV1 } from './snapshot.js';
 import { fitToTokenBudget, parseTokenBudget } from './token-budget.js';
+import { rankOrder } from './rank-order.js';
 import { SourceKeyOrder } from './source-key-order.js';
+import { TraceJournal, tracedStates, type TracedState } from './trace-journal.js';
 import { traceEvent, type TraceRecorder } from './trace-recorder.js';
 import { requireNonEmptyString } from './validate.js';
 
@@ -54,28 +56,19 @@ interface Entry {
   readonly block: ContextBlock;
   readonly sequence: number;
   readonly group: SourceGroup;
+  /** The block's set of focused domains, as an index into the workspace's distinct sets. */
+  readonly domainSet: number;
+  /** The block's factors, copied so a resolve reads the entry alone. */
+  readonly timeFadeFactor: number;
+  readonly activateFactor: number;
   score: number;
   touchedAtMs: number;
 }
 
-/** The live blocks of one SourceKey. `rank` is the key's position in (block name, source) order. */
+/** The live blocks of one SourceKey, in sequence order. */
 interface SourceGroup {
   readonly keyId: string;
   entries: Entry[];
-  rank: number;
-  /** Scratch for grouping one resolve's members: the resolve's number and the group's slot in its output. */
-  resolveNumber: number;
-  resolveSlot: number;
-}
-
-/** The sort keys are copied flat so ranking compares numbers on one object. */
-interface Candidate {
-  readonly weight: number;
-  readonly score: number;
-  readonly rank: number;
-  readonly sequence: number;
-  readonly group: SourceGroup;
-  readonly member: ResolvedMember;
 }
 
 const DEFAULTS = Object.freeze({ now: Date.now });
@@ -94,12 +87,16 @@ export class ContextWorkspace {
   readonly #now: () => number;
   readonly #traceRecorder: TraceRecorder | undefined;
   readonly #known: ReadonlySet<FocusedDomain>;
+  /** The distinct `focusedOn` sets of registered blocks, so a resolve weighs each set once, not each block. */
+  readonly #domainSets: (readonly FocusedDomain[])[] = [];
+  readonly #domainSetIds = new Map<string, number>();
   /** By sequence, in registration order. */
   readonly #entries = new Map<number, Entry>();
   readonly #groups = new Map<string, SourceGroup>();
   readonly #keyOrder = new SourceKeyOrder<SourceGroup>();
+  /** Present with a trace recorder: what each event lists, captured without copying the workspace. */
+  readonly #journal: TraceJournal | undefined;
   #nextSequence = 0;
-  #resolveCount = 0;
 
   constructor(options: ContextWorkspaceOptions = {}) {
     const now = options.now ?? DEFAULTS.now;
@@ -108,6 +105,7 @@ export class ContextWorkspace {
     }
     this.#now = now;
     this.#traceRecorder = options.traceRecorder;
+    this.#journal = options.traceRecorder === undefined ? undefined : new TraceJournal();
     this.#known = knownDomains(options.customDomains ?? []);
   }
 
@@ -119,7 +117,8 @@ export class ContextWorkspace {
   static restore(snapshot: unknown, options: ContextWorkspaceOptions = {}): ContextWorkspace {
     const workspace = new ContextWorkspace(options);
     const { nextSequence, entries } = readSnapshotV1(snapshot, { known: workspace.#known });
-    for (const { block, sequence, score, touchedAtMs } of entries) {
+    // In sequence order, as registration would have added them: each key's blocks stay oldest first.
+    for (const { block, sequence, score, touchedAtMs } of [...entries].sort((left, right) => left.sequence - right.sequence)) {
       workspace.#add({ block, sequence, score, touchedAtMs });
     }
     workspace.#nextSequence = nextSequence;
@@ -150,6 +149,7 @@ export class ContextWorkspace {
       this.#fade(older, now);
       older.score = applyReplaceFade(older.score, older.block.replaceFadeFactor);
       if (older.score <= 0) this.#remove(older);
+      else this.#journal?.set(tracedState(older));
     }
     this.#add({ block: valid, sequence: this.#nextSequence, score: INITIAL_ACTIVATION_SCORE, touchedAtMs: now });
     this.#nextSequence += 1;
@@ -184,57 +184,78 @@ export class ContextWorkspace {
     if (requested.length === 0) {
       return resolvedContext({ blocks: [], ...(budget && { budget: { maxTokens: budget.maxTokens, usedTokens: 0, degraded: [], dropped: [] } }) });
     }
-    const weights = new Map<FocusedDomain, number>(requested.map((domain, index) => [domain, requested.length - index]));
+    const domainWeights = new Map<FocusedDomain, number>(requested.map((domain, index) => [domain, requested.length - index]));
     const primary = requested[0];
+    const setWeights = new Float64Array(this.#domainSets.length);
+    const setPrimary = new Uint8Array(this.#domainSets.length);
+    this.#domainSets.forEach((set, id) => {
+      for (const domain of set) {
+        setWeights[id] = setWeights[id]! + (domainWeights.get(domain) ?? 0);
+        if (domain === primary) setPrimary[id] = 1;
+      }
+    });
     const now = this.#clock();
+    this.#journal?.invalidate();
 
-    this.#keyOrder.renumber();
-    const candidates: Candidate[] = [];
-    // Deleting the current entry while iterating a Map is well defined.
-    for (const entry of this.#entries.values()) {
-      const { block } = entry;
-      this.#fade(entry, now);
-      if (entry.score <= 0) {
-        this.#remove(entry);
-        continue;
+    // Walks keys in (block name, source) order and each key's blocks newest first: the walk
+    // position is the tie-break after weight and score, and one key's members are one run of
+    // positions. Nothing but the result is allocated per block.
+    const capacity = this.#entries.size;
+    const members: ResolvedMember[] = [];
+    const weights = new Float64Array(capacity);
+    const scores = new Float64Array(capacity);
+    const runs = new Uint32Array(capacity);
+    let runCount = 0;
+    let maxWeight = 0;
+    let expired: Entry[] | undefined;
+    for (const group of this.#keyOrder.sorted()) {
+      const entries = group.entries;
+      const runStart = members.length;
+      for (let index = entries.length - 1; index >= 0; index -= 1) {
+        const entry = entries[index]!;
+        this.#fade(entry, now);
+        if (entry.score <= 0) {
+          (expired ??= []).push(entry);
+          continue;
+        }
+        const weight = setWeights[entry.domainSet]!;
+        if (weight === 0) continue;
+        const exposure: Exposure = setPrimary[entry.domainSet] === 1 ? 'PRIMARY' : 'SECONDARY';
+        const score = activateScore(entry.score, exposure, entry.activateFactor);
+        entry.score = score;
+        const level = projectionLevel(score);
+        const projection = projectionFor(level, exposure);
+        weights[members.length] = weight;
+        scores[members.length] = score;
+        runs[members.length] = runCount;
+        if (weight > maxWeight) maxWeight = weight;
+        members.push({
+          block: entry.block,
+          sequence: entry.sequence,
+          activationScore: score,
+          level,
+          exposure,
+          domainWeight: weight,
+          activatedProjection: projection,
+          projection,
+        });
       }
-      let weight = 0;
-      let exposure: Exposure = 'SECONDARY';
-      for (const domain of block.focusedOn) {
-        const domainWeight = weights.get(domain);
-        if (domainWeight === undefined) continue;
-        weight += domainWeight;
-        if (domain === primary) exposure = 'PRIMARY';
-      }
-      if (weight === 0) continue;
-      const score = activateScore(entry.score, exposure, block.activateFactor);
-      entry.score = score;
-      const level = projectionLevel(score);
-      const projection = projectionFor(level, exposure);
-      const member: ResolvedMember = {
-        block,
-        sequence: entry.sequence,
-        activationScore: score,
-        level,
-        exposure,
-        domainWeight: weight,
-        activatedProjection: projection,
-        projection,
-      };
-      candidates.push({ weight, score, rank: entry.group.rank, sequence: entry.sequence, group: entry.group, member });
+      if (members.length > runStart) runCount += 1;
     }
-    candidates.sort(compareCandidates);
+    if (expired !== undefined) for (const entry of expired) this.#remove(entry);
 
-    // Same-key members in rank order; each group sits where its first member ranks.
-    const resolveNumber = (this.#resolveCount += 1);
+    // Same-key members in rank order; each key's element sits where its first member ranks.
+    const slots = new Int32Array(runCount).fill(-1);
     const groups: ResolvedMember[][] = [];
-    for (const { group, member } of candidates) {
-      if (group.resolveNumber === resolveNumber) {
-        groups[group.resolveSlot]!.push(member);
-      } else {
-        group.resolveNumber = resolveNumber;
-        group.resolveSlot = groups.length;
+    for (const position of rankOrder({ count: members.length, weights, scores, maxWeight })) {
+      const run = runs[position]!;
+      const member = members[position]!;
+      const slot = slots[run]!;
+      if (slot === -1) {
+        slots[run] = groups.length;
         groups.push([member]);
+      } else {
+        groups[slot]!.push(member);
       }
     }
     const blocks = groups.map(buildResolvedBlock);
@@ -266,7 +287,7 @@ export class ContextWorkspace {
   }
 
   #scoreAt(entry: Entry, now: number): number {
-    return timeFadedScore(entry.score, now - entry.touchedAtMs, entry.block.timeFadeFactor);
+    return timeFadedScore(entry.score, now - entry.touchedAtMs, entry.timeFadeFactor);
   }
 
   /** Charges time fade up to `now`. A clock that went backwards charges nothing and keeps the later mark. */
@@ -275,22 +296,47 @@ export class ContextWorkspace {
     entry.touchedAtMs = Math.max(entry.touchedAtMs, now);
   }
 
-  #add(fields: Omit<Entry, 'group'>): void {
-    const keyId = sourceKeyId(fields.block);
+  /** Adds a block with a sequence above every live one of its key. */
+  #add(fields: TracedState): void {
+    const { block } = fields;
+    const keyId = sourceKeyId(block);
     let group = this.#groups.get(keyId);
     if (group === undefined) {
-      group = { keyId, entries: [], rank: 0, resolveNumber: 0, resolveSlot: 0 };
+      group = { keyId, entries: [] };
       this.#groups.set(keyId, group);
       this.#keyOrder.insert(group);
     }
     // Spelled out, not spread: a spread-built object here was ten times slower to walk in resolve.
-    const entry: Entry = { block: fields.block, sequence: fields.sequence, group, score: fields.score, touchedAtMs: fields.touchedAtMs };
+    const entry: Entry = {
+      block,
+      sequence: fields.sequence,
+      group,
+      domainSet: this.#domainSetOf(block.focusedOn),
+      timeFadeFactor: block.timeFadeFactor,
+      activateFactor: block.activateFactor,
+      score: fields.score,
+      touchedAtMs: fields.touchedAtMs,
+    };
     group.entries.push(entry);
     this.#entries.set(entry.sequence, entry);
+    this.#journal?.set(tracedState(entry));
+  }
+
+  /** The id of a `focusedOn` set (sorted and unique, as `contextBlock` makes it). */
+  #domainSetOf(focusedOn: readonly FocusedDomain[]): number {
+    const key = focusedOn.join('\u0000');
+    let id = this.#domainSetIds.get(key);
+    if (id === undefined) {
+      id = this.#domainSets.length;
+      this.#domainSets.push(focusedOn);
+      this.#domainSetIds.set(key, id);
+    }
+    return id;
   }
 
   #remove(entry: Entry): void {
     this.#entries.delete(entry.sequence);
+    this.#journal?.removed(entry.sequence);
     const { group } = entry;
     group.entries = group.entries.filter((member) => member !== entry);
     if (group.entries.length > 0) return;
@@ -298,23 +344,28 @@ export class ContextWorkspace {
     this.#keyOrder.delete(group);
   }
 
+  /** Records an event in O(1): its block list is captured by the journal and built only when read. */
   #record(options: { action: 'register' | 'expire'; changed: readonly SourceKey[]; now: number }): void {
-    if (this.#traceRecorder === undefined) return;
-    const blocks = [...this.#entries.values()].map((entry) => ({
-      sequence: entry.sequence,
-      block: entry.block,
-      activationScore: this.#scoreAt(entry, options.now),
-    }));
-    this.#traceRecorder.record(traceEvent({ action: options.action, atMs: options.now, changed: options.changed, blocks }));
+    if (this.#traceRecorder === undefined || this.#journal === undefined) return;
+    const { now } = options;
+    const captured = this.#journal.capture(() => this.#tracedStates());
+    const blocks = () =>
+      tracedStates(captured).map((state) => ({
+        sequence: state.sequence,
+        block: state.block,
+        activationScore: timeFadedScore(state.score, now - state.touchedAtMs, state.block.timeFadeFactor),
+      }));
+    this.#traceRecorder.record(traceEvent({ action: options.action, atMs: now, changed: options.changed, blocks }));
+  }
+
+  /** Every block's stored state in trace order: block name, source, then sequence. */
+  #tracedStates(): TracedState[] {
+    const states: TracedState[] = [];
+    for (const group of this.#keyOrder.sorted()) for (const entry of group.entries) states.push(tracedState(entry));
+    return states;
   }
 }
 
-/** Weight descending, score descending, block name, source (the key's rank), then newer first. */
-function compareCandidates(left: Candidate, right: Candidate): number {
-  return (
-    right.weight - left.weight ||
-    right.score - left.score ||
-    left.rank - right.rank ||
-    right.sequence - left.sequence
-  );
+function tracedState(entry: Entry): TracedState {
+  return { sequence: entry.sequence, block: entry.block, score: entry.score, touchedAtMs: entry.touchedAtMs };
 }

@@ -90,10 +90,10 @@ export function joinBlockTexts(blocks: readonly ResolvedBlock[]): string {
 class ResolvedBlockResult implements ResolvedBlock {
   readonly blockName: string;
   readonly source: string;
-  readonly urgency: Urgency;
   readonly domainWeight: number;
   readonly members: readonly ResolvedMember[];
   readonly snapshotIndex: number;
+  #urgency: Urgency | undefined;
   #text: string | undefined;
 
   constructor(members: readonly ResolvedMember[], first: ResolvedMember) {
@@ -108,10 +108,18 @@ class ResolvedBlockResult implements ResolvedBlock {
     }
     this.blockName = first.block.blockName;
     this.source = first.block.source;
-    this.urgency = members.length === 1 ? projectionContent(first.block, first.projection).urgency : aggregateUrgency(members);
     this.domainWeight = first.domainWeight;
     this.members = members;
     this.snapshotIndex = snapshotIndex;
+  }
+
+  /** Read on demand: ranking 10,000 blocks does not open every block's contents. */
+  get urgency(): Urgency {
+    if (this.#urgency === undefined) {
+      const first = this.members[0]!;
+      this.#urgency = this.members.length === 1 ? projectionContent(first.block, first.projection).urgency : aggregateUrgency(this.members);
+    }
+    return this.#urgency;
   }
 
   get text(): string {

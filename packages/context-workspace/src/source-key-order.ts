@@ -1,44 +1,53 @@
-/**
- * Keeps the live SourceKeys of a workspace in (block name, source) order and
- * numbers them, so ranking compares numbers, not strings. Key ids compare in
- * code-unit order, which is (block name, source) order because a block name
- * never holds the NUL separator. Insertion and deletion are a binary search
- * and a splice; ranks are renumbered lazily, once per resolve at most.
- */
-export class SourceKeyOrder<Group extends { readonly keyId: string; rank: number }> {
-  readonly #sorted: Group[] = [];
-  #stale = false;
+import { mergeSorted } from './merge-sorted.js';
 
+/**
+ * Keeps the live SourceKeys of a workspace in (block name, source) order, so
+ * a resolve walks blocks already in tie-break order and a trace lists them
+ * in its order without sorting strings. Key ids compare in code-unit order,
+ * which is (block name, source) order because a block name never holds the
+ * NUL separator.
+ *
+ * Inserts and deletes are O(1): they are queued, and `sorted()` folds them in
+ * with one sort of the new keys and one merge, so a burst of registers costs
+ * a sort of what it added, not a splice per key.
+ */
+export class SourceKeyOrder<Group extends { readonly keyId: string }> {
+  #sorted: Group[] = [];
+  #inserted: Group[] = [];
+  #deleted = new Set<Group>();
+
+  /** Adds a group. A group is inserted at most once; a key that returns after its deletion comes back as a new group. */
   insert(group: Group): void {
-    this.#sorted.splice(this.#position(group.keyId), 0, group);
-    this.#stale = true;
+    this.#inserted.push(group);
+    this.#foldWhenLong();
   }
 
   delete(group: Group): void {
-    const position = this.#position(group.keyId);
-    if (this.#sorted[position] !== group) return;
-    this.#sorted.splice(position, 1);
-    this.#stale = true;
+    this.#deleted.add(group);
+    this.#foldWhenLong();
   }
 
-  /** Sets every group's `rank` to its position, if anything changed since the last call. */
-  renumber(): void {
-    if (!this.#stale) return;
-    this.#sorted.forEach((group, rank) => {
-      group.rank = rank;
-    });
-    this.#stale = false;
+  /** Every live group in key order. The returned array is never changed afterwards (a later fold builds a new one). */
+  sorted(): readonly Group[] {
+    if (this.#inserted.length === 0 && this.#deleted.size === 0) return this.#sorted;
+    const live = (group: Group) => !this.#deleted.has(group);
+    const kept = this.#deleted.size === 0 ? this.#sorted : this.#sorted.filter(live);
+    const added = this.#inserted.filter(live).sort(compareKeyIds);
+    this.#sorted = added.length === 0 ? kept : mergeSorted(kept, added, compareKeyIds);
+    this.#inserted = [];
+    this.#deleted.clear();
+    return this.#sorted;
   }
 
-  /** Where `keyId` is, or would be inserted. */
-  #position(keyId: string): number {
-    let low = 0;
-    let high = this.#sorted.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (this.#sorted[middle]!.keyId < keyId) low = middle + 1;
-      else high = middle;
-    }
-    return low;
+  /** Bounds the queues when nothing reads the order (registers and expires without a resolve): memory stays proportional to the live keys. */
+  #foldWhenLong(): void {
+    if (this.#inserted.length + this.#deleted.size > this.#sorted.length + QUEUE_SLACK) this.sorted();
   }
+}
+
+/** How many queued changes beyond the number of sorted keys trigger a fold. */
+const QUEUE_SLACK = 1_024;
+
+function compareKeyIds(left: { readonly keyId: string }, right: { readonly keyId: string }): number {
+  return left.keyId < right.keyId ? -1 : left.keyId > right.keyId ? 1 : 0;
 }

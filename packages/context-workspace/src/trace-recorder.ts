@@ -30,6 +30,7 @@ export interface ContextWorkspaceTraceEvent {
   /** The workspace clock, milliseconds. */
   readonly atMs: number;
   readonly changedSourceKeys: readonly SourceKey[];
+  /** Every block as of the event. Listed and rendered on first read. */
   readonly blocks: readonly ContextWorkspaceTraceBlock[];
 }
 
@@ -38,30 +39,49 @@ export interface TraceRecorder {
   record(event: ContextWorkspaceTraceEvent): void;
 }
 
-/** Builds an event: keys and blocks sorted by block name, then source (then sequence), every projection rendered. */
+/**
+ * Builds an event. `blocks` is listed and rendered on first read (an own
+ * enumerable property, so `JSON.stringify` and deep equality see it), from
+ * `blocks` as captured at the event: recording stays cheap for a recorder
+ * that only counts or filters events, and an event read later still shows
+ * its own moment. Keys are sorted by block name, then source.
+ */
 export function traceEvent(options: {
   readonly action: ContextWorkspaceTraceEvent['action'];
   readonly atMs: number;
   readonly changed: readonly SourceKey[];
-  readonly blocks: readonly { readonly sequence: number; readonly block: ContextBlock; readonly activationScore: number }[];
+  /** Every block as of the event, in trace order (block name, source, sequence). Called at most once. */
+  readonly blocks: () => readonly { readonly sequence: number; readonly block: ContextBlock; readonly activationScore: number }[];
 }): ContextWorkspaceTraceEvent {
-  const blocks = [...options.blocks]
-    .sort((left, right) => compareSourceKeys(left.block, right.block) || left.sequence - right.sequence)
-    .map(({ sequence, block, activationScore }) => ({
-      sequence,
-      blockName: block.blockName,
-      source: block.source,
-      focusedOn: block.focusedOn,
-      activationScore,
-      level: projectionLevel(activationScore),
-      fullRendered: renderBlockElement(block, 'full'),
-      compactRendered: renderBlockElement(block, 'compact'),
-      abstractRendered: renderBlockElement(block, 'abstract'),
-    }));
   const changedSourceKeys = options.changed
     .map((key) => ({ blockName: key.blockName, source: key.source }))
     .sort(compareSourceKeys);
-  return { name: CONTEXT_WORKSPACE_TRACE_EVENT, action: options.action, atMs: options.atMs, changedSourceKeys, blocks };
+  const event: ContextWorkspaceTraceEvent = { name: CONTEXT_WORKSPACE_TRACE_EVENT, action: options.action, atMs: options.atMs, changedSourceKeys, blocks: [] };
+  Object.defineProperty(event, 'blocks', {
+    enumerable: true,
+    configurable: true,
+    get() {
+      const blocks = options.blocks().map(traceBlock);
+      Object.defineProperty(event, 'blocks', { value: blocks, enumerable: true, writable: false, configurable: false });
+      return blocks;
+    },
+  });
+  return event;
+}
+
+function traceBlock(state: { readonly sequence: number; readonly block: ContextBlock; readonly activationScore: number }): ContextWorkspaceTraceBlock {
+  const { sequence, block, activationScore } = state;
+  return {
+    sequence,
+    blockName: block.blockName,
+    source: block.source,
+    focusedOn: block.focusedOn,
+    activationScore,
+    level: projectionLevel(activationScore),
+    fullRendered: renderBlockElement(block, 'full'),
+    compactRendered: renderBlockElement(block, 'compact'),
+    abstractRendered: renderBlockElement(block, 'abstract'),
+  };
 }
 
 function compareSourceKeys(left: SourceKey, right: SourceKey): number {

@@ -1,0 +1,76 @@
+// Token counting against the published counters, on the same real texts in
+// this process: gpt-tokenizer (exact o200k, the reference), js-tiktoken (exact
+// o200k), tokenx (an estimate) and characters / 4. Speed on first sight (each
+// pass on a fresh encoder where the counter caches), and how each count
+// compares with the exact one: under-counts are what overflow a window.
+import o200k from 'gpt-tokenizer/encoding/o200k_base';
+import { Tiktoken } from 'js-tiktoken/lite';
+import o200kRanks from 'js-tiktoken/ranks/o200k_base';
+import { estimateTokenCount } from 'tokenx';
+import { ConservativeTokenEstimator, messageText } from '@strata/context';
+import { loadAlpacaConversations, loadTauBenchConversations } from '@strata/testing';
+import { skippedResult, type BenchOptions, type BenchResult, type BenchTarget } from './bench-result.js';
+import { fixed, median, percent } from './measure.js';
+
+const TITLE = 'Token counting: the conservative estimator against gpt-tokenizer, js-tiktoken, tokenx and characters / 4';
+
+interface Counter {
+  readonly name: string;
+  /** A fresh counter for one pass (no cache carried over), and its count function. */
+  fresh(): (text: string) => number;
+}
+
+const COUNTERS: readonly Counter[] = [
+  { name: 'Strata conservative estimator (o200k profile)', fresh: () => { const estimator = new ConservativeTokenEstimator({ family: 'o200k' }); return (text) => estimator.countText(text); } },
+  { name: 'gpt-tokenizer o200k (exact)', fresh: () => { o200k.clearMergeCache(); return (text) => o200k.countTokens(text); } },
+  { name: 'js-tiktoken o200k (exact)', fresh: () => { const encoder = new Tiktoken(o200kRanks); return (text) => encoder.encode(text).length; } },
+  { name: 'tokenx estimateTokenCount', fresh: () => (text) => estimateTokenCount(text) },
+  { name: 'characters / 4', fresh: () => (text) => Math.ceil(text.length / 4) },
+];
+
+export async function run(options: BenchOptions): Promise<BenchResult> {
+  const take = (texts: string[] | undefined) => (options.size === 'smoke' ? texts?.slice(0, 20) : texts);
+  const english = take(loadAlpacaConversations('alpaca_en_demo.json')?.flatMap((conversation) => conversation.messages.map(messageText)));
+  const chinese = take(loadAlpacaConversations('alpaca_zh_demo.json')?.flatMap((conversation) => conversation.messages.map(messageText)));
+  const toolOutput = take(loadTauBenchConversations()?.flatMap((conversation) => conversation.messages.filter((message) => message.role === 'tool').map(messageText)));
+  if (!english || !chinese || !toolOutput) return skippedResult(TITLE, '../shared is absent (set STRATA_SHARED_DIR)');
+  const passes = options.size === 'smoke' ? 1 : 5;
+  const rows = [];
+  const targets: BenchTarget[] = [];
+  for (const [corpus, texts] of [['English prose (alpaca en)', english], ['Chinese prose (alpaca zh)', chinese], ['JSON tool output (tau-bench)', toolOutput]] as const) {
+    const bytes = texts.reduce((total, text) => total + Buffer.byteLength(text), 0);
+    const reference = texts.map((text) => o200k.countTokens(text));
+    const speeds = new Map<string, number>();
+    for (const counter of COUNTERS) {
+      const seconds: number[] = [];
+      let counts: number[] = [];
+      for (let pass = 0; pass < passes; pass += 1) {
+        const count = counter.fresh();
+        const started = performance.now();
+        counts = texts.map(count);
+        seconds.push((performance.now() - started) / 1000);
+      }
+      const ratios = counts.map((count, index) => count / Math.max(1, reference[index]!));
+      const under = counts.filter((count, index) => count < reference[index]!).length;
+      const megabytesPerSecond = bytes / 1e6 / median(seconds);
+      speeds.set(counter.name, megabytesPerSecond);
+      rows.push({
+        text: corpus,
+        counter: counter.name,
+        'MB/s (first sight)': fixed(megabytesPerSecond, 2),
+        'median count / exact': fixed(median(ratios), 3),
+        'texts under-counted': `${under}/${texts.length} (${percent(under / texts.length)})`,
+      });
+    }
+    const ours = speeds.get(COUNTERS[0]!.name)!;
+    const peer = speeds.get(COUNTERS[1]!.name)!;
+    targets.push({ name: `${corpus}: first sight at least 20x gpt-tokenizer`, measured: `${fixed(ours / peer, 1)}x`, met: ours / peer >= 20 });
+  }
+  return {
+    title: TITLE,
+    method: `Every message text of alpaca en and zh and every tau-bench tool result${options.size === 'smoke' ? ' (first 20 of each)' : ''}. Speed: median of ${passes} passes, each on a fresh encoder (gpt-tokenizer's merge cache cleared). Exact reference: gpt-tokenizer o200k.`,
+    tables: [{ title: 'speed and accuracy against exact o200k', rows }],
+    targets: options.size === 'smoke' ? [] : targets,
+    notes: ['The estimator targets per corpus and script (under-counts, median over-count) are measured by bench/src/estimator.bench.ts and the estimator tests.'],
+  };
+}

@@ -1,0 +1,209 @@
+// Trimming a history to a token budget: Strata's atomic history window against
+// LangChain.js `trimMessages` and the AI SDK's `pruneMessages` followed by
+// dropping the oldest messages, each run as its published package on the same
+// real histories. Every output is judged the same way: its tokens (o200k, OpenAI
+// chat shape), whether the provider-rules oracle would reject it, and whether
+// the task (the first user message) is still there.
+import { AIMessage, HumanMessage, SystemMessage, ToolMessage, trimMessages, type BaseMessage } from '@langchain/core/messages';
+import { pruneMessages, type ModelMessage } from 'ai';
+import { AtomicHistoryWindowPolicy, ConservativeTokenEstimator, ExactTokenEstimator, fromAiSdkMessages, messageText, toAiSdkMessages, toOpenAIChat, type CanonicalMessage } from '@strata/context';
+import { loadProviderRules, loadSweAgentConversations, loadTauBenchConversations, type ProviderRules, type SharedConversation } from '@strata/testing';
+import { skippedResult, type BenchOptions, type BenchResult, type BenchTarget } from './bench-result.js';
+import { fixed, percent } from './measure.js';
+
+const TITLE = 'Trimming a history to a budget: Strata against trimMessages and pruneMessages with drop-oldest';
+const exact = new ExactTokenEstimator({ family: 'o200k' });
+
+type ChatMessage = { role: string; content?: unknown; tool_calls?: unknown; tool_call_id?: unknown };
+
+/** The judge: o200k tokens of chat messages (4 per message, its text, its tool calls as JSON). */
+function chatTokens(messages: readonly unknown[]): number {
+  let total = 0;
+  for (const message of messages) {
+    if (message === null || typeof message !== 'object') continue;
+    const chat = message as ChatMessage;
+    total += 4 + exact.countText(typeof chat.content === 'string' ? chat.content : JSON.stringify(chat.content ?? ''));
+    if (chat.tool_calls !== undefined) total += exact.countText(JSON.stringify(chat.tool_calls));
+  }
+  return total;
+}
+
+function toLangChain(history: readonly CanonicalMessage[]): BaseMessage[] {
+  return history.map((message) => {
+    switch (message.role) {
+      case 'system':
+        return new SystemMessage(message.content);
+      case 'user':
+        return new HumanMessage(messageText(message));
+      case 'assistant':
+        return new AIMessage({ content: message.content ?? '', tool_calls: (message.toolCalls ?? []).map((call) => ({ id: call.id, name: call.name, args: (typeof call.input === "object" && call.input !== null ? call.input : { input: call.input }) as Record<string, unknown>, type: 'tool_call' as const })) });
+      case 'tool':
+        return new ToolMessage({ content: messageText(message), tool_call_id: message.toolCallId });
+    }
+  });
+}
+
+/** LangChain messages in OpenAI chat shape, field by field; anything that is not a message stays as it is, for the oracle to judge. */
+function langChainToChat(messages: readonly unknown[]): unknown[] {
+  return messages.map((value) => {
+    if (!(value instanceof Object) || typeof (value as BaseMessage).getType !== 'function') return value;
+    const message = value as BaseMessage;
+    const text = typeof message.content === 'string' ? message.content : JSON.stringify(message.content);
+    switch (message.getType()) {
+      case 'system':
+        return { role: 'system', content: text };
+      case 'human':
+        return { role: 'user', content: text };
+      case 'ai': {
+        const calls = (message as AIMessage).tool_calls ?? [];
+        return { role: 'assistant', content: text, ...(calls.length > 0 ? { tool_calls: calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.args) } })) } : {}) };
+      }
+      case 'tool':
+        return { role: 'tool', tool_call_id: (message as ToolMessage).tool_call_id, content: text };
+      default:
+        return { role: message.getType(), content: text };
+    }
+  });
+}
+
+interface Outcome {
+  /** In OpenAI chat shape, as the provider would receive it; undefined when the policy refused (a typed error before any call). */
+  readonly chat: unknown[] | undefined;
+  readonly milliseconds: number;
+}
+
+interface Policy {
+  readonly name: string;
+  trim(history: readonly CanonicalMessage[], budget: number): Promise<Outcome>;
+}
+
+async function timed(work: () => Promise<unknown[] | undefined> | unknown[] | undefined): Promise<Outcome> {
+  const started = performance.now();
+  let chat: unknown[] | undefined;
+  try {
+    chat = await work();
+  } catch {
+    chat = undefined;
+  }
+  return { chat, milliseconds: performance.now() - started };
+}
+
+function strataPolicy(name: string, count: (message: CanonicalMessage) => number): Policy {
+  const window = new AtomicHistoryWindowPolicy();
+  return { name, trim: (history, budget) => timed(() => toOpenAIChat(window.select({ messages: history, budgetTokens: budget, count }).messages)) };
+}
+
+const langChainCounter = (messages: BaseMessage[]) => chatTokens(langChainToChat(messages));
+
+const POLICIES: readonly Policy[] = [
+  strataPolicy('Strata window, default estimator (conservative)', (message) => defaultEstimator.countMessage(message)),
+  // The judge itself, per message, as the peers are given it.
+  strataPolicy('Strata window, counting with the judge (exact o200k, chat shape)', (message) => chatTokens(toOpenAIChat([message]))),
+  {
+    name: 'LangChain trimMessages (defaults: last, no partial)',
+    trim: (history, budget) => timed(async () => langChainToChat(await trimMessages(toLangChain(history), { maxTokens: budget, tokenCounter: langChainCounter }))),
+  },
+  {
+    name: 'LangChain trimMessages (documented chat settings: last, startOn human, includeSystem)',
+    trim: (history, budget) =>
+      timed(async () => langChainToChat(await trimMessages(toLangChain(history), { maxTokens: budget, tokenCounter: langChainCounter, strategy: 'last', startOn: 'human', includeSystem: true }))),
+  },
+  {
+    name: 'AI SDK pruneMessages (tool calls before the last 2 messages) + drop oldest',
+    trim: (history, budget) =>
+      timed(() => {
+        let messages: ModelMessage[] = pruneMessages({ messages: toAiSdkMessages(history) as ModelMessage[], reasoning: 'before-last-message', toolCalls: 'before-last-2-messages', emptyMessages: 'remove' });
+        const system = messages.filter((message) => message.role === 'system');
+        let rest = messages.filter((message) => message.role !== 'system');
+        const chatOf = (list: ModelMessage[]) => toOpenAIChat(fromAiSdkMessages(list));
+        while (rest.length > 0 && chatTokens(chatOf([...system, ...rest])) > budget) rest = rest.slice(1);
+        messages = [...system, ...rest];
+        return chatOf(messages);
+      }),
+  },
+];
+
+const defaultEstimator = new ConservativeTokenEstimator();
+
+interface Tally {
+  runs: number;
+  refused: number;
+  rejectable: number;
+  overBudget: number;
+  anchorKept: number;
+  used: number;
+  milliseconds: number;
+}
+
+export async function run(options: BenchOptions): Promise<BenchResult> {
+  const tau = loadTauBenchConversations();
+  const swe = loadSweAgentConversations();
+  const rules: ProviderRules | undefined = await loadProviderRules();
+  if (!tau || !swe || !rules) return skippedResult(TITLE, '../shared is absent (set STRATA_SHARED_DIR)');
+  const smoke = options.size === 'smoke';
+  const conversations: SharedConversation[] = smoke ? tau.slice(0, 3) : [...tau, ...swe];
+  const budgets = smoke ? [2_048] : [2_048, 8_192];
+  const rows = [];
+  const tallies = new Map<string, Tally>();
+  for (const budget of budgets) {
+    for (const policy of POLICIES) {
+      const tally: Tally = { runs: 0, refused: 0, rejectable: 0, overBudget: 0, anchorKept: 0, used: 0, milliseconds: 0 };
+      for (const conversation of conversations) {
+        const history = conversation.messages;
+        const task = history.find((message) => message.role === 'user');
+        const outcome = await policy.trim(history, budget);
+        tally.runs += 1;
+        tally.milliseconds += outcome.milliseconds;
+        if (outcome.chat === undefined) {
+          tally.refused += 1;
+          continue;
+        }
+        const tokens = chatTokens(outcome.chat);
+        tally.used += Math.min(1, tokens / budget);
+        if (tokens > budget) tally.overBudget += 1;
+        if (rules.violations(outcome.chat, 'openai').length > 0 || rules.violations(outcome.chat, 'anthropic').length > 0) tally.rejectable += 1;
+        if (task && outcome.chat.some((message) => (message as ChatMessage | undefined)?.role === 'user' && (message as ChatMessage).content === messageText(task))) tally.anchorKept += 1;
+      }
+      tallies.set(`${budget}:${policy.name}`, tally);
+      const answered = tally.runs - tally.refused;
+      rows.push({
+        budget,
+        policy: policy.name,
+        runs: tally.runs,
+        'total time (ms)': fixed(tally.milliseconds, 1),
+        'mean window use': answered === 0 ? '' : percent(tally.used / answered),
+        'over budget': tally.overBudget,
+        'rejectable (OpenAI or Anthropic)': tally.rejectable,
+        'first user message kept': `${tally.anchorKept}/${answered}`,
+        'refused (typed error)': tally.refused,
+      });
+    }
+  }
+  const targets: BenchTarget[] = [];
+  for (const budget of budgets) {
+    const ours = tallies.get(`${budget}:${POLICIES[0]!.name}`)!;
+    const oursExact = tallies.get(`${budget}:${POLICIES[1]!.name}`)!;
+    const peers = POLICIES.slice(2).map((policy) => tallies.get(`${budget}:${policy.name}`)!);
+    const use = (tally: Tally) => tally.used / Math.max(1, tally.runs - tally.refused);
+    const bestPeer = Math.max(...peers.map(use));
+    const trim = tallies.get(`${budget}:${POLICIES[2]!.name}`)!;
+    targets.push(
+      { name: `${budget} tokens: 0 rejectable Strata outputs`, measured: `${ours.rejectable + oursExact.rejectable}`, met: ours.rejectable + oursExact.rejectable === 0 },
+      {
+        name: `${budget} tokens: window use at least the best peer's (default settings)`,
+        measured: `${percent(use(ours))} (counting with the judge ${percent(use(oursExact))}) against ${percent(bestPeer)}`,
+        met: use(ours) >= bestPeer,
+      },
+      { name: `${budget} tokens: faster than trimMessages`, measured: `${fixed(ours.milliseconds, 1)} ms against ${fixed(trim.milliseconds, 1)} ms`, met: ours.milliseconds < trim.milliseconds },
+    );
+  }
+  return {
+    title: TITLE,
+    method:
+      `${conversations.length} real histories (${smoke ? 'the first 3 tau-bench runs' : '200 tau-bench airline runs and 3 SWE-agent runs'}), each trimmed once per policy and budget. ` +
+      'The LangChain and AI SDK peers count with the judge itself (o200k over the OpenAI chat shape); Strata with its default estimator and, in a second row, with the judge. The first user message is the task as the data records it; Strata pins the latest real user request instead. Window use: tokens out over the budget, capped at 100%. Rejectable: the oracle ../shared/tools/provider-rules.mjs finds a violation for OpenAI or Anthropic. Refused: the policy threw before any call (the pinned messages alone do not fit).',
+    tables: [{ title: 'trimming by policy and budget', rows }],
+    targets: smoke ? [] : targets,
+    notes: [],
+  };
+}
