@@ -1,29 +1,31 @@
 // Estimator throughput against gpt-tokenizer's countTokens on first-sight text
-// (its merge cache cleared before each pass, as with new tool output).
+// (its merge cache cleared before each pass, as with new tool output). Rounds
+// alternate between the two, and each side's figure is its fastest pass: on a
+// shared machine the fastest pass is the one least disturbed by other
+// processes and by the other side's garbage collection.
+// Accuracy on every corpus is asserted and printed by the estimator's tests.
 import cl100k from 'gpt-tokenizer/encoding/cl100k_base';
 import o200k from 'gpt-tokenizer/encoding/o200k_base';
 import { ConservativeTokenEstimator, messageText } from '@strata/context';
 import { loadAlpacaConversations, loadTauBenchConversations } from '@strata/testing';
-import { median, table } from './measure.js';
+import { table } from './measure.js';
 
-const PASSES = 9;
+const ROUNDS = 5;
+const PASSES_PER_ROUND = 3;
+/** The speed-up on first sight the estimator must keep (issue 14). */
+const FIRST_SIGHT_TARGET = 20;
 
 function corpus(name: 'alpaca_en_demo.json' | 'alpaca_zh_demo.json'): string[] | undefined {
   return loadAlpacaConversations(name)?.flatMap((conversation) => conversation.messages.map(messageText));
 }
 
-function megabytesPerSecond(texts: readonly string[], count: (text: string) => number, before?: () => void): number {
-  const bytes = texts.reduce((total, text) => total + Buffer.byteLength(text), 0);
-  const seconds: number[] = [];
-  for (let pass = 0; pass < PASSES; pass += 1) {
-    before?.();
-    const start = performance.now();
-    let sink = 0;
-    for (const text of texts) sink += count(text);
-    seconds.push((performance.now() - start) / 1000);
-    if (sink < 0) throw new Error('unreachable');
-  }
-  return bytes / 1e6 / median(seconds);
+/** Seconds of one pass of `count` over `texts`. */
+function seconds(texts: readonly string[], count: (text: string) => number): number {
+  const start = performance.now();
+  let sink = 0;
+  for (const text of texts) sink += count(text);
+  if (sink < 0) throw new Error('unreachable');
+  return (performance.now() - start) / 1000;
 }
 
 export async function run(): Promise<void> {
@@ -36,19 +38,26 @@ export async function run(): Promise<void> {
   }
   const rows = [];
   for (const [name, texts] of [['English prose (alpaca en)', english], ['Chinese prose (alpaca zh)', chinese], ['JSON tool output (tau-bench)', toolOutput]] as const) {
+    const megabytes = texts.reduce((total, text) => total + Buffer.byteLength(text), 0) / 1e6;
     for (const [family, encoder] of [['o200k', o200k], ['cl100k', cl100k]] as const) {
       const estimator = new ConservativeTokenEstimator({ family });
-      const ours = megabytesPerSecond(texts, (text) => estimator.countText(text));
-      const peerCold = megabytesPerSecond(texts, (text) => encoder.countTokens(text), () => encoder.clearMergeCache());
-      const peerWarm = megabytesPerSecond(texts, (text) => encoder.countTokens(text));
+      let ours = Infinity;
+      let peer = Infinity;
+      for (let round = 0; round < ROUNDS; round += 1) {
+        for (let pass = 0; pass < PASSES_PER_ROUND; pass += 1) ours = Math.min(ours, seconds(texts, (text) => estimator.countText(text)));
+        for (let pass = 0; pass < PASSES_PER_ROUND; pass += 1) {
+          encoder.clearMergeCache();
+          peer = Math.min(peer, seconds(texts, (text) => encoder.countTokens(text)));
+        }
+      }
+      const speedUp = peer / ours;
       rows.push({
         text: name,
         family,
-        'strata MB/s': ours.toFixed(1),
-        'gpt-tokenizer first-sight MB/s': peerCold.toFixed(2),
-        'gpt-tokenizer warm MB/s': peerWarm.toFixed(2),
-        'speed-up (first sight)': `${(ours / peerCold).toFixed(1)}x`,
-        'speed-up (warm)': `${(ours / peerWarm).toFixed(1)}x`,
+        'strata MB/s': (megabytes / ours).toFixed(1),
+        'gpt-tokenizer first-sight MB/s': (megabytes / peer).toFixed(2),
+        'speed-up (first sight)': `${speedUp.toFixed(1)}x`,
+        [`at least ${FIRST_SIGHT_TARGET}x`]: speedUp >= FIRST_SIGHT_TARGET ? 'yes' : 'no',
       });
     }
   }

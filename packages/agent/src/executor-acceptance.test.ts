@@ -87,11 +87,11 @@ test('model-facing budgets: contributed messages over the data budget are cut, t
   const run = acceptanceRun({
     script: [call('plan1', 'update_plan', { items: Array.from({ length: 40 }, (_, index) => ({ step: `measure sample ${index} twice and compare`, status: 'pending' })) }), call('m1', 'remember', { key: 'unit', value: 'celsius' }), answer('ok')],
     tools: [{ name: 'remember', description: 'Remembers a fact.', parameters: { type: 'object', properties: { key: { type: 'string' }, value: { type: 'string' } } }, execute: () => ({ content: 'remembered' }) }],
-    env: { STRATA_CONTEXT_DATA_BUDGET_TOKENS: '120', STRATA_CONTEXT_CONTRIBUTED_MESSAGE_TOKENS: '100' },
+    env: { STRATA_CONTEXT_DATA_BUDGET_TOKENS: '140', STRATA_CONTEXT_CONTRIBUTED_MESSAGE_TOKENS: '100' },
   });
   await createAgentRun({ id: 'lab', laneReducers: [inputLaneReducer({ tool: 'remember', lane: 'memory', keyField: 'key' })] }, run.bindings, { contextId: 'budgets', prompt: 'Plan it.' }).execute();
   const last = run.traces.at(-1)!;
-  assert.equal(last.budget!.contributedMessageTokens, 120);
+  assert.equal(last.budget!.contributedMessageTokens, 140);
   assert.equal(last.budget!.contributedMessageSizeTokens, 100);
   assert.ok(last.admitted!.diagnostics.some((diagnostic) => diagnostic.subject === 'plan_state' && diagnostic.code === 'CONTEXT_MESSAGE_TRUNCATED'));
   assert.ok(projection(last, 'memory_state')?.includes('celsius'), 'the memory lane, contributed last, is kept whole');

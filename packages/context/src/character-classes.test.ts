@@ -1,29 +1,50 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { countCharacterClasses } from './character-classes.js';
+import { CHARACTER_CLASSES, CLASS_BITS, PAIR_TABLE_SIZE, characterClassOf, classNumber, countClassPairs, startsRun, weighText } from './character-classes.js';
 
-test('counts each class, runs, and astral characters by hand-counted examples', () => {
-  assert.deepEqual(countCharacterClasses('Hello, 世界! 42 and 7\n😀x'), {
-    cjk: 2, cjkRuns: 1, otherNonAscii: 0, otherNonAsciiRuns: 0, astral: 1, letters: 9, letterRuns: 3, digits: 3, digitRuns: 2,
-    punctuation: 2, punctuationRuns: 2, spaces: 4, spaceRuns: 4, breaks: 1, breakRuns: 1,
-  });
-  assert.deepEqual(countCharacterClasses('café —「引用」'), {
-    cjk: 2, cjkRuns: 1, otherNonAscii: 4, otherNonAsciiRuns: 3, astral: 0, letters: 3, letterRuns: 1, digits: 0, digitRuns: 0,
-    punctuation: 0, punctuationRuns: 0, spaces: 1, spaceRuns: 1, breaks: 0, breakRuns: 0,
-  });
-  // A lone surrogate counts as one astral unit, a pair as one.
-  assert.equal(countCharacterClasses('\udc00a\ud83d').astral, 2);
+test('each character lands in the class of its Unicode script, ASCII by what a BPE does with it', () => {
+  const expected: Record<string, string> = {
+    A: 'upper', z: 'lower', '7': 'digit', '!': 'punctuation', ' ': 'space', '\n': 'break', '\t': 'break',
+    é: 'latin', Ａ: 'latin', Ω: 'greek', Я: 'cyrillic', 中: 'han', あ: 'kana', ア: 'kana', 한: 'hangul', ລ: 'lao', ગ: 'gujarati',
+    '،': 'commonPunctuation', '“': 'commonPunctuation', '。': 'commonPunctuation', '€': 'commonSymbol', '\u00a0': 'commonOther',
+    '\u0301': 'combining', '\u200d': 'combining', 'ܐ': 'other', Ꮳ: 'other', '\ud83d': 'highSurrogate', '\ude00': 'lowSurrogate',
+  };
+  for (const [character, name] of Object.entries(expected)) assert.equal(characterClassOf(character.charCodeAt(0)), name, JSON.stringify(character));
 });
 
-test('every code point lands in exactly one class', () => {
+test('runs start where the class changes, except between letters of one Latin word and around combining marks', () => {
+  assert.equal(startsRun('start', 'lower'), true);
+  assert.equal(startsRun('lower', 'lower'), false);
+  assert.equal(startsRun('upper', 'lower'), false);
+  assert.equal(startsRun('lower', 'latin'), false);
+  assert.equal(startsRun('lower', 'digit'), true);
+  assert.equal(startsRun('han', 'kana'), true);
+  assert.equal(startsRun('devanagari', 'combining'), false);
+  assert.equal(startsRun('combining', 'devanagari'), false);
+});
+
+test('weighText sums the weight of each class pair and counts UTF-8 bytes', () => {
+  const weights = new Float64Array(PAIR_TABLE_SIZE);
+  weights[(classNumber('start') << CLASS_BITS) | classNumber('upper')] = 10;
+  weights[(classNumber('upper') << CLASS_BITS) | classNumber('lower')] = 1;
+  weights[(classNumber('lower') << CLASS_BITS) | classNumber('lower')] = 0.5;
+  weights[(classNumber('lower') << CLASS_BITS) | classNumber('han')] = 100;
+  assert.deepEqual(weighText('Hello世', weights), { weight: 10 + 1 + 0.5 * 3 + 100, utf8Bytes: 8 });
+  assert.deepEqual(weighText('', weights), { weight: 0, utf8Bytes: 0 });
+});
+
+test('the byte count is the UTF-8 length of well-formed text, and every unit is one pair', () => {
   fc.assert(
-    fc.property(fc.string({ unit: 'binary', maxLength: 300 }), (text) => {
-      const counts = countCharacterClasses(text);
-      const codePoints = [...text].length;
-      const total = counts.cjk + counts.otherNonAscii + counts.astral + counts.letters + counts.digits + counts.punctuation + counts.spaces + counts.breaks;
-      assert.equal(total, codePoints);
-      assert.ok(counts.letterRuns <= counts.letters && counts.digitRuns <= counts.digits);
+    fc.property(fc.string({ unit: 'grapheme', maxLength: 200 }), (text) => {
+      const ones = new Float64Array(PAIR_TABLE_SIZE).fill(1);
+      const { weight, utf8Bytes } = weighText(text, ones);
+      assert.equal(utf8Bytes, Buffer.byteLength(text));
+      assert.equal(weight, text.length);
+      let pairs = 0;
+      for (const count of countClassPairs(text).values()) pairs += count;
+      assert.equal(pairs, text.length);
     }),
   );
+  assert.ok(CHARACTER_CLASSES.length <= 1 << CLASS_BITS);
 });

@@ -1,0 +1,270 @@
+// Test corpora for the conservative estimator, made at run time: natural text
+// in every locale the engine's ICU data knows (no download, nothing copied),
+// text mixing scripts, and the text shapes that break character-based guesses
+// (all capitals, base64, minified code, emoji sequences, long runs). Used by
+// the estimator's tests and benchmark; not exported from the package.
+
+/** One text, the corpus it belongs to, and the conversation it is part of (its items are summed together). */
+export interface CorpusItem {
+  readonly corpus: string;
+  readonly conversation: string;
+  readonly text: string;
+}
+
+const LETTERS = 'abcdefghijklmnopqrstuvwxyz';
+
+/** Items of about this many characters (at least 200, so each is a checked item). */
+const ITEM_CHARACTERS = 400;
+
+let cachedLanguageCodes: string[] | undefined;
+let cachedRegionCodes: string[] | undefined;
+
+/** Two- and three-letter language codes that ICU names in English. */
+function languageCodes(): string[] {
+  if (cachedLanguageCodes) return cachedLanguageCodes;
+  const english = new Intl.DisplayNames('en', { type: 'language', fallback: 'none' });
+  const codes: string[] = [];
+  for (const first of LETTERS) {
+    for (const second of LETTERS) {
+      codes.push(first + second);
+      for (const third of LETTERS) codes.push(first + second + third);
+    }
+  }
+  cachedLanguageCodes = codes.filter((code) => english.of(code) !== undefined).sort();
+  return cachedLanguageCodes;
+}
+
+function regionCodes(): string[] {
+  if (cachedRegionCodes) return cachedRegionCodes;
+  const english = new Intl.DisplayNames('en', { type: 'region', fallback: 'none' });
+  const codes: string[] = [];
+  for (const first of LETTERS) for (const second of LETTERS) codes.push((first + second).toUpperCase());
+  cachedRegionCodes = codes.filter((code) => english.of(code) !== undefined);
+  return cachedRegionCodes;
+}
+
+let cachedLocales: string[] | undefined;
+
+/** Every language with date-format data in this engine's ICU (about 250 on Node 20), in tag order. */
+export function icuLocales(): string[] {
+  cachedLocales ??= Intl.DateTimeFormat.supportedLocalesOf(languageCodes(), { localeMatcher: 'lookup' }).sort();
+  return cachedLocales;
+}
+
+const phraseCache = new Map<string, string[][]>();
+
+/** Natural phrases of one locale: names of languages, regions, currencies, units; dates; relative times. */
+export function localePhrases(locale: string): string[][] {
+  const cached = phraseCache.get(locale);
+  if (cached) return cached;
+  const named = (type: 'language' | 'region' | 'currency', codes: readonly string[]) => {
+    const names = new Intl.DisplayNames(locale, { type, fallback: 'none' });
+    return [...new Set(codes.map((code) => names.of(code)).filter((name): name is string => name !== undefined))];
+  };
+  const dates: string[] = [];
+  const full = new Intl.DateTimeFormat(locale, { dateStyle: 'full', timeStyle: 'long', timeZone: 'UTC' });
+  const zoned = new Intl.DateTimeFormat(locale, { month: 'long', day: 'numeric', weekday: 'long', hour: 'numeric', timeZoneName: 'long', timeZone: 'America/New_York' });
+  for (let month = 0; month < 12; month += 1) {
+    const date = new Date(Date.UTC(2024, month, 1 + month * 2, month, month * 5));
+    dates.push(full.format(date), zoned.format(date));
+  }
+  const relative = new Intl.RelativeTimeFormat(locale, { numeric: 'auto', style: 'long' });
+  const relativeTimes: string[] = [];
+  for (const unit of ['year', 'quarter', 'month', 'week', 'day', 'hour', 'minute', 'second'] as const) {
+    for (const value of [-3, -1, 0, 1, 2, 25]) relativeTimes.push(relative.format(value, unit));
+  }
+  const units = Intl.supportedValuesOf('unit').filter((_, index) => index % 3 === 0).map((unit) => new Intl.NumberFormat(locale, { style: 'unit', unit, unitDisplay: 'long' }).format(7));
+  // Every third language and currency: a few hundred names per locale is enough and keeps the corpus quick to make.
+  const phrases = [
+    named('language', languageCodes().filter((_, index) => index % 3 === 0)),
+    named('region', regionCodes()),
+    named('currency', Intl.supportedValuesOf('currency').filter((_, index) => index % 3 === 0)),
+    dates,
+    relativeTimes,
+    units,
+  ];
+  phraseCache.set(locale, phrases);
+  return phrases;
+}
+
+/** Phrases joined as the locale lists them, cut into items of about ITEM_CHARACTERS characters. */
+function itemsOf(phrases: readonly string[], join: (chunk: string[]) => string): string[] {
+  const items: string[] = [];
+  let chunk: string[] = [];
+  let length = 0;
+  for (const phrase of phrases) {
+    chunk.push(phrase);
+    length += phrase.length + 2;
+    if (length >= ITEM_CHARACTERS) {
+      items.push(join(chunk));
+      chunk = [];
+      length = 0;
+    }
+  }
+  if (chunk.length > 0) items.push(join(chunk));
+  return items;
+}
+
+function listJoiner(locale: string): (chunk: string[]) => string {
+  const list = new Intl.ListFormat(locale, { type: 'unit', style: 'long' });
+  return (chunk) => list.format(chunk);
+}
+
+/** Natural text in every ICU locale: one conversation per locale, items of about 400 characters. */
+export function icuCorpus(): CorpusItem[] {
+  const items: CorpusItem[] = [];
+  for (const locale of icuLocales()) {
+    const join = listJoiner(locale);
+    for (const phrases of localePhrases(locale)) {
+      for (const text of itemsOf(phrases, join)) items.push({ corpus: 'icu', conversation: locale, text });
+    }
+  }
+  return items;
+}
+
+/** One locale per script (the first, in tag order), keyed by script. */
+function localesByScript(): Map<string, string> {
+  const byScript = new Map<string, string>();
+  for (const locale of icuLocales()) {
+    const script = new Intl.Locale(locale).maximize().script!;
+    if (!byScript.has(script)) byScript.set(script, locale);
+  }
+  return byScript;
+}
+
+/** Interleaves the phrases of several locales, with a space or with nothing between them. */
+function interleave(lists: readonly string[][], separator: string): string[] {
+  const mixed: string[] = [];
+  const longest = Math.max(...lists.map((list) => list.length));
+  for (let index = 0; index < longest; index += 1) {
+    const phrase = lists.map((list) => list[index]).filter((value) => value !== undefined).join(separator);
+    if (phrase) mixed.push(phrase);
+  }
+  return mixed;
+}
+
+/** Every script's language names mixed with Japanese and Chinese, with English, and with Russian; spaced and unspaced. */
+export function mixedScriptCorpus(): CorpusItem[] {
+  const items: CorpusItem[] = [];
+  const names = (locale: string) => localePhrases(locale)[0]!;
+  const partners: ReadonlyArray<readonly string[]> = [['ja', 'zh'], ['en'], ['ru'], ['zh']];
+  for (const locale of localesByScript().values()) {
+    for (const others of partners) {
+      if (others.includes(locale)) continue;
+      const lists = [names(locale), ...others.map(names)];
+      for (const separator of [' ', '']) {
+        const conversation = `${[locale, ...others].join('+')}${separator ? ' spaced' : ''}`;
+        for (const text of itemsOf(interleave(lists, separator), (chunk) => chunk.join(separator || '、'))) {
+          items.push({ corpus: 'mixed-script', conversation, text });
+        }
+      }
+    }
+  }
+  return items;
+}
+
+/** A small deterministic generator (mulberry32), so generated corpora are the same on every run. */
+function randomSource(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let value = state;
+    value = Math.imul(value ^ (value >>> 15), value | 1);
+    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
+    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function randomBytes(random: () => number, length: number): Buffer {
+  const bytes = Buffer.alloc(length);
+  for (let index = 0; index < length; index += 1) bytes[index] = Math.floor(random() * 256);
+  return bytes;
+}
+
+/** Roughly what a minifier does: comments and spacing gone, local names shortened. */
+export function minify(source: string): string {
+  const names = new Map<string, string>();
+  const shortName = (name: string) => {
+    let short = names.get(name);
+    if (short === undefined) {
+      const index = names.size;
+      short = (index >= 26 ? LETTERS[Math.floor(index / 26) % 26]! : '') + LETTERS[index % 26]!;
+      names.set(name, short);
+    }
+    return short;
+  };
+  const keywords = new Set(['function', 'return', 'const', 'let', 'var', 'if', 'else', 'for', 'while', 'new', 'this', 'of', 'in', 'typeof', 'true', 'false', 'null', 'undefined', 'class', 'extends', 'super', 'throw', 'try', 'catch', 'break', 'continue', 'async', 'await', 'yield', 'static', 'get', 'set', 'instanceof', 'void', 'delete', 'switch', 'case', 'default', 'do']);
+  return source
+    .replace(/\/\*[\s\S]*?\*\/|\/\/[^\n]*/g, '')
+    .replace(/(?<![.\w$'"`])[A-Za-z_$][\w$]{2,}\b(?!\s*:)/g, (name) => (keywords.has(name) ? name : shortName(name)))
+    .replace(/\s+/g, ' ')
+    .replace(/ ?([{}()[\];,=<>+\-*/:?&|!.]) ?/g, '$1');
+}
+
+/**
+ * Text shapes outside prose: all capitals (every cased ICU locale and the
+ * given prose, upper-cased), base64 and hex of random bytes and of UTF-8
+ * text, minified code (from `codeSources`), emoji sequences (skin tones, ZWJ
+ * families, flags, keycaps, tag sequences), combining marks, full-width and
+ * mathematical letters, and long runs of one character.
+ */
+export function stressCorpus(options: { prose?: readonly string[]; codeSources?: readonly string[] } = {}): CorpusItem[] {
+  const items: CorpusItem[] = [];
+  const add = (corpus: string, conversation: string, texts: readonly string[]) => {
+    for (const text of texts) if (text.length > 0) items.push({ corpus, conversation, text });
+  };
+  const random = randomSource(14);
+
+  for (const locale of icuLocales()) {
+    const phrases = localePhrases(locale).flat();
+    const upper = phrases.map((phrase) => phrase.toLocaleUpperCase(locale));
+    if (upper.join('') !== phrases.join('')) add('all-capitals', locale, itemsOf(upper, (chunk) => chunk.join(' ')));
+  }
+  add('all-capitals', 'prose', (options.prose ?? []).map((text) => text.toUpperCase()));
+
+  for (const length of [48, 300, 1_500, 6_000]) {
+    const bytes = randomBytes(random, length);
+    add('base64', 'random bytes', [bytes.toString('base64'), bytes.toString('base64url'), bytes.toString('hex'), bytes.toString('base64').replace(/.{76}/g, '$&\n')]);
+  }
+  const utf8 = Buffer.from(icuCorpusSample(), 'utf8');
+  add('base64', 'utf-8 text', [utf8.toString('base64').replace(/.{76}/g, '$&\n'), utf8.toString('hex')]);
+  const uuids = Array.from({ length: 40 }, () => randomBytes(random, 16).toString('hex').replace(/^(.{8})(.{4})(.{4})(.{4})/, '$1-$2-$3-$4-'));
+  add('base64', 'identifiers', [uuids.join(', '), uuids.map((uuid) => uuid.toUpperCase()).join('\n')]);
+
+  add('minified-code', 'sources', (options.codeSources ?? []).map(minify));
+
+  const pictographs = [...String.fromCodePoint(...range(0x1f300, 0x1faff)).matchAll(/\p{Extended_Pictographic}/gu)].map((match) => match[0]);
+  const tones = range(0x1f3fb, 0x1f3ff).map((code) => String.fromCodePoint(code));
+  const people = ['\u{1F468}', '\u{1F469}', '\u{1F467}', '\u{1F466}', '\u{1F9D1}'];
+  const families = Array.from({ length: 60 }, (_, index) => [people[index % 5], people[(index + 1) % 5], people[(index * 3) % 5]].join('\u200d'));
+  const toned = pictographs.slice(0, 200).map((emoji, index) => emoji + tones[index % 5]);
+  const flags = regionCodes().map((code) => String.fromCodePoint(...[...code].map((letter) => 0x1f1e6 + letter.charCodeAt(0) - 65)));
+  const keycaps = [...'0123456789#*'].map((key) => `${key}\ufe0f\u20e3`);
+  const tagged = ['gbeng', 'gbsct', 'gbwls', 'usca', 'ustx'].map((tag) => `\u{1F3F4}${String.fromCodePoint(...[...tag].map((letter) => 0xe0000 + letter.charCodeAt(0)))}\u{E007F}`);
+  for (const [name, sequence] of [['pictographs', pictographs], ['skin tones', toned], ['families', families], ['flags', flags], ['keycaps and tags', [...keycaps, ...tagged, ...keycaps]]] as const) {
+    add('emoji', name, itemsOf(sequence, (chunk) => chunk.join('')));
+    add('emoji', `${name} in text`, itemsOf(sequence.map((emoji, index) => `${emoji} item ${index}`), (chunk) => chunk.join(', ')));
+  }
+
+  const combining = range(0x300, 0x36f).map((code) => String.fromCharCode(code));
+  const stacked = Array.from({ length: 300 }, (_, index) => LETTERS[index % 26]! + combining[index % combining.length]! + combining[(index * 7) % combining.length]!);
+  add('symbols', 'combining marks', itemsOf(stacked, (chunk) => chunk.join('')));
+  const fullWidth = 'Ｆｕｌｌ－ｗｉｄｔｈ ｔｅｘｔ，ＡＢＣ １２３！ '.repeat(20);
+  const mathematical = String.fromCodePoint(...range(0x1d400, 0x1d6a3).filter((code) => /\p{L}/u.test(String.fromCodePoint(code))));
+  add('symbols', 'letter forms', [fullWidth, mathematical, String.fromCharCode(...range(0x2500, 0x257f)).repeat(3), String.fromCharCode(...range(0x2190, 0x23ff))]);
+  for (const character of ['a', 'Z', '0', ' ', '\n', '\t', '-', '=', '.', '中', 'é', 'Я', '\u{1F600}', 'ລ']) {
+    add('runs', JSON.stringify(character), [character.repeat(250), character.repeat(4_000), `${character.repeat(300)} x ${character.repeat(7)}`]);
+  }
+  const randomLetters = (alphabet: string, length: number) => Array.from({ length }, () => alphabet[Math.floor(random() * alphabet.length)]).join('');
+  add('runs', 'random characters', [randomLetters(`${LETTERS}${LETTERS.toUpperCase()}0123456789`, 2_000), randomLetters('!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~', 1_000)]);
+  return items;
+}
+
+function range(first: number, last: number): number[] {
+  return Array.from({ length: last - first + 1 }, (_, index) => first + index);
+}
+
+/** A few thousand characters of ICU text in many scripts (for base64 and hex of real UTF-8). */
+function icuCorpusSample(): string {
+  return [...localesByScript().values()].map((locale) => localePhrases(locale)[1]!.slice(0, 6).join(' ')).join('\n');
+}
