@@ -2,7 +2,6 @@ import {
   parseTagPattern,
   planCommit,
   validateCommit,
-  type BlackboardAuthor,
   type BlackboardCommit,
   type BlackboardCommitResult,
   type BlackboardEntry,
@@ -10,6 +9,7 @@ import {
   type BlackboardStore,
 } from '@strata/blackboard';
 import { PostgresConnection, type PostgresMigration, type PostgresStoreOptions } from '../postgres/postgres-connection.js';
+import { entryFromRow, type BlackboardRow } from './blackboard-row.js';
 
 /** `created_at` is kept as the ISO text the commit planned, so entries read back byte for byte. */
 export const POSTGRES_BLACKBOARD_MIGRATIONS: readonly PostgresMigration[] = Object.freeze([
@@ -42,15 +42,6 @@ export interface PostgresBlackboardStoreOptions extends PostgresStoreOptions {
   readonly now?: () => Date;
 }
 
-interface Row {
-  revision: number;
-  tag: string;
-  content: string;
-  author_kind: BlackboardAuthor['kind'];
-  author_name: string | null;
-  role: string | null;
-  created_at: string;
-}
 
 /**
  * A blackboard in PostgreSQL, shared by workers on many machines. Each commit
@@ -87,9 +78,9 @@ export function openPostgresBlackboardStore(options: PostgresBlackboardStoreOpti
         }
       }
       const rows = await connection.use('query', async (client) =>
-        (await client.query<Row>(`SELECT * FROM ${entries} WHERE board_id = $1 AND (${clauses.join(' OR ')}) ORDER BY revision`, parameters)).rows,
+        (await client.query<BlackboardRow>(`SELECT * FROM ${entries} WHERE board_id = $1 AND (${clauses.join(' OR ')}) ORDER BY revision`, parameters)).rows,
       );
-      return rows.map(toEntry);
+      return rows.map(entryFromRow);
     },
 
     async commit(commit: BlackboardCommit, commitOptions: BlackboardQueryOptions = {}): Promise<BlackboardCommitResult> {
@@ -125,17 +116,5 @@ export function openPostgresBlackboardStore(options: PostgresBlackboardStoreOpti
     async close(): Promise<void> {
       await connection.close();
     },
-  };
-}
-
-function toEntry(row: Row): BlackboardEntry {
-  const author: BlackboardAuthor = row.author_kind === 'worker' ? { kind: 'worker', name: row.author_name ?? '' } : { kind: row.author_kind };
-  return {
-    tag: row.tag,
-    content: row.content,
-    author,
-    ...(row.role === null ? {} : { role: row.role }),
-    revision: row.revision,
-    createdAt: row.created_at,
   };
 }

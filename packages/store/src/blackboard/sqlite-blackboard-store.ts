@@ -2,7 +2,6 @@ import {
   parseTagPattern,
   planCommit,
   validateCommit,
-  type BlackboardAuthor,
   type BlackboardCommit,
   type BlackboardCommitResult,
   type BlackboardEntry,
@@ -11,6 +10,7 @@ import {
 } from '@strata/blackboard';
 import { SqliteConnection } from '../sqlite/sqlite-connection.js';
 import type { SqliteMigration, SqliteStoreOptions } from '../sqlite/sqlite-database.js';
+import { entryFromRow, type BlackboardRow } from './blackboard-row.js';
 
 export const SQLITE_BLACKBOARD_MIGRATIONS: readonly SqliteMigration[] = Object.freeze([
   {
@@ -42,15 +42,6 @@ export interface SqliteBlackboardStoreOptions extends SqliteStoreOptions {
   readonly now?: () => Date;
 }
 
-interface Row {
-  revision: number;
-  tag: string;
-  content: string;
-  author_kind: BlackboardAuthor['kind'];
-  author_name: string | null;
-  role: string | null;
-  created_at: string;
-}
 
 /**
  * A blackboard in a SQLite file. Each commit is one IMMEDIATE transaction:
@@ -86,9 +77,9 @@ export function openSqliteBlackboardStore(options: SqliteBlackboardStoreOptions)
       }
       return connection.use('query', (database) =>
         database
-          .prepare<(string | number)[], Row>(`SELECT * FROM strata_blackboard_entries WHERE board_id = ? AND (${clauses.join(' OR ')}) ORDER BY revision`)
+          .prepare<(string | number)[], BlackboardRow>(`SELECT * FROM strata_blackboard_entries WHERE board_id = ? AND (${clauses.join(' OR ')}) ORDER BY revision`)
           .all(...parameters)
-          .map(toEntry),
+          .map(entryFromRow),
       );
     },
 
@@ -128,17 +119,5 @@ export function openSqliteBlackboardStore(options: SqliteBlackboardStoreOptions)
     async close(): Promise<void> {
       connection.close();
     },
-  };
-}
-
-function toEntry(row: Row): BlackboardEntry {
-  const author: BlackboardAuthor = row.author_kind === 'worker' ? { kind: 'worker', name: row.author_name ?? '' } : { kind: row.author_kind };
-  return {
-    tag: row.tag,
-    content: row.content,
-    author,
-    ...(row.role === null ? {} : { role: row.role }),
-    revision: row.revision,
-    createdAt: row.created_at,
   };
 }
