@@ -126,3 +126,7 @@ export type { ContextViolation } from './errors/context-validation-error.js';
 // Front matter
 export { readFrontMatter, type FrontMatter, type ReadFrontMatterOptions } from './front-matter.js';
 export { FrontMatterError, type FrontMatterErrorCode } from './errors/front-matter-error.js';
+
+// Strata inside a host's own loop (the adapter packages build on it)
+export { HostLoopContext, createHostLoopContext } from './host-loop-context.js';
+export type { CreateHostLoopContextOptions, HostLoopContextOptions, HostLoopTurn, HostLoopTurnRequest, ImportedMessage } from './host-loop-context.js';

@@ -1,0 +1,153 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel, type ModelMessage } from 'ai';
+import { MockLanguageModelV3 } from 'ai/test';
+import type { TraceSink } from '@strata/context';
+import { loadProviderRules } from '@strata/testing';
+import { nextArgumentsOf } from '@strata/tools';
+import { createStrataAiSdk } from './strata-ai-sdk.js';
+
+type Prompt = MockLanguageModelV3['doGenerateCalls'][number]['prompt'];
+
+const IMAGE = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3, 4]);
+const PDF = new Uint8Array([0x25, 0x50, 0x44, 0x46, 0x2d, 0x31, 0x2e, 0x37]);
+const TASK = 'Audit every record and report the ones whose status is "late".';
+
+/** A tool body of 2-9 KB: numbered lines, different per record. */
+function recordBody(id: number): string {
+  const lines = 40 + ((id * 37) % 120);
+  return Array.from({ length: lines }, (_, line) => `record ${id} line ${line + 1}: status=${(id + line) % 7 === 0 ? 'late' : 'ok'} amount=${(id * 131 + line * 17) % 1000}`).join('\n');
+}
+
+/** A model that calls `fetch_record` once per step, then answers. */
+function scriptedModel(steps: number): MockLanguageModelV3 {
+  let call = 0;
+  return new MockLanguageModelV3({
+    doGenerate: async () => {
+      call += 1;
+      const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 5, text: 5, reasoning: 0 } };
+      if (call > steps) return { content: [{ type: 'text', text: 'Done: records 7 and 14 are late.' }], finishReason: { unified: 'stop', raw: 'stop' }, usage, warnings: [] };
+      return {
+        content: [{ type: 'text', text: `Fetching record ${call}.` }, { type: 'tool-call', toolCallId: `call-${call}`, toolName: 'fetch_record', input: JSON.stringify({ id: call }) }],
+        finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
+        usage,
+        warnings: [],
+      };
+    },
+  });
+}
+
+const fetchRecord = tool({
+  description: 'Fetches one record by id.',
+  inputSchema: jsonSchema<{ id: number }>({ type: 'object', properties: { id: { type: 'integer' } }, required: ['id'], additionalProperties: false }),
+  execute: async ({ id }) => recordBody(id),
+});
+
+/** The prompt in OpenAI chat shape, mapped field by field, for the independent oracle. */
+function asOpenAIChat(prompt: Prompt): unknown[] {
+  return prompt.flatMap((message): unknown[] => {
+    switch (message.role) {
+      case 'system':
+        return [{ role: 'system', content: message.content }];
+      case 'user': {
+        const text = message.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
+        const media = message.content.filter((part) => part.type === 'file');
+        return [{ role: 'user', content: media.length === 0 ? text : [{ type: 'text', text }, ...media.map(() => ({ type: 'image_url' }))] }];
+      }
+      case 'assistant': {
+        const calls = message.content.flatMap((part) => (part.type === 'tool-call' ? [{ id: part.toolCallId, type: 'function', function: { name: part.toolName, arguments: JSON.stringify(part.input) } }] : []));
+        const text = message.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
+        return [{ role: 'assistant', content: text, ...(calls.length > 0 ? { tool_calls: calls } : {}) }];
+      }
+      case 'tool':
+        return message.content.flatMap((part) => (part.type === 'tool-result' ? [{ role: 'tool', tool_call_id: part.toolCallId, content: JSON.stringify(part.output) }] : []));
+    }
+  });
+}
+
+function memoryTraceSink(): TraceSink & { documents: Array<{ contextId: string; turn: number }> } {
+  const documents: Array<{ contextId: string; turn: number }> = [];
+  return { documents, async write(document) { documents.push({ contextId: document.contextId, turn: document.turn }); } };
+}
+
+function firstUser(prompt: Prompt): Extract<Prompt[number], { role: 'user' }> {
+  return prompt.find((message) => message.role === 'user') as Extract<Prompt[number], { role: 'user' }>;
+}
+
+/** Every tool result text the prompt carries, by call id. */
+function toolTexts(prompt: Prompt): Map<string, string> {
+  const texts = new Map<string, string>();
+  for (const message of prompt) {
+    if (message.role !== 'tool') continue;
+    for (const part of message.content) if (part.type === 'tool-result' && part.output.type === 'text') texts.set(part.toolCallId, part.output.value);
+  }
+  return texts;
+}
+
+const STEPS = 14;
+const initialMessages: ModelMessage[] = [
+  {
+    role: 'user',
+    content: [
+      { type: 'text', text: TASK },
+      { type: 'image', image: IMAGE, mediaType: 'image/png' },
+      { type: 'file', data: PDF, mediaType: 'application/pdf', filename: 'audit.pdf' },
+    ],
+  },
+];
+
+for (const entry of ['prepareStep', 'middleware'] as const) {
+  test(`${entry}: a ${STEPS}-step tool loop at a small window stays provider-valid, masks, reads back and traces every step`, async () => {
+    const rules = await loadProviderRules();
+    const traceSink = memoryTraceSink();
+    const strata = createStrataAiSdk({ budget: { inputCapTokens: 6_000 }, traceSink, contextId: 'audit', tools: { fetch_record: fetchRecord } });
+    const mock = scriptedModel(STEPS);
+    const model = entry === 'middleware' ? wrapLanguageModel({ model: mock, middleware: strata.middleware }) : mock;
+    const result = await generateText({
+      model,
+      messages: initialMessages,
+      tools: { fetch_record: fetchRecord, ...strata.tools },
+      stopWhen: stepCountIs(STEPS + 2),
+      ...(entry === 'prepareStep' ? { prepareStep: strata.prepareStep } : {}),
+    });
+    assert.equal(result.text, 'Done: records 7 and 14 are late.');
+    const prompts = mock.doGenerateCalls.map((call) => call.prompt);
+    assert.equal(prompts.length, STEPS + 1);
+
+    // One trace per model call, numbered from 1.
+    assert.deepEqual(traceSink.documents.map((document) => document.turn), prompts.map((_, index) => index + 1));
+
+    for (const [index, prompt] of prompts.entries()) {
+      if (rules) {
+        assert.deepEqual(rules.violations(asOpenAIChat(prompt), 'openai'), [], `request ${index} (openai)`);
+        assert.deepEqual(rules.violations(asOpenAIChat(prompt), 'anthropic'), [], `request ${index} (anthropic)`);
+      }
+      // The task, its image and its file reach the model unchanged on every step.
+      const user = firstUser(prompt);
+      assert.deepEqual({ ...user.content[0], providerOptions: undefined }, { type: 'text', text: TASK, providerOptions: undefined });
+      const files = user.content.filter((part) => part.type === 'file');
+      assert.equal(files.length, 2, `request ${index}: image and file`);
+      assert.deepEqual(files.map((part) => [part.mediaType, Buffer.from(part.data as Uint8Array).toString('base64')]), [
+        ['image/png', Buffer.from(IMAGE).toString('base64')],
+        ['application/pdf', Buffer.from(PDF).toString('base64')],
+      ]);
+    }
+
+    // Compaction was crossed: a later request shows an early result as a preview with its reference.
+    const last = toolTexts(prompts.at(-1)!);
+    const masked = [...last.entries()].find(([, text]) => text.startsWith('[stored output ref="'));
+    assert.ok(masked, 'a tool result was masked by the last step');
+    const [callId, preview] = masked;
+    const ref = /ref="([^"]+)"/.exec(preview)![1]!;
+    const id = Number(callId.slice('call-'.length));
+    // Read back byte-exact through the adapter's own tool, part by part.
+    let text = '';
+    let input: Record<string, unknown> | undefined = { ref, lines: { start: 1 } };
+    while (input) {
+      const answer = (await strata.tools.read_tool_output.execute!(input, { toolCallId: 'read', messages: [] })) as string;
+      text += answer.slice(answer.indexOf('\n') + 1);
+      input = nextArgumentsOf(answer) as Record<string, unknown> | undefined;
+    }
+    assert.equal(text, recordBody(id));
+  });
+}

@@ -1,0 +1,113 @@
+import { asSchema, jsonSchema, tool, type LanguageModelMiddleware, type ModelMessage, type Tool, type ToolSet } from 'ai';
+import { createHostLoopContext, type CanonicalMessage, type CreateHostLoopContextOptions, type JsonValue, type ToolOutputStore, type ToolSchema } from '@strata/context';
+import { createMemoryToolOutputStore } from '@strata/store';
+import { createReadToolOutputTool, type ReadToolOutputToolOptions } from '@strata/tools';
+import { exportSdkMessages, importSdkMessages, toModelMessages, type SdkOrigin } from './ai-sdk-history.js';
+import { toLanguageModelMessages, type LanguageModelMessage, type LanguageModelCallOptions } from './language-model-prompt.js';
+
+export interface StrataAiSdkOptions extends Omit<CreateHostLoopContextOptions, 'outputStore'> {
+  /** The conversation's id in stores and traces. Default `"ai-sdk"`. */
+  readonly contextId?: string;
+  /** Where tool results are stored for `read_tool_output`. Default: a new in-memory store. */
+  readonly outputStore?: ToolOutputStore;
+  /**
+   * The tools given to `generateText` / `streamText` / the agent, so
+   * `prepareStep` charges their schemas to the budget (it is not told them).
+   * The middleware reads them from each call.
+   */
+  readonly tools?: ToolSet;
+  /** Settings of the `read_tool_output` tool. */
+  readonly readToolOutput?: Omit<ReadToolOutputToolOptions, 'store'>;
+}
+
+/** What `prepareStep` reads of its options: the step's messages. */
+export interface PrepareStepOptions {
+  readonly messages: ModelMessage[];
+  /** Passed on by the AI SDK; Strata counts its own turns. */
+  readonly stepNumber?: number;
+}
+
+export interface StrataAiSdk {
+  /** For `generateText`, `streamText` and `ToolLoopAgent`: gives each step the messages Strata chose. */
+  readonly prepareStep: (options: PrepareStepOptions) => Promise<{ messages: ModelMessage[] }>;
+  /** For `wrapLanguageModel`: the same over the language model's own prompt. */
+  readonly middleware: LanguageModelMiddleware;
+  /** `read_tool_output` in the AI SDK's `tool()` form; add it to the call's tools. */
+  readonly tools: { readonly read_tool_output: Tool };
+  readonly outputStore: ToolOutputStore;
+}
+
+const DEFAULT_CONTEXT_ID = 'ai-sdk';
+
+/**
+ * Strata inside an AI SDK 6 loop. The loop, the provider and the tools stay
+ * the user's; each model call Strata decides the window under the budget,
+ * compacts (large tool results become previews with a `read_tool_output`
+ * reference), never splits a tool call from its results, and writes a trace
+ * to `traceSink` when one is given. Unchanged messages reach the model as the
+ * SDK's own values (images, files, reasoning and provider options included).
+ */
+export function createStrataAiSdk(options: StrataAiSdkOptions): StrataAiSdk {
+  const { contextId = DEFAULT_CONTEXT_ID, tools, readToolOutput, ...settings } = options;
+  const outputStore = options.outputStore ?? createMemoryToolOutputStore();
+  const context = createHostLoopContext<SdkOrigin<ModelMessage>>({ ...settings, outputStore });
+  const promptContext = createHostLoopContext<SdkOrigin<LanguageModelMessage>>({ ...settings, outputStore });
+  const readTool = createReadToolOutputTool({ ...readToolOutput, store: outputStore });
+  const toolSchemas = tools === undefined ? [] : toolSetSchemas(tools);
+
+  return {
+    outputStore,
+    async prepareStep({ messages }) {
+      const turn = await context.prepare({ contextId, messages: importSdkMessages(messages), tools: toolSchemas });
+      return { messages: exportSdkMessages(turn, (message) => toModelMessages<ModelMessage>(message)) };
+    },
+    middleware: {
+      specificationVersion: 'v3',
+      async transformParams({ params }: { params: LanguageModelCallOptions }) {
+        const turn = await promptContext.prepare({
+          contextId,
+          messages: importSdkMessages(params.prompt),
+          tools: callToolSchemas(params.tools),
+          signal: params.abortSignal,
+        });
+        return { ...params, prompt: exportSdkMessages(turn, (message: CanonicalMessage) => toLanguageModelMessages(toModelMessages(message))) };
+      },
+    },
+    tools: {
+      read_tool_output: tool({
+        description: readTool.description,
+        inputSchema: jsonSchema<Record<string, unknown>>(readTool.parameters as Parameters<typeof jsonSchema>[0]),
+        async execute(input, { toolCallId, abortSignal }) {
+          const outcome = await readTool.execute(input as JsonValue, { contextId, toolCallId, signal: abortSignal ?? new AbortController().signal });
+          return outcome.content;
+        },
+      }),
+    },
+  };
+}
+
+/** `createStrataAiSdk(options).prepareStep`: when only `prepareStep` is needed. */
+export function strataPrepareStep(options: StrataAiSdkOptions): StrataAiSdk['prepareStep'] {
+  return createStrataAiSdk(options).prepareStep;
+}
+
+/** `createStrataAiSdk(options).middleware`: for `wrapLanguageModel({ model, middleware })`. */
+export function strataMiddleware(options: StrataAiSdkOptions): LanguageModelMiddleware {
+  return createStrataAiSdk(options).middleware;
+}
+
+/** An AI SDK tool set as the schemas the budget is charged for, sorted by name by the assembler. */
+function toolSetSchemas(tools: ToolSet): ToolSchema[] {
+  return Object.entries(tools).map(([name, definition]) => ({
+    name,
+    description: definition.description ?? '',
+    parameters: asSchema(definition.inputSchema).jsonSchema as { [key: string]: JsonValue },
+  }));
+}
+
+/** The function tools of one language-model call. */
+function callToolSchemas(tools: LanguageModelCallOptions['tools']): ToolSchema[] {
+  return (tools ?? []).flatMap((definition) =>
+    definition.type === 'function' ? [{ name: definition.name, description: definition.description ?? '', parameters: definition.inputSchema as { [key: string]: JsonValue } }] : [],
+  );
+}
