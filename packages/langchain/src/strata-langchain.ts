@@ -1,0 +1,84 @@
+import { SystemMessage, type BaseMessage } from '@langchain/core/messages';
+import { DynamicStructuredTool, type ClientTool, type ServerTool } from '@langchain/core/tools';
+import { toJsonSchema } from '@langchain/core/utils/json_schema';
+import { createMiddleware } from 'langchain';
+import { createHostLoopContext, type CreateHostLoopContextOptions, type ImportedMessage, type JsonValue, type ToolOutputStore, type ToolSchema } from '@strata/context';
+import { createMemoryToolOutputStore } from '@strata/store';
+import { createReadToolOutputTool, type ReadToolOutputToolOptions } from '@strata/tools';
+import { importLangChainMessages, toLangChainMessage } from './langchain-history.js';
+
+export interface StrataLangChainOptions extends Omit<CreateHostLoopContextOptions, 'outputStore'> {
+  /** The conversation's id in stores and traces. Default `"langchain"`. */
+  readonly contextId?: string;
+  /** Where tool results are stored for `read_tool_output`. Default: a new in-memory store. */
+  readonly outputStore?: ToolOutputStore;
+  /** Settings of the `read_tool_output` tool. */
+  readonly readToolOutput?: Omit<ReadToolOutputToolOptions, 'store'>;
+}
+
+export interface StrataLangChain {
+  /** For `createAgent({ middleware: [strata.middleware] })`: each model call gets the messages Strata chose. */
+  readonly middleware: ReturnType<typeof createMiddleware>;
+  /** `read_tool_output` as a LangChain tool; add it to the agent's tools. */
+  readonly readToolOutput: DynamicStructuredTool;
+  readonly outputStore: ToolOutputStore;
+}
+
+const DEFAULT_CONTEXT_ID = 'langchain';
+
+/**
+ * Strata inside a LangChain.js 1.x `createAgent`. In the model-call hook
+ * Strata decides the window under the budget (the agent's system prompt
+ * charged with it), compacts (large tool results become previews with a
+ * `read_tool_output` reference), never splits a tool call from its results,
+ * and writes a trace per call to `traceSink` when one is given. The agent's
+ * state keeps every message: only the model call sees the window.
+ * Unchanged messages reach the model as the agent's own message objects.
+ */
+export function createStrataLangChain(options: StrataLangChainOptions): StrataLangChain {
+  const { contextId = DEFAULT_CONTEXT_ID, readToolOutput, ...settings } = options;
+  const outputStore = options.outputStore ?? createMemoryToolOutputStore();
+  const context = createHostLoopContext<BaseMessage>({ ...settings, outputStore });
+  const readTool = createReadToolOutputTool({ ...readToolOutput, store: outputStore });
+
+  const middleware = createMiddleware({
+    name: 'StrataContextMiddleware',
+    wrapModelCall: async (request, handler) => {
+      const system: ImportedMessage<BaseMessage>[] = systemText(request.systemMessage) === '' ? [] : [{ message: { role: 'system', content: systemText(request.systemMessage) }, origin: request.systemMessage }];
+      const turn = await context.prepare({ contextId, messages: [...system, ...importLangChainMessages(request.messages)], tools: toolSchemas(request.tools) });
+      const leading = turn.messages.filter(({ message }) => message.role === 'system');
+      const messages = turn.messages.filter(({ message }) => message.role !== 'system').map(({ message, origin }) => origin ?? toLangChainMessage(message));
+      const keepsSystem = leading.length === system.length && leading.every(({ origin }) => origin === request.systemMessage);
+      const { systemPrompt: _replaced, ...rest } = request;
+      return handler({ ...rest, messages, systemMessage: keepsSystem ? request.systemMessage : new SystemMessage(leading.map(({ message }) => message.content).join('\n\n')) });
+    },
+  });
+
+  const readToolOutputTool = new DynamicStructuredTool({
+    name: readTool.name,
+    description: readTool.description ?? '',
+    // A copy: the JSON Schema validator annotates the schema object, and ours is frozen.
+    schema: structuredClone(readTool.parameters) as Record<string, unknown>,
+    func: async (input: Record<string, unknown>, _runManager, config) => {
+      const outcome = await readTool.execute(input as JsonValue, { contextId, toolCallId: (config as { toolCall?: { id?: string } } | undefined)?.toolCall?.id ?? '', signal: config?.signal ?? new AbortController().signal });
+      return outcome.content;
+    },
+  });
+  return { middleware, readToolOutput: readToolOutputTool, outputStore };
+}
+
+/** The text of a system message, whatever its content form. */
+function systemText(message: SystemMessage): string {
+  return typeof message.content === 'string' ? message.content : message.text;
+}
+
+/** The agent's tools as the schemas the budget is charged for. */
+function toolSchemas(tools: ReadonlyArray<ClientTool | ServerTool>): ToolSchema[] {
+  return tools.map((definition) => {
+    const named = definition as { name?: unknown; description?: unknown; schema?: unknown };
+    const name = typeof named.name === 'string' ? named.name : 'server_tool';
+    const description = typeof named.description === 'string' ? named.description : '';
+    if (named.schema === undefined) return { name, description, parameters: definition as Record<string, unknown> };
+    return { name, description, parameters: toJsonSchema(named.schema as Parameters<typeof toJsonSchema>[0]) as Record<string, unknown> };
+  });
+}
