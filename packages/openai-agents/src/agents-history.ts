@@ -1,0 +1,164 @@
+import type { AgentInputItem } from '@openai/agents-core';
+import { ContextInputError, checkCanonicalHistory, type AssistantMessage, type CanonicalMessage, type ImportedMessage, type JsonValue, type MediaPart, type ReasoningPart, type ToolCall } from '@strata/context';
+
+type Fields = Record<string, unknown>;
+
+function invalid(path: string, message: string, code = 'CONTEXT_MESSAGE_INVALID'): ContextInputError {
+  return new ContextInputError({ code, culprit: path, message: `${path}: ${message}` });
+}
+
+function dataUrl(url: string): { mediaType: string; data: string } | undefined {
+  const match = /^data:([^;,]+)(?:;[^;,]*)*;base64,(.*)$/s.exec(url);
+  return match ? { mediaType: match[1]!, data: match[2]! } : undefined;
+}
+
+function fromUrl(type: MediaPart['type'], url: string, filename?: string): MediaPart {
+  const inline = dataUrl(url);
+  const named = filename === undefined ? {} : { filename };
+  if (inline) return { type, mediaType: inline.mediaType, data: inline.data, ...named };
+  return { type, mediaType: type === 'image' ? 'image/*' : 'application/octet-stream', url, ...named };
+}
+
+function base64Of(data: unknown, path: string): string {
+  if (typeof data === 'string') return data;
+  if (data instanceof Uint8Array) return Buffer.from(data).toString('base64');
+  throw invalid(path, 'expected base64 text or bytes');
+}
+
+/** An `input_image` / `input_file` part of a message, or an `image` / `file` part of a tool output. */
+function mediaOf(part: Fields, path: string): MediaPart {
+  const filename = typeof part.filename === 'string' ? part.filename : undefined;
+  if (part.type === 'input_image' || part.type === 'input_file') {
+    const source = part.type === 'input_image' ? part.image : part.file;
+    const type = part.type === 'input_image' ? 'image' : 'file';
+    if (typeof source === 'string') return fromUrl(type, source, filename);
+    if (typeof (source as Fields | undefined)?.url === 'string') return fromUrl(type, (source as Fields).url as string, filename);
+    throw invalid(path, 'a provider file id cannot be carried (give the data or a URL)', 'CONTEXT_MESSAGE_UNSUPPORTED');
+  }
+  const type = part.type === 'image' ? 'image' : 'file';
+  const source = part.type === 'image' ? part.image : part.file;
+  if (typeof source === 'string') return fromUrl(type, source, filename);
+  const fields = (source ?? {}) as Fields;
+  const named = typeof fields.filename === 'string' ? { filename: fields.filename } : {};
+  if (fields.data !== undefined) return { type, mediaType: typeof fields.mediaType === 'string' ? fields.mediaType : type === 'image' ? 'image/*' : 'application/octet-stream', data: base64Of(fields.data, `${path}.data`), ...named };
+  if (typeof fields.url === 'string') return { ...fromUrl(type, fields.url), ...named };
+  throw invalid(path, 'a provider file id cannot be carried (give the data or a URL)', 'CONTEXT_MESSAGE_UNSUPPORTED');
+}
+
+/** Text and media of message content or a tool output: a string, one part, or a list of parts. */
+function readParts(content: unknown, path: string): { text: string; media: MediaPart[] } {
+  if (typeof content === 'string') return { text: content, media: [] };
+  const parts = Array.isArray(content) ? content : [content];
+  let text = '';
+  const media: MediaPart[] = [];
+  parts.forEach((raw: unknown, index) => {
+    const partPath = Array.isArray(content) ? `${path}[${index}]` : path;
+    if (typeof raw !== 'object' || raw === null) throw invalid(partPath, 'expected a content part object');
+    const part = raw as Fields;
+    if ((part.type === 'input_text' || part.type === 'output_text' || part.type === 'text') && typeof part.text === 'string') text += part.text;
+    else if (part.type === 'refusal' && typeof part.refusal === 'string') text += part.refusal;
+    else if (part.type === 'input_image' || part.type === 'input_file' || part.type === 'image' || part.type === 'file') media.push(mediaOf(part, partPath));
+    else throw invalid(`${partPath}.type`, `unsupported content part type ${JSON.stringify(part.type)}`, 'CONTEXT_MESSAGE_UNSUPPORTED');
+  });
+  return { text, media };
+}
+
+function parseArguments(text: string): JsonValue {
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch {
+    return text;
+  }
+}
+
+/** One assistant turn being gathered: its reasoning, message and function-call items, in order. */
+interface AssistantRun {
+  readonly items: AgentInputItem[];
+  text: string;
+  readonly reasoning: ReasoningPart[];
+  readonly toolCalls: ToolCall[];
+}
+
+/**
+ * Agent input items as canonical history, each with the items it came from.
+ * Consecutive reasoning, assistant-message and function-call items are one
+ * assistant message; a function-call result is one tool message; user and
+ * system messages are one each. Items Strata cannot carry (hosted tool calls,
+ * computer actions, compaction) are one `ContextInputError` naming the item.
+ */
+export function importAgentItems(items: readonly AgentInputItem[]): ImportedMessage<AgentInputItem[]>[] {
+  const imported: ImportedMessage<AgentInputItem[]>[] = [];
+  let run: AssistantRun | undefined;
+  const flush = (): void => {
+    if (!run) return;
+    const message: AssistantMessage = { role: 'assistant', content: run.text, ...(run.reasoning.length > 0 ? { reasoning: run.reasoning } : {}), ...(run.toolCalls.length > 0 ? { toolCalls: run.toolCalls } : {}) };
+    imported.push({ message, origin: run.items });
+    run = undefined;
+  };
+  items.forEach((item, index) => {
+    const path = `input[${index}]`;
+    const fields = item as Fields;
+    const type = fields.type ?? 'message';
+    if (type === 'reasoning' || type === 'function_call' || (type === 'message' && fields.role === 'assistant')) {
+      run ??= { items: [], text: '', reasoning: [], toolCalls: [] };
+      run.items.push(item);
+      if (type === 'reasoning') {
+        const text = readParts(fields.content ?? [], `${path}.content`).text;
+        run.reasoning.push({ text, ...(fields.providerData ? { providerMetadata: { openai: fields.providerData as JsonValue } } : {}) });
+      } else if (type === 'function_call') {
+        if (typeof fields.callId !== 'string' || fields.callId === '') throw invalid(`${path}.callId`, 'a function call needs a call id');
+        run.toolCalls.push({ id: fields.callId, name: String(fields.name), input: parseArguments(String(fields.arguments ?? '')) });
+      } else run.text += readParts(fields.content, `${path}.content`).text;
+      return;
+    }
+    flush();
+    if (type === 'function_call_result') {
+      const { text, media } = readParts(fields.output, `${path}.output`);
+      imported.push({ message: { role: 'tool', toolCallId: String(fields.callId), toolName: String(fields.name), content: text, ...(media.length > 0 ? { media } : {}) }, origin: [item] });
+    } else if (type === 'message' && (fields.role === 'system' || fields.role === 'developer')) {
+      imported.push({ message: { role: 'system', content: readParts(fields.content, `${path}.content`).text }, origin: [item] });
+    } else if (type === 'message' && fields.role === 'user') {
+      const { text, media } = readParts(fields.content, `${path}.content`);
+      imported.push({ message: media.length > 0 ? { role: 'user', content: text, media } : { role: 'user', content: text }, origin: [item] });
+    } else {
+      throw invalid(`${path}.type`, `items of type ${JSON.stringify(type)} cannot be carried`, 'CONTEXT_MESSAGE_UNSUPPORTED');
+    }
+  });
+  flush();
+  checkCanonicalHistory(imported.map(({ message }) => message));
+  return imported;
+}
+
+function asUrl(part: MediaPart): string {
+  return part.data !== undefined ? `data:${part.mediaType};base64,${part.data}` : part.url!;
+}
+
+/** A canonical message as agent input items (for what Strata wrote or changed). */
+export function toAgentItems(message: CanonicalMessage): AgentInputItem[] {
+  switch (message.role) {
+    case 'system':
+      return [{ role: 'system', content: message.content }];
+    case 'user': {
+      if (!message.media?.length) return [{ role: 'user', content: message.content }];
+      const media = message.media.map((part) =>
+        part.type === 'image' ? { type: 'input_image' as const, image: asUrl(part) } : { type: 'input_file' as const, file: asUrl(part), ...(part.filename === undefined ? {} : { filename: part.filename }) },
+      );
+      return [{ role: 'user', content: [...(message.content === '' ? [] : [{ type: 'input_text' as const, text: message.content }]), ...media] }];
+    }
+    case 'assistant':
+      return [
+        ...(message.reasoning ?? []).map((part): AgentInputItem => ({ type: 'reasoning', content: [{ type: 'input_text', text: part.text }] })),
+        ...(message.content === '' ? [] : [{ role: 'assistant' as const, status: 'completed' as const, content: [{ type: 'output_text' as const, text: message.content }] }]),
+        ...(message.toolCalls ?? []).map((call): AgentInputItem => ({ type: 'function_call', callId: call.id, name: call.name, arguments: typeof call.input === 'string' ? call.input : JSON.stringify(call.input), status: 'completed' })),
+      ];
+    case 'tool': {
+      const output = !message.media?.length
+        ? message.content
+        : [
+            ...(message.content === '' ? [] : [{ type: 'text' as const, text: message.content }]),
+            ...message.media.map((part) => (part.type === 'image' ? { type: 'image' as const, image: asUrl(part) } : { type: 'file' as const, file: { url: asUrl(part), ...(part.filename === undefined ? {} : { filename: part.filename }) } })),
+          ];
+      return [{ type: 'function_call_result', callId: message.toolCallId, name: message.toolName, status: 'completed', output } as AgentInputItem];
+    }
+  }
+}
