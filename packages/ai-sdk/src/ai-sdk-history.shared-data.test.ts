@@ -1,0 +1,40 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { ModelMessage } from 'ai';
+import { fromAiSdkMessages, toAiSdkMessages, type CanonicalMessage } from '@strata/context';
+import { loadAllSharedConversations } from '@strata/testing';
+import { exportSdkMessages, importSdkMessages, toModelMessages } from './ai-sdk-history.js';
+
+/** The model-visible fields of a canonical message (what the AI SDK format carries). */
+function visible(message: CanonicalMessage): CanonicalMessage {
+  if (message.role === 'tool') {
+    const { outputRef: _ref, masked: _masked, ...rest } = message;
+    return rest;
+  }
+  if (message.role === 'user') {
+    const { hidden: _hidden, authority: _authority, checkpoint: _checkpoint, ...rest } = message;
+    return rest;
+  }
+  return message;
+}
+
+test('shared-data histories go to ModelMessages and back losslessly, and unchanged messages go back as the same objects', (t) => {
+  const conversations = loadAllSharedConversations();
+  if (!conversations) return t.skip('../shared is absent');
+  let messages = 0;
+  for (const conversation of conversations) {
+    const sdk = toAiSdkMessages(conversation.messages) as ModelMessage[];
+    const imported = importSdkMessages(sdk);
+    const label = `${conversation.source}#${conversation.index}`;
+    assert.deepEqual(imported.map(({ message }) => message), conversation.messages.map(visible), label);
+    // Through the adapter's way out: every message with its origin is the SDK's own value again.
+    const exported = exportSdkMessages({ messages: imported, assembled: undefined as never }, (message) => toModelMessages(message));
+    assert.equal(exported.length, sdk.length, label);
+    exported.forEach((message, index) => assert.equal(message, sdk[index], `${label} message ${index}`));
+    // And the conversion of changed messages (no origin) is lossless too.
+    const converted = exportSdkMessages({ messages: imported.map(({ message }) => ({ message, origin: undefined })), assembled: undefined as never }, (message) => toModelMessages<ModelMessage>(message));
+    assert.deepEqual(fromAiSdkMessages(converted), conversation.messages.map(visible), label);
+    messages += conversation.messages.length;
+  }
+  assert.ok(messages > 1_000, `replayed ${messages} messages`);
+});
