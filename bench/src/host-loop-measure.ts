@@ -42,6 +42,8 @@ export interface LoopRow {
   readonly cachedShare: string;
   readonly openaiViolations: number;
   readonly anthropicViolations: number;
+  /** The oracle's rules broken, for either provider. */
+  readonly rulesBroken: string;
 }
 
 const exact = exactTokenEstimatorFor('o200k_base');
@@ -100,5 +102,6 @@ export function measureLoop(options: { sdk: string; policy: string; requests: re
     cachedShare: reuse.ofCurrent.toFixed(2),
     openaiViolations: violations('openai'),
     anthropicViolations: violations('anthropic'),
+    rulesBroken: [...new Set(requests.flatMap((request) => (rules ? [...rules.violations(request.chat, 'openai'), ...rules.violations(request.chat, 'anthropic')].map((violation) => violation.rule) : [])))].sort().join(' ') || '-',
   };
 }
