@@ -49,8 +49,8 @@ export function createStrataLangChain(options: StrataLangChainOptions): StrataLa
       const leading = turn.messages.filter(({ message }) => message.role === 'system');
       const messages = turn.messages.filter(({ message }) => message.role !== 'system').map(({ message, origin }) => origin ?? toLangChainMessage(message));
       const keepsSystem = leading.length === system.length && leading.every(({ origin }) => origin === request.systemMessage);
-      const { systemPrompt: _replaced, ...rest } = request;
-      return handler({ ...rest, messages, systemMessage: keepsSystem ? request.systemMessage : new SystemMessage(leading.map(({ message }) => message.content).join('\n\n')) });
+      // The agent takes a change of `systemMessage` or of `systemPrompt`, not both: only the message changes here.
+      return handler({ ...request, messages, systemMessage: keepsSystem ? request.systemMessage : new SystemMessage(leading.map(({ message }) => message.content).join('\n\n')) });
     },
   });
 
