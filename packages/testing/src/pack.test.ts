@@ -41,11 +41,15 @@ function entryPoints(manifest: Manifest): string[] {
   return Object.keys(manifest.exports ?? { '.': {} }).map((subpath) => (subpath === '.' ? manifest.name : `${manifest.name}/${subpath.slice(2)}`));
 }
 
-/** The exact version of a peer the repository tests with (its devDependency), so the consumer gets the same. */
+/**
+ * The exact version of each required peer the repository tests with (its devDependency), so the
+ * consumer gets the same. Optional peers (pg) are left out: the consumer must work without them.
+ */
 function peerVersions(workspaces: readonly Workspace[]): Record<string, string> {
   const peers: Record<string, string> = {};
   for (const { manifest } of workspaces) {
     for (const name of Object.keys(manifest.peerDependencies ?? {})) {
+      if (manifest.peerDependenciesMeta?.[name]?.optional === true) continue;
       const pinned = manifest.devDependencies?.[name];
       if (pinned !== undefined) peers[name] = pinned;
     }
@@ -78,7 +82,7 @@ test('every package packs, installs from its tarball, type-checks strictly with 
       assert.deepEqual(paths.filter((path) => /\.test\.|tsbuildinfo/.test(path)), [], `${name} packs no tests or build info`);
       for (const map of paths.filter((path) => path.endsWith('.js.map'))) {
         const sources = (JSON.parse(readFileSync(join(ROOT, workspaces.find((workspace) => workspace.manifest.name === name)!.directory, map), 'utf8')) as { sources: string[] }).sources;
-        for (const source of sources) assert.ok(paths.includes(join(map, '..', source)), `${name}: ${map} points at ${source}, which is packed`);
+        for (const source of sources) assert.ok(paths.includes(join(map, '..', source)), `${name}: ${map} points at ${source}, which is packed (a map without its source is a stale build output: rebuild from a clean dist)`);
       }
     }
 
@@ -95,7 +99,19 @@ test('every package packs, installs from its tarball, type-checks strictly with 
       JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2023'], types: ['node'], strict: true, skipLibCheck: false, noEmit: true }, files: ['consumer.ts'] }, null, 2),
     );
     writeFileSync(join(consumer, 'consumer.ts'), entries.map((entry, index) => `import * as entry${index} from '${entry}';\nvoid entry${index};\n`).join(''));
-    writeFileSync(join(consumer, 'imports.mjs'), `for (const entry of ${JSON.stringify(entries)}) await import(entry);\nconsole.log('imported', ${entries.length});\n`);
+    // Every entry point imports; PostgreSQL is optional: without pg, only a postgres:// store fails, naming the package.
+    writeFileSync(
+      join(consumer, 'imports.mjs'),
+      [
+        `for (const entry of ${JSON.stringify(entries)}) await import(entry);`,
+        `const { openStores } = await import('@strata/store');`,
+        `const memory = await openStores('memory:');`,
+        `await memory.close();`,
+        `const failure = await openStores('postgres://nobody@127.0.0.1:1/none').then(() => 'opened', (error) => error.message);`,
+        `console.log('imported', ${entries.length});`,
+        `console.log(failure);`,
+      ].join('\n'),
+    );
 
     // Install scripts are not run: native builds (better-sqlite3) are not needed to type-check or import.
     await run('npm', ['install', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: consumer, maxBuffer: 64 << 20 });
@@ -111,8 +127,11 @@ test('every package packs, installs from its tarball, type-checks strictly with 
     if (theirs.length > 0) t.diagnostic(`errors in third-party declarations (not ours): ${theirs.length}, e.g. ${theirs[0]}`);
     assert.deepEqual(ourErrors, [], 'no type error in our declarations');
 
+    assert.equal(existsSync(join(consumer, 'node_modules', 'pg')), false, 'pg is an optional peer: not installed unless asked for');
     const imported = await run(process.execPath, ['imports.mjs'], { cwd: consumer });
-    assert.equal(imported.stdout.trim(), `imported ${entries.length}`);
+    const [count, failure] = imported.stdout.trim().split('\n');
+    assert.equal(count, `imported ${entries.length}`);
+    assert.match(failure ?? '', /needs the optional peer dependency "pg".*npm install pg/);
   } finally {
     rmSync(directory, { recursive: true, force: true });
   }

@@ -1,12 +1,12 @@
-import pg from 'pg';
 import { ConfigurationError, StrataError } from '@strata/context';
 import { StoreAccessError, type StoreAccessErrorCode } from '../errors/store-access-error.js';
+import { postgresDriver, type PostgresPool, type PostgresPoolClient } from './postgres-driver.js';
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database`; ignored when `pool` is given. */
   readonly connectionString?: string;
-  /** A pool shared with other stores; `close()` leaves it open for its owner to end. */
-  readonly pool?: pg.Pool;
+  /** A pool shared with other stores (a `PostgresPool`); `close()` leaves it open for its owner to end. */
+  readonly pool?: PostgresPool;
   /** Schema holding the tables, created on first use. Default: `public`. */
   readonly schema?: string;
   /** Pool size when the store makes its own pool. Default: 10 connections. */
@@ -26,9 +26,13 @@ export interface PostgresMigration {
 
 const SCHEMA_PATTERN = /^[a-z_][a-z0-9_]{0,62}$/;
 
-/** Makes a pool that reports idle-connection failures on the next query instead of crashing the process. */
-export function createPostgresPool(options: { connectionString: string; maxConnections?: number; connectionTimeoutMs?: number }): pg.Pool {
-  const pool = new pg.Pool({
+/**
+ * Makes a pool that reports idle-connection failures on the next query
+ * instead of crashing the process. Loads `pg` (an optional peer dependency):
+ * a `ConfigurationError` names it when it is not installed.
+ */
+export function createPostgresPool(options: { connectionString: string; maxConnections?: number; connectionTimeoutMs?: number }): PostgresPool {
+  const pool = new (postgresDriver().Pool)({
     connectionString: options.connectionString,
     max: options.maxConnections ?? POSTGRES_DEFAULTS.maxConnections,
     connectionTimeoutMillis: options.connectionTimeoutMs ?? POSTGRES_DEFAULTS.connectionTimeoutMs,
@@ -58,7 +62,7 @@ export function redactConnectionString(connectionString: string): string {
 export class PostgresConnection {
   readonly location: string;
   readonly schema: string;
-  readonly #pool: pg.Pool;
+  readonly #pool: PostgresPool;
   readonly #ownsPool: boolean;
   readonly #component: string;
   readonly #migrations: readonly PostgresMigration[];
@@ -88,7 +92,7 @@ export class PostgresConnection {
 
   /** Qualified, quoted table name. */
   table(name: string): string {
-    return `${pg.escapeIdentifier(this.schema)}.${pg.escapeIdentifier(name)}`;
+    return `${postgresDriver().escapeIdentifier(this.schema)}.${postgresDriver().escapeIdentifier(name)}`;
   }
 
   /** Throws `STORE_CLOSED` after `close`; connects to nothing. */
@@ -98,7 +102,7 @@ export class PostgresConnection {
     }
   }
 
-  async use<T>(operation: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  async use<T>(operation: string, work: (client: PostgresPoolClient) => Promise<T>): Promise<T> {
     this.ensureOpen(operation);
     try {
       await this.#ensureSchema();
@@ -114,7 +118,7 @@ export class PostgresConnection {
   }
 
   /** Runs `work` in one transaction; rolls back on any failure. */
-  async transaction<T>(operation: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  async transaction<T>(operation: string, work: (client: PostgresPoolClient) => Promise<T>): Promise<T> {
     return this.use(operation, async (client) => {
       await client.query('BEGIN');
       try {
@@ -150,7 +154,7 @@ export class PostgresConnection {
       try {
         // One lock per schema: concurrent first uses wait, then find the work done.
         await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`strata.migrations.${this.schema}`]);
-        await client.query(`CREATE SCHEMA IF NOT EXISTS ${pg.escapeIdentifier(this.schema)}`);
+        await client.query(`CREATE SCHEMA IF NOT EXISTS ${postgresDriver().escapeIdentifier(this.schema)}`);
         const migrations = this.table('strata_migrations');
         await client.query(
           `CREATE TABLE IF NOT EXISTS ${migrations} (component text NOT NULL, version integer NOT NULL, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (component, version))`,
@@ -160,7 +164,7 @@ export class PostgresConnection {
         );
         for (const migration of [...this.#migrations].sort((left, right) => left.version - right.version)) {
           if (applied.has(migration.version)) continue;
-          await client.query(migration.sql(pg.escapeIdentifier(this.schema)));
+          await client.query(migration.sql(postgresDriver().escapeIdentifier(this.schema)));
           await client.query(`INSERT INTO ${migrations} (component, version, name) VALUES ($1, $2, $3)`, [this.#component, migration.version, migration.name]);
         }
         await client.query('COMMIT');
@@ -174,7 +178,7 @@ export class PostgresConnection {
   }
 }
 
-function describePool(pool: pg.Pool): string {
+function describePool(pool: PostgresPool): string {
   const options = pool.options;
   return `postgres://${options.user ?? ''}@${options.host ?? 'localhost'}:${options.port ?? 5432}/${options.database ?? ''}`;
 }

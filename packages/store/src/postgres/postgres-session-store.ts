@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import type { PostgresPoolClient } from './postgres-driver.js';
 import type { SessionStore, SessionVersion } from '@strata/context';
 import { requireContextId, requireVersion } from '../session-codec.js';
 import { compactionColumn, nextSessionVersion, sessionVersionFromRow, sessionWrites, type AddSessionVersion, type SessionVersionRow } from '../session-rows.js';
@@ -43,10 +43,10 @@ export function createPostgresSessionStore(options: PostgresStoreOptions): Sessi
   const versionsTable = connection.table('strata_session_versions');
   const messagesTable = connection.table('strata_session_messages');
 
-  const latest = async (client: pg.PoolClient, contextId: string): Promise<number> =>
+  const latest = async (client: PostgresPoolClient, contextId: string): Promise<number> =>
     (await client.query<{ latest_version: number }>(`SELECT latest_version FROM ${sessions} WHERE context_id = $1`, [contextId])).rows[0]?.latest_version ?? 0;
 
-  const build = async (client: pg.PoolClient, contextId: string, version: number): Promise<SessionVersion | undefined> => {
+  const build = async (client: PostgresPoolClient, contextId: string, version: number): Promise<SessionVersion | undefined> => {
     const row = (
       await client.query<SessionVersionRow>(`SELECT segment_start, compaction, created_at FROM ${versionsTable} WHERE context_id = $1 AND version = $2`, [contextId, version])
     ).rows[0];

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
+import { postgresDriver } from '../postgres/postgres-driver.js';
 
 /** The variable the PostgreSQL suites read; `.ci/run` sets it. */
 export const POSTGRES_TEST_URL_VARIABLE = 'STRATA_TEST_POSTGRES_URL';
@@ -17,10 +17,11 @@ export function postgresTestTarget(): { url: string; schema: string; skip?: unde
 }
 
 export async function dropSchema(url: string, schema: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
+  const driver = postgresDriver();
+  const client = new driver.Client({ connectionString: url });
   await client.connect();
   try {
-    await client.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(schema)} CASCADE`);
+    await client.query(`DROP SCHEMA IF EXISTS ${driver.escapeIdentifier(schema)} CASCADE`);
   } finally {
     await client.end();
   }
