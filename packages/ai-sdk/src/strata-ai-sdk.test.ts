@@ -12,6 +12,8 @@ type Prompt = MockLanguageModelV3['doGenerateCalls'][number]['prompt'];
 const IMAGE = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3, 4]);
 const PDF = new Uint8Array([0x25, 0x50, 0x44, 0x46, 0x2d, 0x31, 0x2e, 0x37]);
 const TASK = 'Audit every record and report the ones whose status is "late".';
+/** A request setting on a part, which Strata's canonical history does not carry: it must still reach the model. */
+const CACHE_CONTROL = { anthropic: { cacheControl: { type: 'ephemeral' } } };
 
 /** A tool body of 2-9 KB: numbered lines, different per record. */
 function recordBody(id: number): string {
@@ -89,7 +91,7 @@ const initialMessages: ModelMessage[] = [
   {
     role: 'user',
     content: [
-      { type: 'text', text: TASK },
+      { type: 'text', text: TASK, providerOptions: CACHE_CONTROL },
       { type: 'image', image: IMAGE, mediaType: 'image/png' },
       { type: 'file', data: PDF, mediaType: 'application/pdf', filename: 'audit.pdf' },
     ],
@@ -124,7 +126,7 @@ for (const entry of ['prepareStep', 'middleware'] as const) {
       }
       // The task, its image and its file reach the model unchanged on every step.
       const user = firstUser(prompt);
-      assert.deepEqual({ ...user.content[0], providerOptions: undefined }, { type: 'text', text: TASK, providerOptions: undefined });
+      assert.deepEqual(user.content[0], { type: 'text', text: TASK, providerOptions: CACHE_CONTROL });
       const files = user.content.filter((part) => part.type === 'file');
       assert.equal(files.length, 2, `request ${index}: image and file`);
       assert.deepEqual(files.map((part) => [part.mediaType, Buffer.from(part.data as Uint8Array).toString('base64')]), [
