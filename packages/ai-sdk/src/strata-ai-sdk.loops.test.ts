@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { jsonSchema, simulateReadableStream, stepCountIs, streamText, tool, ToolLoopAgent } from 'ai';
+import { asSchema, jsonSchema, simulateReadableStream, stepCountIs, streamText, tool, ToolLoopAgent } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 
 /** One part of a language model's stream, as the mock returns them. */
 type StreamPart = Awaited<ReturnType<MockLanguageModelV3['doStream']>>['stream'] extends ReadableStream<infer Part> ? Part : never;
-import type { TraceSink } from '@strata/context';
+import { ConservativeTokenEstimator, fromAiSdkMessages, type TraceSink } from '@strata/context';
 import { createStrataAiSdk } from './strata-ai-sdk.js';
 
 const STEPS = 10;
@@ -79,3 +79,32 @@ test('streamText: prepareStep windows every streamed step', async () => {
   assert.ok(model.doStreamCalls.every((call) => pairedCalls(call.prompt)));
   assert.ok(masked(model.doStreamCalls.at(-1)!.prompt) > 0, 'old results are previews by the last step');
 });
+
+test('prepareStep charges the system prompt it is given, so system and messages stay under the cap together', async () => {
+  const system = `You read logs. ${'Follow the house rules for reading logs. '.repeat(120)}`;
+  const estimator = new ConservativeTokenEstimator({ family: 'unknown' });
+  const largest = async (charged: boolean): Promise<number> => {
+    let step = 0;
+    const model = new MockLanguageModelV3({
+      doGenerate: async () => {
+        step += 1;
+        if (step > STEPS) return { content: [{ type: 'text', text: 'done' }], finishReason: { unified: 'stop', raw: 'stop' }, usage, warnings: [] };
+        return { content: [{ type: 'tool-call', toolCallId: `call-${step}`, toolName: 'read_log', input: JSON.stringify({ part: step }) }], finishReason: { unified: 'tool-calls', raw: 'tool_calls' }, usage, warnings: [] };
+      },
+    });
+    const strata = createStrataAiSdk({ budget: { inputCapTokens: 6_000 }, tools: { read_log: readLog }, system: charged ? system : undefined });
+    await new ToolLoopAgent({ model, instructions: system, tools: { read_log: readLog, ...strata.tools }, stopWhen: stepCountIs(STEPS + 2), prepareStep: strata.prepareStep }).generate({ prompt: 'Read every part of the log.' });
+    // The system prompt reaches the model once, as the SDK sends it.
+    assert.ok(model.doGenerateCalls.every((call) => call.prompt.filter((message) => message.role === 'system').length === 1));
+    return Math.max(...model.doGenerateCalls.map((call) => fromAiSdkMessages(call.prompt).reduce((total, message) => total + estimator.countMessage(message), 0)));
+  };
+  const strata = createStrataAiSdk({ budget: { inputCapTokens: 6_000 } });
+  const readToolOutputSchema = { name: 'read_tool_output', description: strata.tools.read_tool_output.description, parameters: jsonSchemaOf(strata) };
+  const tools = estimator.countTool({ name: 'read_log', description: 'Reads part of the log.', parameters: { type: 'object', properties: { part: { type: 'integer' } }, required: ['part'] } }) + estimator.countTool(readToolOutputSchema);
+  assert.ok((await largest(true)) + tools <= 6_000, 'charged: within the cap');
+  assert.ok((await largest(false)) + tools > 6_000, 'not charged: the system prompt pushes requests over');
+});
+
+function jsonSchemaOf(strata: ReturnType<typeof createStrataAiSdk>): Record<string, unknown> {
+  return asSchema(strata.tools.read_tool_output.inputSchema).jsonSchema as Record<string, unknown>;
+}

@@ -16,6 +16,12 @@ export interface StrataAiSdkOptions extends Omit<CreateHostLoopContextOptions, '
    * The middleware reads them from each call.
    */
   readonly tools?: ToolSet;
+  /**
+   * The `system` given to `generateText` / `streamText` / the agent, so
+   * `prepareStep` charges it to the budget (it is not told it either; the
+   * SDK still sends it). The middleware reads it from each call's prompt.
+   */
+  readonly system?: string;
   /** Settings of the `read_tool_output` tool. */
   readonly readToolOutput?: Omit<ReadToolOutputToolOptions, 'store'>;
 }
@@ -48,18 +54,24 @@ const DEFAULT_CONTEXT_ID = 'ai-sdk';
  * SDK's own values (images, files, reasoning and provider options included).
  */
 export function createStrataAiSdk(options: StrataAiSdkOptions): StrataAiSdk {
-  const { contextId = DEFAULT_CONTEXT_ID, tools, readToolOutput, ...settings } = options;
+  const { contextId = DEFAULT_CONTEXT_ID, tools, system, readToolOutput, ...settings } = options;
   const outputStore = options.outputStore ?? createMemoryToolOutputStore();
   const context = createHostLoopContext<SdkOrigin<ModelMessage>>({ ...settings, outputStore });
   const promptContext = createHostLoopContext<SdkOrigin<LanguageModelMessage>>({ ...settings, outputStore });
   const readTool = createReadToolOutputTool({ ...readToolOutput, store: outputStore });
-  const toolSchemas = tools === undefined ? [] : toolSetSchemas(tools);
+  // `read_tool_output` is charged too: the user adds it to the call's tools (a duplicate by name counts once).
+  const toolSchemas = [...toolSetSchemas(tools ?? {}).filter((schema) => schema.name !== readTool.name), readTool];
+  /** The origin of the charged `system`, told apart by identity. */
+  const systemOrigin: SdkOrigin<ModelMessage> | undefined = system ? { message: { role: 'system', content: system } } : undefined;
 
   return {
     outputStore,
     async prepareStep({ messages }) {
-      const turn = await context.prepare({ contextId, messages: importSdkMessages(messages), tools: toolSchemas });
-      return { messages: exportSdkMessages(turn, (message) => toModelMessages<ModelMessage>(message)) };
+      const charged = systemOrigin === undefined ? [] : [{ message: { role: 'system' as const, content: system! }, origin: systemOrigin }];
+      const turn = await context.prepare({ contextId, messages: [...charged, ...importSdkMessages(messages)], tools: toolSchemas });
+      // The SDK sends `system` itself: it is charged, never returned.
+      const returned = { ...turn, messages: turn.messages.filter(({ origin }) => origin === undefined || origin !== systemOrigin) };
+      return { messages: exportSdkMessages(returned, (message) => toModelMessages<ModelMessage>(message)) };
     },
     middleware: {
       specificationVersion: 'v3',

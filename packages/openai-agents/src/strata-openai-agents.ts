@@ -9,7 +9,7 @@ export interface StrataOpenAIAgentsOptions extends Omit<CreateHostLoopContextOpt
   readonly contextId?: string;
   /** Where tool results are stored for `read_tool_output`. Default: a new in-memory store. */
   readonly outputStore?: ToolOutputStore;
-  /** The agent's tools as JSON Schemas, so their size is charged to the budget (the filter is not told them). */
+  /** The agent's tools as JSON Schemas, so their size is charged to the budget (the filter is not told them; `read_tool_output` is always charged). */
   readonly tools?: readonly ToolSchema[];
   /** Settings of the `read_tool_output` tool. */
   readonly readToolOutput?: Omit<ReadToolOutputToolOptions, 'store'>;
@@ -42,10 +42,12 @@ export function createStrataOpenAIAgents(options: StrataOpenAIAgentsOptions): St
   const outputStore = options.outputStore ?? createMemoryToolOutputStore();
   const context = createHostLoopContext<AgentInputItem[]>({ ...settings, outputStore });
   const readTool = createReadToolOutputTool({ ...readToolOutput, store: outputStore });
+  // `read_tool_output` is charged too: the user adds it to the agent's tools (a duplicate by name counts once).
+  const chargedTools = [...tools.filter((schema) => schema.name !== readTool.name), readTool];
 
   const callModelInputFilter: CallModelInputFilter = async ({ modelData }) => {
     const instructions: ImportedMessage<AgentInputItem[]>[] = modelData.instructions ? [{ message: { role: 'system', content: modelData.instructions }, origin: INSTRUCTIONS }] : [];
-    const turn = await context.prepare({ contextId, messages: [...instructions, ...importAgentItems(modelData.input)], tools });
+    const turn = await context.prepare({ contextId, messages: [...instructions, ...importAgentItems(modelData.input)], tools: chargedTools });
     const leading = turn.messages.filter(({ message }) => message.role === 'system');
     const input = turn.messages.filter(({ message }) => message.role !== 'system').flatMap(({ message, origin }) => origin ?? toAgentItems(message));
     return { input, instructions: leading.length === 0 ? undefined : leading.map(({ message }) => message.content).join('\n\n') };
