@@ -89,3 +89,17 @@ test(`createAgent: a ${STEPS}-step tool loop at a small window stays provider-va
   }
   assert.equal(text, recordBody(id));
 });
+
+test("each thread is its own context: without a contextId, the run's thread_id names it", async () => {
+  const contexts: string[] = [];
+  const traceSink: TraceSink = { async write(document) { contexts.push(document.contextId); } };
+  const strata = createStrataLangChain({ budget: { inputCapTokens: 6_000 }, traceSink });
+  const model = fakeModel();
+  for (const thread of ['t-1', 't-2']) {
+    model.respond(new AIMessage({ content: '', tool_calls: [{ name: 'fetch_record', args: { id: 1 }, id: `${thread}-call`, type: 'tool_call' }] }));
+    model.respond(new AIMessage('Done.'));
+  }
+  const agent = createAgent({ model, tools: [fetchRecord, strata.readToolOutput], middleware: [strata.middleware] });
+  for (const thread of ['t-1', 't-2']) await agent.invoke({ messages: [new HumanMessage(TASK)] }, { configurable: { thread_id: thread } });
+  assert.deepEqual(contexts, ['t-1', 't-1', 't-2', 't-2']);
+});

@@ -8,7 +8,11 @@ import { createReadToolOutputTool, type ReadToolOutputToolOptions } from '@strat
 import { importLangChainMessages, toLangChainMessage } from './langchain-history.js';
 
 export interface StrataLangChainOptions extends Omit<CreateHostLoopContextOptions, 'outputStore'> {
-  /** The conversation's id in stores and traces. Default `"langchain"`. */
+  /**
+   * The conversation's id in stores and traces. Default: the run's
+   * `configurable.thread_id` when it has one (each thread its own context),
+   * else `"langchain"`.
+   */
   readonly contextId?: string;
   /** Where tool results are stored for `read_tool_output`. Default: a new in-memory store. */
   readonly outputStore?: ToolOutputStore;
@@ -36,7 +40,8 @@ const DEFAULT_CONTEXT_ID = 'langchain';
  * Unchanged messages reach the model as the agent's own message objects.
  */
 export function createStrataLangChain(options: StrataLangChainOptions): StrataLangChain {
-  const { contextId = DEFAULT_CONTEXT_ID, readToolOutput, ...settings } = options;
+  const { contextId, readToolOutput, ...settings } = options;
+  const contextOf = (threadId: unknown): string => contextId ?? (typeof threadId === 'string' && threadId !== '' ? threadId : DEFAULT_CONTEXT_ID);
   const outputStore = options.outputStore ?? createMemoryToolOutputStore();
   const context = createHostLoopContext<BaseMessage>({ ...settings, outputStore });
   const readTool = createReadToolOutputTool({ ...readToolOutput, store: outputStore });
@@ -45,7 +50,12 @@ export function createStrataLangChain(options: StrataLangChainOptions): StrataLa
     name: 'StrataContextMiddleware',
     wrapModelCall: async (request, handler) => {
       const system: ImportedMessage<BaseMessage>[] = systemText(request.systemMessage) === '' ? [] : [{ message: { role: 'system', content: systemText(request.systemMessage) }, origin: request.systemMessage }];
-      const turn = await context.prepare({ contextId, messages: [...system, ...importLangChainMessages(request.messages)], tools: toolSchemas(request.tools) });
+      const turn = await context.prepare({
+        contextId: contextOf(request.runtime.configurable?.thread_id),
+        messages: [...system, ...importLangChainMessages(request.messages)],
+        tools: toolSchemas(request.tools),
+        signal: request.runtime.signal,
+      });
       const leading = turn.messages.filter(({ message }) => message.role === 'system');
       const messages = turn.messages.filter(({ message }) => message.role !== 'system').map(({ message, origin }) => origin ?? toLangChainMessage(message));
       const keepsSystem = leading.length === system.length && leading.every(({ origin }) => origin === request.systemMessage);
@@ -60,7 +70,7 @@ export function createStrataLangChain(options: StrataLangChainOptions): StrataLa
     // A copy: the JSON Schema validator annotates the schema object, and ours is frozen.
     schema: structuredClone(readTool.parameters) as Record<string, unknown>,
     func: async (input: Record<string, unknown>, _runManager, config) => {
-      const outcome = await readTool.execute(input as JsonValue, { contextId, toolCallId: (config as { toolCall?: { id?: string } } | undefined)?.toolCall?.id ?? '', signal: config?.signal ?? new AbortController().signal });
+      const outcome = await readTool.execute(input as JsonValue, { contextId: contextOf(config?.configurable?.thread_id), toolCallId: (config as { toolCall?: { id?: string } } | undefined)?.toolCall?.id ?? '', signal: config?.signal ?? new AbortController().signal });
       return outcome.content;
     },
   });
