@@ -1,22 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ModelMessage } from 'ai';
-import { fromAiSdkMessages, toAiSdkMessages, type CanonicalMessage } from '@strata/context';
-import { loadAllSharedConversations } from '@strata/testing';
+import { fromAiSdkMessages, toAiSdkMessages } from '@strata/context';
+import { loadAllSharedConversations, modelVisibleFields as visible } from '@strata/testing';
 import { exportSdkMessages, importSdkMessages, toModelMessages } from './ai-sdk-history.js';
 
-/** The model-visible fields of a canonical message (what the AI SDK format carries). */
-function visible(message: CanonicalMessage): CanonicalMessage {
-  if (message.role === 'tool') {
-    const { outputRef: _ref, masked: _masked, ...rest } = message;
-    return rest;
-  }
-  if (message.role === 'user') {
-    const { hidden: _hidden, authority: _authority, checkpoint: _checkpoint, ...rest } = message;
-    return rest;
-  }
-  return message;
-}
 
 test('shared-data histories go to ModelMessages and back losslessly, and unchanged messages go back as the same objects', (t) => {
   const conversations = loadAllSharedConversations();

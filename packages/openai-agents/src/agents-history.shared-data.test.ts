@@ -1,20 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { CanonicalMessage } from '@strata/context';
-import { loadAllSharedConversations } from '@strata/testing';
+import { loadAllSharedConversations, modelVisibleFields as visible } from '@strata/testing';
 import { importAgentItems, toAgentItems } from './agents-history.js';
 
-function visible(message: CanonicalMessage): CanonicalMessage {
-  if (message.role === 'tool') {
-    const { outputRef: _ref, masked: _masked, ...rest } = message;
-    return rest;
-  }
-  if (message.role === 'user') {
-    const { hidden: _hidden, authority: _authority, checkpoint: _checkpoint, ...rest } = message;
-    return rest;
-  }
-  return message;
-}
 
 test('shared-data histories go to agent input items and back losslessly, each message with its own items', (t) => {
   const conversations = loadAllSharedConversations();

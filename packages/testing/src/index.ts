@@ -17,3 +17,6 @@ export type { SharedConversation } from './conversations.js';
 
 // Generators of canonical histories for property tests
 export { historyArbitrary, textArbitrary } from './history-arbitrary.js';
+
+// What a provider format carries of a canonical message (for round-trip tests)
+export { modelVisibleFields } from './model-visible.js';
