@@ -42,7 +42,6 @@ export interface PostgresBlackboardStoreOptions extends PostgresStoreOptions {
   readonly now?: () => Date;
 }
 
-
 /**
  * A blackboard in PostgreSQL, shared by workers on many machines. Each commit
  * is one transaction that first locks the board's head row (`FOR UPDATE`), so

@@ -42,7 +42,6 @@ export interface SqliteBlackboardStoreOptions extends SqliteStoreOptions {
   readonly now?: () => Date;
 }
 
-
 /**
  * A blackboard in a SQLite file. Each commit is one IMMEDIATE transaction:
  * the head check, removals and writes land together or not at all. The head
