@@ -2,11 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RunDirectory, RunSummary } from './run-directory.js';
 import type { RunRequest } from './run-workflows.js';
-import { createServiceApp } from './service-app.js';
+import { createServiceApp, type TraceViewer } from './service-app.js';
 
 const TOKEN = 'test-token-7f3a';
 
-function fixture() {
+function fixture(viewer?: TraceViewer) {
   const enqueued: RunRequest[] = [];
   const runs = new Map<string, RunSummary>();
   const cancelled: string[] = [];
@@ -33,6 +33,7 @@ function fixture() {
     token: TOKEN,
     maxBodyBytes: 1_024,
     newRunId: () => `run_${(ids += 1)}`,
+    viewer,
   });
   const request = (path: string, init: RequestInit & { token?: string | null } = {}) => {
     const headers = new Headers(init.headers);
@@ -93,4 +94,33 @@ test('service API: a run is enqueued with its profile, model and prompt; read, l
 
 test('service API: the bearer token is required', () => {
   assert.throws(() => createServiceApp({ runs: {} as RunDirectory, runLog: { events: async () => [], traces: async () => [] }, profiles: [], models: [], token: ' ' }), RangeError);
+});
+
+test('the trace viewer: a run page that follows the run; a browser may carry the token in the query, only there', async () => {
+  const pages: Array<{ traces: readonly unknown[]; followUrl: string }> = [];
+  const viewer: TraceViewer = { page: async (traces, followUrl) => (pages.push({ traces, followUrl }), '<!doctype html><title>viewer</title>'), turns: (traces) => ({ turns: traces.length }) };
+  const { app, request } = fixture(viewer);
+  const created = await request('/runs', { method: 'POST', body: JSON.stringify({ profile: 'steps', model: 'scripted-service', prompt: 'go' }) });
+  const { id } = (await created.json()) as { id: string };
+  const page = await app.request(`http://127.0.0.1/runs/${id}/view?token=${TOKEN}`);
+  assert.equal(page.status, 200);
+  assert.match(page.headers.get('content-type') ?? '', /text\/html/);
+  assert.deepEqual(pages.at(-1), { traces: [{ turn: 1 }], followUrl: `/runs/${id}/view/turns.json?token=${TOKEN}` });
+  const byHeader = await request(`/runs/${id}/view`);
+  assert.equal(byHeader.status, 200);
+  assert.equal(pages.at(-1)!.followUrl, `/runs/${id}/view/turns.json`);
+  const turns = await app.request(`http://127.0.0.1/runs/${id}/view/turns.json?token=${TOKEN}`);
+  assert.deepEqual(await turns.json(), { turns: 1 });
+  await assertError(await app.request(`http://127.0.0.1/runs/${id}/view`), 401, 'UNAUTHORIZED');
+  await assertError(await app.request(`http://127.0.0.1/runs/${id}/view?token=wrong`), 401, 'UNAUTHORIZED');
+  await assertError(await app.request(`http://127.0.0.1/runs/${id}/traces?token=${TOKEN}`), 401, 'UNAUTHORIZED');
+  await assertError(await request('/runs/nope/view'), 404, 'RUN_NOT_FOUND');
+  await assertError(await fixture().request(`/runs/${id}/view`), 404, 'RUN_NOT_FOUND');
+});
+
+test('without a viewer the view route says so', async () => {
+  const { request } = fixture();
+  const created = await request('/runs', { method: 'POST', body: JSON.stringify({ profile: 'steps', model: 'scripted-service', prompt: 'go' }) });
+  const { id } = (await created.json()) as { id: string };
+  await assertError(await request(`/runs/${id}/view`), 404, 'NOT_FOUND');
 });

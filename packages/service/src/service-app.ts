@@ -25,6 +25,19 @@ export interface ServiceAppOptions {
   readonly newRunId?: () => string;
   /** Waits between event-stream polls; tests pass one that resolves at once. */
   readonly sleep?: (ms: number) => Promise<void>;
+  /**
+   * The trace viewer, given by the caller that owns it (the CLI): a run's
+   * traces as one page that follows the run (`GET /runs/:id/view`), and the
+   * turns the page polls for (`GET /runs/:id/view/turns.json`).
+   */
+  readonly viewer?: TraceViewer;
+}
+
+export interface TraceViewer {
+  /** The page for a run's trace documents; it polls `followUrl` for new turns. */
+  page(traces: readonly unknown[], followUrl: string): Promise<string>;
+  /** What the page's poll returns for the same documents. */
+  turns(traces: readonly unknown[]): unknown;
 }
 
 /**
@@ -32,6 +45,11 @@ export interface ServiceAppOptions {
  * with a 4xx status for the caller's mistakes; a refused `POST /runs`
  * enqueues nothing.
  */
+function viewerOf(viewer: TraceViewer | undefined): TraceViewer {
+  if (!viewer) throw new ServiceRequestError({ code: 'NOT_FOUND', status: 404, message: 'this service has no trace viewer; `strata serve` mounts one' });
+  return viewer;
+}
+
 export function createServiceApp(options: ServiceAppOptions): Hono {
   if (options.token.trim() === '') throw new RangeError('the service needs a non-empty bearer token');
   const { runs, runLog } = options;
@@ -48,9 +66,11 @@ export function createServiceApp(options: ServiceAppOptions): Hono {
 
   app.use('*', async (context, next) => {
     const header = context.req.header('authorization') ?? '';
-    const match = /^Bearer (.+)$/.exec(header);
+    // A browser cannot send a header when it opens the viewer: its two routes also take `?token=`.
+    const viewing = /^\/runs\/[^/]+\/view(\/turns\.json)?$/.test(context.req.path);
+    const presented = /^Bearer (.+)$/.exec(header)?.[1] ?? (viewing ? context.req.query('token') : undefined);
     // Compared as digests: equal length, constant time.
-    if (!match || !timingSafeEqual(digest(match[1]!), expected)) {
+    if (presented === undefined || !timingSafeEqual(digest(presented), expected)) {
       throw new ServiceRequestError({ code: 'UNAUTHORIZED', status: 401, message: 'a valid bearer token is required (Authorization: Bearer <token>)' });
     }
     await next();
@@ -109,6 +129,22 @@ export function createServiceApp(options: ServiceAppOptions): Hono {
   app.get('/runs/:id/traces', async (context) => {
     const run = await knownRun(context.req.param('id'));
     return context.json({ id: run.id, traces: await runLog.traces(run.id) });
+  });
+
+  app.get('/runs/:id/view', async (context) => {
+    const run = await knownRun(context.req.param('id'));
+    const viewer = viewerOf(options.viewer);
+    const token = context.req.query('token');
+    const followUrl = `/runs/${encodeURIComponent(run.id)}/view/turns.json${token === undefined ? '' : `?token=${encodeURIComponent(token)}`}`;
+    const traces = (await runLog.traces(run.id)).map((trace) => trace.body);
+    return context.html(await viewer.page(traces, followUrl));
+  });
+
+  app.get('/runs/:id/view/turns.json', async (context) => {
+    const run = await knownRun(context.req.param('id'));
+    const traces = (await runLog.traces(run.id)).map((trace) => trace.body);
+    context.header('cache-control', 'no-store');
+    return context.json(viewerOf(options.viewer).turns(traces));
   });
 
   app.get('/runs/:id/events', async (context) => {

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { parseCommandArguments, positiveInteger } from '../cli-arguments.js';
 import { CliInputError } from '../cli-input-error.js';
 import type { CliIo } from '../cli-io.js';
+import { runTraceViewer as traceViewer } from '../viewer/run-trace-viewer.js';
 import { loadServiceCatalog, stopRequested } from './service-catalog-loader.js';
 
 export const SERVE_USAGE = 'strata serve [--workers N] [--port P] [--host H] [--catalog FILE]   the run API (STRATA_SERVICE_TOKEN required) and N worker slots, each restarted under its slot';
@@ -25,6 +26,7 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
     models: catalog.models,
     hostname: values.host ?? '127.0.0.1',
     port: values.port === undefined ? undefined : positiveInteger(values.port, '--port', 8787),
+    viewer: traceViewer,
   });
   const supervisor = superviseWorkers({
     workers,
