@@ -51,8 +51,8 @@ export class ContextMemory {
   historyTokens(composed: readonly CanonicalMessage[], counter: TokenEstimator): number {
     this.observe(composed);
     let prefix = this.prefixTokens.get(counter);
+    // `observe` already cut every counter's sums back to what this composition shares with the last.
     if (!prefix) this.prefixTokens.set(counter, (prefix = [0]));
-    if (prefix.length > composed.length + 1) prefix.length = composed.length + 1;
     for (let index = prefix.length - 1; index < composed.length; index += 1) prefix.push(prefix[index]! + counter.countMessage(composed[index]!));
     return prefix[composed.length]!;
   }

@@ -4,6 +4,7 @@ import type { CanonicalMessage } from './messages.js';
 import { sectionTag } from './system-prompt-renderer.js';
 import type { ToolSchema } from './token-estimator.js';
 import type { ModelInput } from './model-input.js';
+import { isJsonObject } from './tool-call-pairing.js';
 
 export interface ContextValidationRequest {
   readonly input: ModelInput;
@@ -16,10 +17,6 @@ export interface ContextValidationRequest {
 
 export interface ContextValidator {
   validate(request: ContextValidationRequest): ContextViolation[];
-}
-
-function isJsonObject(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**

@@ -4,7 +4,8 @@ import type { AssistantMessage, CanonicalHistory, JsonValue, ToolCall, ToolResul
 /** The key under which arguments that are not a JSON object are sent, as the exact text the model wrote. */
 export const INVALID_ARGUMENTS_KEY = 'invalid_arguments';
 
-function isJsonObject(value: JsonValue): value is { [key: string]: JsonValue } {
+/** A JSON object: what every provider takes as a tool call's arguments. */
+export function isJsonObject(value: unknown): value is { [key: string]: JsonValue } {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
