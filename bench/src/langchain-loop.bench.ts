@@ -7,7 +7,7 @@ import { ClearToolUsesEdit, contextEditingMiddleware, countTokensApproximately, 
 import { z } from 'zod';
 import { exactTokenEstimatorFor, type ToolSchema } from '@strata/context';
 import { createStrataLangChain, importLangChainMessages } from '@strata/langchain';
-import { loadProviderRules, type ProviderRules } from '@strata/testing';
+import { langChainAsOpenAIChat as asOpenAIChat, loadProviderRules, type ProviderRules } from '@strata/testing';
 import { LOOP_BUDGET_TOKENS, LOOP_STEPS, LOOP_SYSTEM, LOOP_TASK, loopToolOutputs, measureLoop, type LoopRow, type MeasuredRequest } from './host-loop-measure.js';
 import { table } from './measure.js';
 
@@ -17,26 +17,6 @@ const READ_OUTPUT_SCHEMA: ToolSchema = {
   parameters: { type: 'object', properties: { index: { type: 'integer' } }, required: ['index'], additionalProperties: false },
 };
 
-/** LangChain messages in OpenAI chat shape, field by field, for the oracle. */
-function asOpenAIChat(messages: readonly BaseMessage[]): unknown[] {
-  return messages.map((message) => {
-    const text = message.text;
-    switch (message.type) {
-      case 'system':
-        return { role: 'system', content: text };
-      case 'human':
-        return { role: 'user', content: text };
-      case 'ai': {
-        const calls = (message as AIMessage).tool_calls ?? [];
-        return { role: 'assistant', content: text, ...(calls.length > 0 ? { tool_calls: calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.args) } })) } : {}) };
-      }
-      case 'tool':
-        return { role: 'tool', tool_call_id: (message as unknown as { tool_call_id: string }).tool_call_id, content: text };
-      default:
-        return { role: message.type };
-    }
-  });
-}
 
 async function runLoop(outputs: readonly string[], middleware: AgentMiddleware[], extraTools: Array<ReturnType<typeof tool>> = []): Promise<MeasuredRequest[]> {
   const model = fakeModel();

@@ -7,7 +7,7 @@
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, trimMessages, type BaseMessage } from '@langchain/core/messages';
 import { pruneMessages, type ModelMessage } from 'ai';
 import { AtomicHistoryWindowPolicy, ConservativeTokenEstimator, ExactTokenEstimator, fromAiSdkMessages, messageText, toAiSdkMessages, toOpenAIChat, type CanonicalMessage } from '@strata/context';
-import { loadProviderRules, loadSweAgentConversations, loadTauBenchConversations, type ProviderRules, type SharedConversation } from '@strata/testing';
+import { langChainAsOpenAIChat, loadProviderRules, loadSweAgentConversations, loadTauBenchConversations, type ProviderRules, type SharedConversation } from '@strata/testing';
 import { skippedResult, type BenchOptions, type BenchResult, type BenchTarget } from './bench-result.js';
 import { fixed, percent } from './measure.js';
 
@@ -43,28 +43,6 @@ function toLangChain(history: readonly CanonicalMessage[]): BaseMessage[] {
   });
 }
 
-/** LangChain messages in OpenAI chat shape, field by field; anything that is not a message stays as it is, for the oracle to judge. */
-function langChainToChat(messages: readonly unknown[]): unknown[] {
-  return messages.map((value) => {
-    if (!(value instanceof Object) || typeof (value as BaseMessage).getType !== 'function') return value;
-    const message = value as BaseMessage;
-    const text = typeof message.content === 'string' ? message.content : JSON.stringify(message.content);
-    switch (message.getType()) {
-      case 'system':
-        return { role: 'system', content: text };
-      case 'human':
-        return { role: 'user', content: text };
-      case 'ai': {
-        const calls = (message as AIMessage).tool_calls ?? [];
-        return { role: 'assistant', content: text, ...(calls.length > 0 ? { tool_calls: calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.args) } })) } : {}) };
-      }
-      case 'tool':
-        return { role: 'tool', tool_call_id: (message as ToolMessage).tool_call_id, content: text };
-      default:
-        return { role: message.getType(), content: text };
-    }
-  });
-}
 
 interface Outcome {
   /** In OpenAI chat shape, as the provider would receive it; undefined when the policy refused (a typed error before any call). */
@@ -93,7 +71,7 @@ function strataPolicy(name: string, count: (message: CanonicalMessage) => number
   return { name, trim: (history, budget) => timed(() => toOpenAIChat(window.select({ messages: history, budgetTokens: budget, count }).messages)) };
 }
 
-const langChainCounter = (messages: BaseMessage[]) => chatTokens(langChainToChat(messages));
+const langChainCounter = (messages: BaseMessage[]) => chatTokens(langChainAsOpenAIChat(messages));
 
 const POLICIES: readonly Policy[] = [
   strataPolicy('Strata window, default estimator (conservative)', (message) => defaultEstimator.countMessage(message)),
@@ -101,12 +79,12 @@ const POLICIES: readonly Policy[] = [
   strataPolicy('Strata window, counting with the judge (exact o200k, chat shape)', (message) => chatTokens(toOpenAIChat([message]))),
   {
     name: 'LangChain trimMessages (defaults: last, no partial)',
-    trim: (history, budget) => timed(async () => langChainToChat(await trimMessages(toLangChain(history), { maxTokens: budget, tokenCounter: langChainCounter }))),
+    trim: (history, budget) => timed(async () => langChainAsOpenAIChat(await trimMessages(toLangChain(history), { maxTokens: budget, tokenCounter: langChainCounter }))),
   },
   {
     name: 'LangChain trimMessages (documented chat settings: last, startOn human, includeSystem)',
     trim: (history, budget) =>
-      timed(async () => langChainToChat(await trimMessages(toLangChain(history), { maxTokens: budget, tokenCounter: langChainCounter, strategy: 'last', startOn: 'human', includeSystem: true }))),
+      timed(async () => langChainAsOpenAIChat(await trimMessages(toLangChain(history), { maxTokens: budget, tokenCounter: langChainCounter, strategy: 'last', startOn: 'human', includeSystem: true }))),
   },
   {
     name: 'AI SDK pruneMessages (tool calls before the last 2 messages) + drop oldest',

@@ -6,7 +6,7 @@ import { tool } from '@langchain/core/tools';
 import { createAgent } from 'langchain';
 import { z } from 'zod';
 import type { TraceSink } from '@strata/context';
-import { loadProviderRules } from '@strata/testing';
+import { langChainAsOpenAIChat as asOpenAIChat, loadProviderRules } from '@strata/testing';
 import { nextArgumentsOf } from '@strata/tools';
 import { createStrataLangChain } from './strata-langchain.js';
 
@@ -22,26 +22,6 @@ function recordBody(id: number): string {
 
 const fetchRecord = tool(async ({ id }: { id: number }) => recordBody(id), { name: 'fetch_record', description: 'Fetches one record by id.', schema: z.object({ id: z.number().int() }) });
 
-/** LangChain messages in OpenAI chat shape, mapped field by field, for the independent oracle. */
-function asOpenAIChat(messages: readonly BaseMessage[]): unknown[] {
-  return messages.map((message) => {
-    const text = typeof message.content === 'string' ? message.content : message.content.flatMap((block) => (block.type === 'text' ? [(block as { text: string }).text] : [])).join('');
-    switch (message.type) {
-      case 'system':
-        return { role: 'system', content: text };
-      case 'human':
-        return { role: 'user', content: typeof message.content === 'string' ? text : [{ type: 'text', text }] };
-      case 'ai': {
-        const calls = (message as AIMessage).tool_calls ?? [];
-        return { role: 'assistant', content: text, ...(calls.length > 0 ? { tool_calls: calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.args) } })) } : {}) };
-      }
-      case 'tool':
-        return { role: 'tool', tool_call_id: (message as unknown as { tool_call_id: string }).tool_call_id, content: text };
-      default:
-        return { role: message.type };
-    }
-  });
-}
 
 test(`createAgent: a ${STEPS}-step tool loop at a small window stays provider-valid, masks, reads back and traces every call`, async () => {
   const rules = await loadProviderRules();

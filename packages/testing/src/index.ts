@@ -20,3 +20,6 @@ export { historyArbitrary, textArbitrary } from './history-arbitrary.js';
 
 // What a provider format carries of a canonical message (for round-trip tests)
 export { modelVisibleFields } from './model-visible.js';
+
+// LangChain messages as the oracle reads them
+export { langChainAsOpenAIChat } from './langchain-chat.js';
