@@ -37,15 +37,20 @@ function masked(prompt: MockLanguageModelV3['doGenerateCalls'][number]['prompt']
   return prompt.filter((message) => message.role === 'tool' && message.content.some((part) => part.type === 'tool-result' && part.output.type === 'text' && part.output.value.startsWith('[stored output'))).length;
 }
 
-test('ToolLoopAgent: prepareStep windows every step of the agent', async () => {
+/** A model that calls `read_log` for parts 1 to STEPS, one per step, then answers "done". */
+function readLogModel(): MockLanguageModelV3 {
   let step = 0;
-  const model = new MockLanguageModelV3({
+  return new MockLanguageModelV3({
     doGenerate: async () => {
       step += 1;
       if (step > STEPS) return { content: [{ type: 'text', text: 'done' }], finishReason: { unified: 'stop', raw: 'stop' }, usage, warnings: [] };
       return { content: [{ type: 'tool-call', toolCallId: `call-${step}`, toolName: 'read_log', input: JSON.stringify({ part: step }) }], finishReason: { unified: 'tool-calls', raw: 'tool_calls' }, usage, warnings: [] };
     },
   });
+}
+
+test('ToolLoopAgent: prepareStep windows every step of the agent', async () => {
+  const model = readLogModel();
   const traceSink = traceCounter();
   const strata = createStrataAiSdk({ budget: { inputCapTokens: 4_000 }, traceSink, tools: { read_log: readLog } });
   const agent = new ToolLoopAgent({ model, tools: { read_log: readLog, ...strata.tools }, stopWhen: stepCountIs(STEPS + 2), prepareStep: strata.prepareStep });
@@ -84,14 +89,7 @@ test('prepareStep charges the system prompt it is given, so system and messages 
   const system = `You read logs. ${'Follow the house rules for reading logs. '.repeat(120)}`;
   const estimator = new ConservativeTokenEstimator({ family: 'unknown' });
   const largest = async (charged: boolean): Promise<number> => {
-    let step = 0;
-    const model = new MockLanguageModelV3({
-      doGenerate: async () => {
-        step += 1;
-        if (step > STEPS) return { content: [{ type: 'text', text: 'done' }], finishReason: { unified: 'stop', raw: 'stop' }, usage, warnings: [] };
-        return { content: [{ type: 'tool-call', toolCallId: `call-${step}`, toolName: 'read_log', input: JSON.stringify({ part: step }) }], finishReason: { unified: 'tool-calls', raw: 'tool_calls' }, usage, warnings: [] };
-      },
-    });
+    const model = readLogModel();
     const strata = createStrataAiSdk({ budget: { inputCapTokens: 6_000 }, tools: { read_log: readLog }, system: charged ? system : undefined });
     await new ToolLoopAgent({ model, instructions: system, tools: { read_log: readLog, ...strata.tools }, stopWhen: stepCountIs(STEPS + 2), prepareStep: strata.prepareStep }).generate({ prompt: 'Read every part of the log.' });
     // The system prompt reaches the model once, as the SDK sends it.
