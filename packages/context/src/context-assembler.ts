@@ -309,7 +309,7 @@ export class ContextAssembler {
   /** Every stored-output pointer left in the window reads back, or its message is replaced by one with a note (never longer). */
   private async checkReferences(turn: Turn, window: HistoryWindow): Promise<{ window: HistoryWindow; replaced: ReadonlySet<CanonicalMessage> }> {
     if (!this.references) return { window, replaced: new Set() };
-    const checked = await this.references.check(turn.contextId, window.messages);
+    const checked = await this.references.check(turn.contextId, window.messages, turn.memory.readableOutputRefs);
     if (checked.diagnostics.length === 0) return { window, replaced: new Set() };
     const replaced = new Set(checked.messages.filter((message, index) => message !== window.messages[index]));
     return { window: { ...window, messages: checked.messages, diagnostics: [...window.diagnostics, ...checked.diagnostics] }, replaced };

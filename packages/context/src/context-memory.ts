@@ -15,13 +15,15 @@ export function sharedPrefixLength(previous: readonly unknown[], next: readonly 
  * What the assembler keeps of one context between turns, so that a turn over
  * an append-only history costs what was appended: the canonical history it
  * last checked, the composed history it last counted (with prefix sums per
- * counter), which messages the composition produced (for the validator), and
- * where the window started. Everything is recomputed from the first message
+ * counter), which messages the composition produced (for the validator),
+ * where the window started, and which stored-output references read back. Everything is recomputed from the first message
  * that differs, so a compaction or a replaced history is always right.
  */
 export class ContextMemory {
   /** Where the window started last turn, to keep the prompt prefix stable. */
   windowStart: CanonicalMessage | undefined;
+  /** Stored-output references already confirmed to read back from this context's store. */
+  readonly readableOutputRefs = new Set<string>();
   private checked: CanonicalHistory = [];
   /** The latest plan call of the checked history (`null`: none). */
   private planCall: { readonly index: number; readonly id: string } | null = null;

@@ -2,27 +2,22 @@ import type { ContextDiagnostic } from './contributor.js';
 import type { CanonicalMessage, ToolResultMessage } from './messages.js';
 import type { ToolOutputStore } from './ports.js';
 
-/** How many contexts' confirmed references are remembered, the most recent ones. */
-const CONTEXTS_KEPT = 256;
-
 /**
  * Checks, before a model call, that every stored-output reference the input
  * points the model at can be read back from that context's store, so the
  * model is never told to read something it cannot. A reference is checked
- * once and remembered while it resolves; stored outputs are never deleted
- * under a running context.
+ * once and kept in `known` (the context's confirmed references) while it
+ * resolves; stored outputs are never deleted under a running context.
  */
 export class OutputReferenceCheck {
   private readonly store: ToolOutputStore;
-  private readonly confirmed = new Map<string, Set<string>>();
 
   constructor(store: ToolOutputStore) {
     this.store = store;
   }
 
   /** The messages with each unreadable pointer replaced by a note, and a diagnostic per replacement. */
-  async check(contextId: string, messages: readonly CanonicalMessage[]): Promise<{ messages: readonly CanonicalMessage[]; diagnostics: ContextDiagnostic[] }> {
-    const known = this.knownFor(contextId);
+  async check(contextId: string, messages: readonly CanonicalMessage[], known: Set<string>): Promise<{ messages: readonly CanonicalMessage[]; diagnostics: ContextDiagnostic[] }> {
     const pointers = messages.filter((message): message is ToolResultMessage => message.role === 'tool' && message.masked === true && message.outputRef !== undefined && !known.has(message.outputRef.id));
     if (pointers.length === 0) return { messages, diagnostics: [] };
     const readable = await Promise.all(pointers.map(async (message) => (await this.store.get(message.outputRef!.id))?.contextId === contextId));
@@ -37,18 +32,6 @@ export class OutputReferenceCheck {
       return unreadablePreview(result);
     });
     return { messages: checked, diagnostics };
-  }
-
-  private knownFor(contextId: string): Set<string> {
-    let known = this.confirmed.get(contextId);
-    if (known) {
-      this.confirmed.delete(contextId);
-    } else {
-      known = new Set();
-      if (this.confirmed.size >= CONTEXTS_KEPT) this.confirmed.delete(this.confirmed.keys().next().value!);
-    }
-    this.confirmed.set(contextId, known);
-    return known;
   }
 }
 
