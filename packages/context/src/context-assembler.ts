@@ -229,7 +229,7 @@ export class ContextAssembler {
     try {
       return await run();
     } finally {
-      this.options.onStage({ contextId: turn.contextId, turn: turn.turn, stage, startedAt, durationMs: this.clock() - startedAt });
+      this.reportStage(turn, stage, startedAt);
     }
   }
 
@@ -239,8 +239,12 @@ export class ContextAssembler {
     try {
       return run();
     } finally {
-      this.options.onStage({ contextId: turn.contextId, turn: turn.turn, stage, startedAt, durationMs: this.clock() - startedAt });
+      this.reportStage(turn, stage, startedAt);
     }
+  }
+
+  private reportStage(turn: Turn, stage: ContextStageName, startedAt: number): void {
+    this.options.onStage?.({ contextId: turn.contextId, turn: turn.turn, stage, startedAt, durationMs: this.clock() - startedAt });
   }
 
   private clock(): number {
