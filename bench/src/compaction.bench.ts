@@ -1,74 +1,15 @@
-// Replay of real trajectories with masking only (no summarizer), against raw
-// replay and two peer strategies measured here on the same turns:
-// SWE-agent's last-5 observation masking and Anthropic's clear_tool_uses.
-// Tokens: o200k, message text only. Prefix reuse: the share of each request's
-// tokens that repeat, byte for byte, the start of the previous request.
-import { ExactTokenEstimator, messageText, type CanonicalMessage } from '@strata/context';
-import { loadSweAgentConversations, loadTauBenchConversations, type SharedConversation } from '@strata/testing';
-import { clearToolUsesRequests, lastNMaskingRequests, rawRequests, replayTrajectory, type BaselineTurn } from '@strata/agent';
-import { createMemoryToolOutputStore } from '@strata/store';
-import { skippedResult, type BenchOptions, type BenchResult } from './bench-result.js';
+// Compaction priced as providers bill it: real trajectories replayed by
+// `strata replay` (the same code, in this process) under Strata's default and
+// the peers' policies: raw, SWE-agent's last-5 observation masking and
+// Anthropic's clear_tool_uses. Tokens: o200k.
+import { replayTrajectories, type PolicySummary, type ReplayPolicy } from '@strata/cli';
+import type { CanonicalMessage } from '@strata/context';
+import { loadProviderRules, loadSweAgentConversations, loadTauBenchConversations, type SharedConversation } from '@strata/testing';
+import { skippedResult, type BenchOptions, type BenchResult, type BenchTarget } from './bench-result.js';
 
-const TITLE = 'Compaction on real trajectories: Strata against raw, last-5 observation masking and clear_tool_uses';
-
-const exact = new ExactTokenEstimator({ family: 'o200k' });
-const textTokens = new WeakMap<CanonicalMessage, number>();
-const serialized = new WeakMap<CanonicalMessage, string>();
-
-function tokensOf(message: CanonicalMessage): number {
-  let count = textTokens.get(message);
-  if (count === undefined) textTokens.set(message, (count = exact.countText(messageText(message))));
-  return count;
-}
-
-function keyOf(message: CanonicalMessage): string {
-  let key = serialized.get(message);
-  if (key === undefined) serialized.set(message, (key = JSON.stringify(message)));
-  return key;
-}
-
-interface Tally {
-  tokens: number;
-  reused: number;
-  compactions: number;
-}
-
-/** Adds one request: its tokens, and the tokens of its leading messages equal to the previous request's. */
-function account(tally: Tally, request: readonly CanonicalMessage[], previous: readonly CanonicalMessage[] | undefined): void {
-  let same = true;
-  for (const [index, message] of request.entries()) {
-    const tokens = tokensOf(message);
-    tally.tokens += tokens;
-    same = same && previous !== undefined && index < previous.length && (previous[index] === message || keyOf(previous[index]!) === keyOf(message));
-    if (same) tally.reused += tokens;
-  }
-}
-
-
-/** Accounts each request of a peer strategy (see @strata/agent's replay baselines). */
-function accountBaseline(turns: readonly BaselineTurn[], tally: Tally): void {
-  let previous: readonly CanonicalMessage[] | undefined;
-  for (const turn of turns) {
-    account(tally, turn.messages, previous);
-    if (turn.compacted) tally.compactions += 1;
-    previous = turn.messages;
-  }
-}
-
-async function strataReplay(conversation: SharedConversation, window: number, maskStoredResults: boolean, tally: Tally): Promise<{ failed: boolean; reason?: string }> {
-  try {
-    const replay = await replayTrajectory({ trajectory: conversation.messages, contextId: `${conversation.source}#${conversation.index}`, windowTokens: window, store: createMemoryToolOutputStore(), compaction: {}, exactEstimator: exact, maskStoredResults });
-    let previous: readonly CanonicalMessage[] | undefined;
-    for (const turn of replay.turns) {
-      account(tally, turn.assembled.input.messages, previous);
-      previous = turn.assembled.input.messages;
-    }
-    tally.compactions += replay.compactions;
-    return { failed: false };
-  } catch (error) {
-    return { failed: true, reason: `${conversation.source}#${conversation.index} at ${window}: ${(error as Error).message}` };
-  }
-}
+const TITLE = 'Compaction priced as providers bill it: Strata against raw, last-5 observation masking and clear_tool_uses';
+const POLICIES: readonly ReplayPolicy[] = ['raw', 'last-n', 'clear-tool-uses', 'pressure', 'masked-view'];
+const LABELS: Readonly<Record<ReplayPolicy, string>> = { raw: 'raw', 'last-n': 'last-5 masking', 'clear-tool-uses': 'clear_tool_uses', pressure: 'Strata default', 'masked-view': 'Strata, every result masked' };
 
 /** A long run: the real SWE-agent steps chained `times` times after the task. */
 function chainedSweRun(conversation: SharedConversation, times: number): SharedConversation {
@@ -85,71 +26,78 @@ function chainedSweRun(conversation: SharedConversation, times: number): SharedC
   return { source: `${conversation.source} x${times}`, index: 0, messages };
 }
 
-const percent = (value: number) => `${(value * 100).toFixed(1)}%`;
+const percent = (value: number | null) => (value === null ? '-' : `${(value * 100).toFixed(1)}%`);
+const thousands = (value: number) => value.toLocaleString('en-US');
 
 export async function run(options: BenchOptions): Promise<BenchResult> {
   const tau = loadTauBenchConversations();
   const swe = loadSweAgentConversations();
-  if (!tau || !swe) return skippedResult(TITLE, '../shared is absent (set STRATA_SHARED_DIR)');
+  const oracle = await loadProviderRules();
+  if (!tau || !swe || !oracle) return skippedResult(TITLE, '../shared is absent (set STRATA_SHARED_DIR)');
   const smoke = options.size === 'smoke';
-  const sets: Array<[string, SharedConversation[]]> = smoke
-    ? [['tau-bench airline (first 2 runs)', tau.slice(0, 2)]]
+  const sets: Array<[string, SharedConversation[], boolean]> = smoke
+    ? [['tau-bench airline (first 2 runs)', tau.slice(0, 2), false]]
     : [
-        ['tau-bench airline (200 runs)', tau],
-        ['SWE-agent (3 runs)', swe],
-        ['SWE-agent long run (real steps chained 10x)', [chainedSweRun(swe[2]!, 10)]],
+        ['tau-bench airline (200 runs)', tau, false],
+        ['SWE-agent (3 runs)', swe, false],
+        ['SWE-agent long run (real steps chained 10x)', [chainedSweRun(swe[2]!, 10)], true],
       ];
   const windows = smoke ? [4_096] : [4_096, 8_192];
-  const failures: string[] = [];
   const rows = [];
-  for (const [name, conversations] of sets) {
-    for (const window of windows) {
-      const raw: Tally = { tokens: 0, reused: 0, compactions: 0 };
-      const lastFive: Tally = { tokens: 0, reused: 0, compactions: 0 };
-      const clearing: Tally = { tokens: 0, reused: 0, compactions: 0 };
-      const strata: Tally = { tokens: 0, reused: 0, compactions: 0 };
-      const view: Tally = { tokens: 0, reused: 0, compactions: 0 };
-      let failed = 0;
-      for (const conversation of conversations) {
-        const strataPart: Tally = { tokens: 0, reused: 0, compactions: 0 };
-        const viewPart: Tally = { tokens: 0, reused: 0, compactions: 0 };
-        const outcomes = [await strataReplay(conversation, window, false, strataPart), await strataReplay(conversation, window, true, viewPart)];
-        if (outcomes.some((outcome) => outcome.failed)) {
-          failed += 1;
-          failures.push(...outcomes.flatMap((outcome) => (outcome.reason ? [outcome.reason] : [])));
-          continue;
-        }
-        // Every strategy over exactly the runs Strata replayed.
-        for (const [total, part] of [[strata, strataPart], [view, viewPart]] as const) {
-          total.tokens += part.tokens;
-          total.reused += part.reused;
-          total.compactions += part.compactions;
-        }
-        accountBaseline(rawRequests(conversation.messages), raw);
-        accountBaseline(lastNMaskingRequests(conversation.messages, { keep: 5 }), lastFive);
-        accountBaseline(clearToolUsesRequests(conversation.messages, { triggerTokens: window, countMessage: tokensOf }), clearing);
-      }
-      const cut = (tally: Tally) => percent(1 - tally.tokens / raw.tokens);
-      const reuse = (tally: Tally) => percent(tally.reused / tally.tokens);
-      rows.push({
-        data: name,
-        window,
-        'raw tokens': raw.tokens,
-        'raw reuse': reuse(raw),
-        'last-5 masking cut / reuse': `${cut(lastFive)} / ${reuse(lastFive)}`,
-        'clear_tool_uses cut / reuse': `${cut(clearing)} / ${reuse(clearing)}`,
-        'strata on pressure: cut / reuse / compactions': `${cut(strata)} / ${reuse(strata)} / ${strata.compactions}`,
-        'strata masked view: cut / reuse / compactions': `${cut(view)} / ${reuse(view)} / ${view.compactions}`,
-        'runs not assembled': failed,
+  const targets: BenchTarget[] = [];
+  const notes: string[] = [];
+  for (const [name, conversations, long] of sets) {
+    for (const windowTokens of windows) {
+      const { total, failures } = await replayTrajectories({
+        trajectories: conversations.map((conversation) => ({ id: `${conversation.source}#${conversation.index}`, messages: conversation.messages })),
+        windowTokens,
+        policies: POLICIES,
+        oracle,
       });
+      for (const failure of failures) notes.push(`not assembled at ${windowTokens}: ${failure.id} (${failure.policy}): ${failure.message}`);
+      for (const policy of POLICIES) {
+        const summary: PolicySummary = total[policy];
+        rows.push({
+          data: name,
+          window: windowTokens,
+          policy: LABELS[policy],
+          'cost (cached 0.1, rest 1)': summary.cost.totalWithoutWritePremium,
+          'cost with cache writes at 1.25': summary.cost.total,
+          'input tokens': summary.inputTokens,
+          'turns over the window': summary.overWindowTurns,
+          'prefix reuse': percent(summary.prefixReuse),
+          'later-use recall': percent(summary.laterUseRecall.share),
+          recovered: summary.recovery.share === null ? 'no copy kept' : percent(summary.recovery.share),
+          'oracle violations': summary.oracleViolations,
+        });
+      }
+      if (smoke) continue;
+      const strata = total.pressure;
+      for (const [column, cost] of [
+        ['cached 0.1, rest 1', (summary: PolicySummary) => summary.cost.totalWithoutWritePremium],
+        ['cache writes 1.25', (summary: PolicySummary) => summary.cost.total],
+      ] as const) {
+        const lowest = Math.min(...POLICIES.map((policy) => cost(total[policy])));
+        const ratio = cost(strata) / lowest;
+        targets.push({ name: `${name}, ${windowTokens}: default's cost (${column}) lowest of all policies or within 1%`, measured: `${thousands(cost(strata))}, ${ratio.toFixed(4)}x the lowest`, met: ratio <= 1.01 });
+      }
+      if (long) {
+        const below = 1 - strata.cost.totalWithoutWritePremium / total.raw.cost.totalWithoutWritePremium;
+        targets.push({ name: `${name}, ${windowTokens}: default's cost at least 50% below raw`, measured: `${percent(below)} below`, met: below >= 0.5 });
+      }
+      targets.push({ name: `${name}, ${windowTokens}: every masked result recoverable`, measured: percent(strata.recovery.share), met: strata.recovery.share === 1 });
+      if (!long) {
+        const recall = strata.laterUseRecall.share ?? 1;
+        targets.push({ name: `${name}, ${windowTokens}: later-use recall at least 99%, never over the window`, measured: `${percent(recall)}, ${strata.overWindowTurns} turns over`, met: recall >= 0.99 && strata.overWindowTurns === 0 });
+      }
     }
   }
   return {
     title: TITLE,
     method:
-      'Replays of real trajectories with masking only (no summarizer). Tokens: o200k, message text only. Cut: tokens sent below raw replay. Reuse: the share of each request\'s tokens that repeat, byte for byte, the start of the previous request. The peers are the replay baselines of @strata/agent over exactly the runs Strata replayed.',
-    tables: [{ title: 'tokens sent and prefix reuse by policy', rows }],
-    targets: [],
-    notes: ['Every masked output is stored and recoverable byte-exact: see packages/agent/src/replay.test.ts.', ...failures.map((failure) => `not assembled: ${failure}`)],
+      "Every recorded model call replayed through `strata replay`'s code in this process, masking only (no summarizer), counted in o200k. Cost in input-token units: the prefix equal to the previous request at 0.1, the rest at 1 (as OpenAI bills cached input); the second column bills the part the next request reuses as a cache write at 1.25 (as Anthropic does). Later-use recall: identifiers, numbers and paths a later recorded answer used that first appeared in a tool output, visible in that call's input or found by one read_tool_output query. Raw sends the whole history, also over the window.",
+    tables: [{ title: 'cost, recall and recovery by policy', rows }],
+    targets,
+    notes,
   };
 }

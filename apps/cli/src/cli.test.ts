@@ -60,7 +60,7 @@ async function fixtures(): Promise<string> {
   return directory;
 }
 
-const SUMMARY_KEYS = ['runs', 'failedRuns', 'turns', 'inputTokens', 'reductionVsRaw', 'cost', 'prefixReuse', 'compactions', 'orphans', 'splitUnits', 'anchorKept', 'goalKept', 'recovery', 'laterUseRecall', 'oracleViolations', 'assemblyMs'];
+const SUMMARY_KEYS = ['runs', 'failedRuns', 'turns', 'inputTokens', 'reductionVsRaw', 'cost', 'overWindowTurns', 'prefixReuse', 'compactions', 'orphans', 'splitUnits', 'anchorKept', 'goalKept', 'recovery', 'laterUseRecall', 'oracleViolations', 'assemblyMs'];
 
 test('replay --json over every format: documented keys, no orphans or split units, anchor kept, recovery whole', async () => {
   const directory = await fixtures();

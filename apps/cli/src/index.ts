@@ -8,3 +8,8 @@ export { CliInputError } from './cli-input-error.js';
 // Traces and the viewer
 export { readTraceDirectory, type TraceRun } from './trace/read-traces.js';
 export { renderViewerHtml } from './viewer/render-viewer.js';
+
+// Replay measures (what `strata replay` prints), in-process
+export { replayTrajectories, REPLAY_ENCODINGS, type ReplayEncoding, type ReplayTrajectoriesOptions, type ReplayTrajectoriesResult } from './replay/replay-trajectories.js';
+export { REPLAY_POLICIES, type ReplayPolicy } from './replay/policy-turns.js';
+export type { PolicySummary } from './replay/replay-metrics.js';

@@ -26,7 +26,8 @@ test('under pressure a run summarizes old steps into a checkpoint, records a ses
   registry.register(notes);
   const traces: ContextTraceV5[] = [];
   const result = await createAgentRun(
-    { id: 'lab', sections: { identity: 'You are a lab assistant.', governance: 'Never invent measurements.' } },
+    // Results sent whole (no masked view), so the history reaches pressure.
+    { id: 'lab', maskStoredResults: false, sections: { identity: 'You are a lab assistant.', governance: 'Never invent measurements.' } },
     {
       model: createModelClient({ model }),
       tools: registry,
@@ -35,7 +36,7 @@ test('under pressure a run summarizes old steps into a checkpoint, records a ses
       sessionStore: stores.sessions,
       traceSink: { write: async (document) => void traces.push(document.body as ContextTraceV5) },
       summarizer: createModelSummarizer({ client: createModelClient({ model: summarizerModel }) }),
-      configuration: resolveContextConfiguration({ SCIENCE_AGENT_CONTEXT_WINDOW_TOKENS: '3000' }),
+      configuration: resolveContextConfiguration({ SCIENCE_AGENT_CONTEXT_WINDOW_TOKENS: '3000', SCIENCE_AGENT_CONTEXT_COMPACTION_PRESSURE_PERCENT: '80' }),
     },
     { contextId: 'lab-run', prompt: 'Read the notes and tell me the temperature.' },
   ).execute();

@@ -17,6 +17,7 @@ import {
   type ContextStageEvent,
   type ContextConfiguration as Configuration,
   type HistoryCompactorOptions,
+  type MessageComposerOptions,
   type ResolvedContextBudget,
   type SessionStore,
   type Summarizer,
@@ -81,9 +82,11 @@ export interface AgentProfile {
   /**
    * Observation masking as a view: stored results shown as previews with
    * their refs, the newest step's bodies sent whole after the history. Keeps
-   * the prompt prefix stable for provider caches. Default false.
+   * the prompt prefix stable for provider caches. Default: the composer's
+   * (results whose preview is at most `MASK_PREVIEW_SHARE` of the body);
+   * `false` sends every result whole until compaction masks it.
    */
-  readonly maskStoredResults?: boolean;
+  readonly maskStoredResults?: MessageComposerOptions['maskStoredResults'];
   /** The legacy path's system prompt (modes legacy and shadow). */
   readonly legacySystemPrompt?: string;
   /** Deferred tools promoted before the first model call when the request matches. */
@@ -195,7 +198,7 @@ export function createAgentRun(profile: AgentProfile, bindings: AgentBindings, i
         onStage: bindings.onStage,
         now: bindings.now,
         legacySystemPrompt: profile.legacySystemPrompt,
-        stages: { composer: profile.maskStoredResults ? new DefaultContextMessageComposer({ maskStoredResults: true }) : undefined },
+        stages: { composer: profile.maskStoredResults === undefined ? undefined : new DefaultContextMessageComposer({ maskStoredResults: profile.maskStoredResults }) },
       });
       const agent = new NativeAgent({
         now: bindings.now,

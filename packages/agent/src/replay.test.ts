@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildHistoryUnits, ExactTokenEstimator, isTaskAnchorCandidate, toOpenAIChat } from '@strata/context';
+import { ExactTokenEstimator, isTaskAnchorCandidate, toOpenAIChat } from '@strata/context';
 import { loadProviderRules, loadSweAgentConversations, loadTauBenchConversations } from '@strata/testing';
 import { createMemoryToolOutputStore } from '@strata/store';
 import { createReadToolOutputTool } from '@strata/tools';
@@ -54,10 +54,20 @@ test('replay of real trajectories under a small window: valid inputs, anchor kep
         assert.deepEqual(rules.violations(chat, 'anthropic'), [], `${contextId} call ${turn.trajectoryIndex}`);
       }
       const sentSet = new Set(sent);
-      for (const unit of buildHistoryUnits(turn.canonical)) {
-        const kept = unit.messages.filter((message) => sentSet.has(message)).length;
-        assert.ok(kept === 0 || kept === unit.messages.length, `${contextId}: a unit was split`);
-      }
+      // No unit split: every call is answered right after its message, and every result follows its call.
+      sent.forEach((message, index) => {
+        if (message.role === 'assistant') {
+          const calls = (message.toolCalls ?? []).map((call) => call.id);
+          const results = sent.slice(index + 1, index + 1 + calls.length).map((next) => (next.role === 'tool' ? next.toolCallId : undefined));
+          assert.deepEqual([...results].sort(), [...calls].sort(), `${contextId} call ${turn.trajectoryIndex}: a unit was split at message ${index}`);
+        }
+        if (message.role === 'tool') {
+          let at = index - 1;
+          while (at >= 0 && sent[at]!.role === 'tool') at -= 1;
+          const owner = sent[at];
+          assert.ok(owner?.role === 'assistant' && owner.toolCalls?.some((call) => call.id === message.toolCallId), `${contextId} call ${turn.trajectoryIndex}: result ${message.toolCallId} has no call before it`);
+        }
+      });
       const anchor = turn.canonical.findLast(isTaskAnchorCandidate);
       if (anchor) assert.ok(sentSet.has(anchor), `${contextId} call ${turn.trajectoryIndex}: the anchor is missing`);
       assert.ok(turn.assembled.trace.budget!.totalTokens <= window);

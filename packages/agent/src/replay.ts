@@ -9,6 +9,7 @@ import {
   type CanonicalHistory,
   type CanonicalMessage,
   type HistoryCompactorOptions,
+  type MessageComposerOptions,
   type TokenEstimator,
   type ToolOutputStore,
 } from '@strata/context';
@@ -28,8 +29,8 @@ export interface ReplayOptions {
   readonly exactEstimator?: TokenEstimator;
   /** Share of the cap at which compaction starts (see resolveContextBudget). */
   readonly pressureRatio?: number;
-  /** Observation masking as a view (see DefaultContextMessageComposer). Default false. */
-  readonly maskStoredResults?: boolean;
+  /** Observation masking as a view (see DefaultContextMessageComposer). Default: the composer's. */
+  readonly maskStoredResults?: MessageComposerOptions['maskStoredResults'];
   /** The run contract's goal snapshot: the trajectory's first user request as a protected section, as `createAgentRun` adds it. Default false. */
   readonly goalSnapshot?: boolean;
 }
@@ -83,7 +84,7 @@ export async function replayTrajectory(options: ReplayOptions): Promise<ReplayRe
     estimator,
     ...(options.exactEstimator ? { exactEstimator: options.exactEstimator } : {}),
     ...(options.compaction === false ? {} : { compactor: new DefaultHistoryCompactor(options.compaction) }),
-    ...(options.maskStoredResults ? { stages: { composer: new DefaultContextMessageComposer({ maskStoredResults: true }) } } : {}),
+    ...(options.maskStoredResults === undefined ? {} : { stages: { composer: new DefaultContextMessageComposer({ maskStoredResults: options.maskStoredResults }) } }),
   });
   let canonical: CanonicalMessage[] = [];
   const turns: ReplayTurn[] = [];

@@ -37,7 +37,7 @@ function setup(options: { script: ScriptedTurn[]; tools?: ToolDefinition[]; wind
     sessionStore: sessions,
     traceSink: { write: async (document) => void traces.push(document.body as ContextTraceV5) },
     summarizer: options.summarizer,
-    configuration: resolveContextConfiguration({ SCIENCE_AGENT_CONTEXT_WINDOW_TOKENS: String(options.window ?? 32_000) }),
+    configuration: resolveContextConfiguration({ SCIENCE_AGENT_CONTEXT_WINDOW_TOKENS: String(options.window ?? 32_000), SCIENCE_AGENT_CONTEXT_COMPACTION_PRESSURE_PERCENT: '80' }),
     timers: clock.timers,
     now: () => 0,
   };
@@ -74,7 +74,7 @@ test('another writer appending while the run compacts: its message survives, the
     },
   };
   const { bindings, traces } = setup({ script, window: 3_000, tools: [tool('read_notes', (input) => ({ content: notesPage((input as { page: number }).page) }))], sessions: memory.sessions, outputStore: noReferences, summarizer });
-  const result = await createAgentRun({ id: 'lab' }, bindings, { contextId: 'lab', prompt: 'Read the notes.' }).execute();
+  const result = await createAgentRun({ id: 'lab', maskStoredResults: false }, bindings, { contextId: 'lab', prompt: 'Read the notes.' }).execute();
   assert.equal(result.stopReason, 'completed');
   const newest = await stored(memory.sessions, 'lab');
   assert.match(JSON.stringify(newest), /foreign-1/, 'the foreign message is in the newest version (verbatim or in the checkpoint)');
@@ -224,7 +224,7 @@ test('a summarizer that hangs and ignores abort: the run deadline ends the run, 
     },
   };
   const { bindings, clock, sessions } = setup({ script, window: 3_000, tools: [tool('read_notes', (input) => ({ content: notesPage((input as { page: number }).page) }))], outputStore: noReferences, summarizer });
-  const run = createAgentRun({ id: 'tester', runTimeoutMs: 60_000 }, bindings, { contextId: 'hang', prompt: 'Read the notes.' }).execute();
+  const run = createAgentRun({ id: 'tester', runTimeoutMs: 60_000, maskStoredResults: false }, bindings, { contextId: 'hang', prompt: 'Read the notes.' }).execute();
   await hanging.promise;
   const before = await stored(sessions, 'hang');
   assert.equal(clock.fire(60_000), 1);

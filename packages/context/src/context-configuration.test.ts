@@ -71,7 +71,7 @@ test('the pressure percent is at most 100; retain must be below pressure (given 
     () => resolveContextConfiguration({ SCIENCE_AGENT_CONTEXT_COMPACTION_PRESSURE_PERCENT: '60', SCIENCE_AGENT_CONTEXT_COMPACTION_RETAIN_PERCENT: '60' }),
     (error: unknown) => ConfigurationError.isInstance(error) && error.setting === 'SCIENCE_AGENT_CONTEXT_COMPACTION_RETAIN_PERCENT' && /must be below SCIENCE_AGENT_CONTEXT_COMPACTION_PRESSURE_PERCENT \(60\)/.test(error.message),
   );
-  assert.throws(() => resolveContextConfiguration({ STRATA_CONTEXT_COMPACTION_RETAIN_PERCENT: '85' }), /must be below STRATA_CONTEXT_COMPACTION_PRESSURE_PERCENT \(default\) \(80\)/);
+  assert.throws(() => resolveContextConfiguration({ STRATA_CONTEXT_COMPACTION_RETAIN_PERCENT: '95' }), /must be below STRATA_CONTEXT_COMPACTION_PRESSURE_PERCENT \(default\) \(90\)/);
 });
 
 test('the reserve must be below the max, naming both', () => {

@@ -35,7 +35,7 @@ test('golden: the v5 trace of a minimal dynamic turn', async () => {
       systemPromptTokens: 250,
       attachmentTokens: 100,
       contributedMessageTokens: 50,
-      pressureTokens: 800,
+      pressureTokens: 900,
       configuration: null,
       toolTokens,
       systemPromptUsedTokens: systemTokens,

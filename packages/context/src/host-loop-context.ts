@@ -3,6 +3,7 @@ import { resolveContextBudget, type ContextBudgetOptions, type ContextMode } fro
 import { ContextContributorRegistry } from './contributor-registry.js';
 import { DefaultHistoryCompactor, type HistoryCompactorOptions } from './default-history-compactor.js';
 import { createContextAssembler } from './default-pipeline.js';
+import { DefaultContextMessageComposer, type MessageComposerOptions } from './message-composer.js';
 import type { CanonicalHistory, CanonicalMessage, ToolResultMessage } from './messages.js';
 import type { ToolOutputStore, TraceSink } from './ports.js';
 import type { TokenEstimator, ToolSchema } from './token-estimator.js';
@@ -135,6 +136,12 @@ export interface CreateHostLoopContextOptions {
   /** Default `dynamic`. */
   readonly mode?: ContextMode;
   readonly storeFromChars?: number;
+  /**
+   * The masked view of stored results (see `MessageComposerOptions`).
+   * Default false: the host's loop sends each result as it recorded it, and
+   * only compaction under pressure masks old ones.
+   */
+  readonly maskStoredResults?: MessageComposerOptions['maskStoredResults'];
 }
 
 /** A `HostLoopContext` over the default pipeline, the compactor and the given store and trace sink. */
@@ -148,6 +155,7 @@ export function createHostLoopContext<Origin>(options: CreateHostLoopContextOpti
     estimator: options.estimator,
     exactEstimator: options.exactEstimator,
     mode: options.mode,
+    stages: { composer: new DefaultContextMessageComposer({ maskStoredResults: options.maskStoredResults ?? false }) },
   });
   return new HostLoopContext<Origin>({ assembler, outputStore: options.outputStore, storeFromChars: options.storeFromChars });
 }

@@ -82,7 +82,7 @@ export { DeterministicSystemPromptRenderer } from './system-prompt-renderer.js';
 export type { RenderedSystemPrompt, SystemPromptRenderer } from './system-prompt-renderer.js';
 export { ThresholdTokenPressurePolicy } from './token-pressure.js';
 export type { TokenPressure, TokenPressurePolicy, TokenPressureRequest } from './token-pressure.js';
-export { DefaultContextMessageComposer, interruptedResult } from './message-composer.js';
+export { DefaultContextMessageComposer, MASK_PREVIEW_SHARE, interruptedResult } from './message-composer.js';
 export type { ComposedMessages, ComposeRequest, ContextMessageComposer, MessageComposerOptions } from './message-composer.js';
 export { AtomicHistoryWindowPolicy } from './history-window.js';
 export type { HistoryWindow, HistoryWindowPolicy, HistoryWindowRequest, HistoryWindowStats } from './history-window.js';
@@ -107,7 +107,7 @@ export type { ContextTraceV5, ModelCallTrace, PlanProgress } from './context-tra
 export { PLAN_TOOL_NAME } from './plan-progress.js';
 
 // Ports implemented elsewhere (stores, summarizers, trace sinks) and the tool contract
-export type { ToolOutputStore, StoredToolOutput, PutToolOutput, PutToolOutputStream, SessionStore, SessionAppendOptions, SessionVersion, Summarizer, SummarizeRequest, TraceSink } from './ports.js';
+export type { ToolOutputStore, StoredToolOutput, StoredToolOutputEntry, PutToolOutput, PutToolOutputStream, SessionStore, SessionAppendOptions, SessionVersion, Summarizer, SummarizeRequest, TraceSink } from './ports.js';
 export type { ToolDefinition, ToolExecutionContext, ToolOutcome } from './tool-definition.js';
 
 // Credentials in error texts

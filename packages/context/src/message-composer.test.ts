@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { toOpenAIChat } from './adapters/openai-chat.js';
-import { DefaultContextMessageComposer, escapeWrapped } from './message-composer.js';
+import { DefaultContextMessageComposer, MASK_PREVIEW_SHARE, escapeWrapped } from './message-composer.js';
 import type { CanonicalMessage, ToolResultMessage } from './messages.js';
 import fc from 'fast-check';
 import { historyArbitrary, loadProviderRules } from '@strata/testing';
@@ -37,10 +37,22 @@ test('masked view: past stored results become the same preview every turn; the n
   if (rules) assert.deepEqual(rules.violations(toOpenAIChat([...first.history, ...first.callLocal]), 'anthropic'), []);
 });
 
-test('without the option, stored results are sent as they are', () => {
-  const composed = new DefaultContextMessageComposer().compose({ history, messages: [], attachments: [] });
+test('maskStoredResults false sends stored results as they are', () => {
+  const composed = new DefaultContextMessageComposer({ maskStoredResults: false }).compose({ history, messages: [], attachments: [] });
   assert.deepEqual(composed.history, history);
   assert.equal(composed.callLocal.length, 0);
+});
+
+test('by default only a result whose preview is at most half its body is masked', () => {
+  // A body of 2,100 characters has a preview of about 480 (masked); one of 700 a preview of about 480 too (kept whole).
+  const long = stored('a', body('page 1'));
+  const short = stored('b', 'short header\n' + 'x'.repeat(700));
+  const composed = new DefaultContextMessageComposer().compose({ history: [history[0]!, history[1]!, long, history[3]!, short], messages: [], attachments: [] });
+  assert.equal((composed.history[2] as ToolResultMessage).masked, true, 'the long result is shown as its preview');
+  assert.ok(composed.history[2]!.content.length <= long.content.length * MASK_PREVIEW_SHARE);
+  assert.equal(composed.history[4], short, 'the short result is sent as it is: its preview would save too little');
+  assert.equal(composed.callLocal.length, 0, 'the newest step has no masked result to send whole');
+  assert.throws(() => new DefaultContextMessageComposer({ maskStoredResults: { maxPreviewShare: 1.5 } }), /maxPreviewShare must be between 0 and 1, got 1.5/);
 });
 
 test('wrapped data cannot open or close a wrapper, in any letter case', () => {

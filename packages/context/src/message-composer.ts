@@ -1,4 +1,5 @@
 import type { ContextDiagnostic, ContributedMessage, DataAttachment } from './contributor.js';
+import { ConfigurationError } from './errors/configuration-error.js';
 import { ContextInputError } from './errors/context-input-error.js';
 import { isTaskAnchorCandidate } from './history-units.js';
 import type { CanonicalHistory, CanonicalMessage, ToolResultMessage, UserMessage } from './messages.js';
@@ -7,14 +8,17 @@ import { PREVIEW_DEFAULTS, previewToolResult, type PreviewOptions } from './tool
 
 export interface MessageComposerOptions {
   /**
-   * Observation masking as a view, for prompt caches: every stored tool
-   * result is shown as its head/tail preview with its reference, the same
-   * bytes every turn; the newest step's full bodies are sent once more as
+   * Observation masking as a view, for prompt caches: a stored tool result
+   * is shown as its head/tail preview with its reference, the same bytes
+   * every turn; the newest step's full bodies are sent once more as
    * call-local data after the history, so the model still reads them whole
    * while the history prefix never changes. The canonical history is not
-   * touched. Default false.
+   * touched. `true` masks every stored result that has a smaller preview;
+   * `{ maxPreviewShare }` only those whose preview is at most that share of
+   * the body (a small saving costs more in cache writes than it saves);
+   * `false` none. Default `{ maxPreviewShare: MASK_PREVIEW_SHARE }`.
    */
-  readonly maskStoredResults?: boolean;
+  readonly maskStoredResults?: boolean | { readonly maxPreviewShare: number };
   readonly preview?: PreviewOptions;
 }
 
@@ -96,6 +100,19 @@ export function interruptedResult(callId: string, toolName: string): ToolResultM
   return { role: 'tool', toolCallId: callId, toolName, content: '[no result: this tool call was interrupted before it finished]', isError: true };
 }
 
+/**
+ * The default masked view shows a stored result as its preview when the
+ * preview is at most this share of the body. Priced as providers bill
+ * prompt caches (cached input 0.1, new 1, cache write 1.25), a preview of
+ * half its body pays for its cache write in about seven turns by itself,
+ * sooner when it spares a window cut (a cut writes every kept token again);
+ * a preview barely smaller than its body never pays. Measured with
+ * `npm run bench -- compaction` on tau-bench and SWE-agent: of a quarter, a
+ * third, a half, 0.6, 0.75 and every preview, a half is the lowest cost or
+ * within 1% of it in the most cells (see bench/results).
+ */
+export const MASK_PREVIEW_SHARE = 0.5;
+
 /** How many contexts' compositions a composer keeps, the most recent ones. */
 const CONTEXTS_KEPT = 256;
 
@@ -123,6 +140,11 @@ interface Composition {
 
 function emptyComposition(): Composition {
   return { source: [], stableEnd: 0, history: [], diagnostics: [], callIds: new Set(), conversationStarted: false, firstTurn: -1, hasTaskAnchor: false };
+}
+
+/** Where composition stands as it walks the history. */
+interface ComposeCursor {
+  conversationStarted: boolean;
 }
 
 /** One group of the history composed: a tool step, or a single message. */
@@ -157,8 +179,16 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
   private readonly previews = new WeakMap<ToolResultMessage, ToolResultMessage | null>();
   private readonly compositions = new Map<string, Composition>();
 
+  /** The largest preview, as a share of its body, shown instead of the body; 0: no masking. */
+  private readonly maxPreviewShare: number;
+
   constructor(options: MessageComposerOptions = {}) {
     this.options = options;
+    const mask = options.maskStoredResults ?? { maxPreviewShare: MASK_PREVIEW_SHARE };
+    this.maxPreviewShare = mask === true ? 1 : mask === false ? 0 : mask.maxPreviewShare;
+    if (!(this.maxPreviewShare >= 0 && this.maxPreviewShare <= 1)) {
+      throw new ConfigurationError({ setting: 'maskStoredResults.maxPreviewShare', message: `maskStoredResults.maxPreviewShare must be between 0 and 1, got ${String(this.maxPreviewShare)}` });
+    }
   }
 
   compose(request: ComposeRequest): ComposedMessages {
@@ -174,7 +204,7 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
     const cursor = { conversationStarted: composition.conversationStarted };
     while (index < history.length) {
       const group = this.composeGroup(history, index, composition.callIds, cursor);
-      if (group.end < history.length) this.keep(composition, group, cursor.conversationStarted);
+      if (group.end < history.length) this.keep(composition, group, cursor);
       else newest = group;
       composition.stableEnd = group.end < history.length ? group.end : index;
       index = group.end;
@@ -209,8 +239,8 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
     this.compositions.set(contextId, composition);
   }
 
-  private keep(composition: Composition, group: ComposedGroup, conversationStarted: boolean): void {
-    composition.conversationStarted = conversationStarted;
+  private keep(composition: Composition, group: ComposedGroup, cursor: ComposeCursor): void {
+    composition.conversationStarted = cursor.conversationStarted;
     for (const message of group.messages) {
       if (composition.firstTurn < 0 && message.role !== 'system') composition.firstTurn = composition.history.length;
       if (isTaskAnchorCandidate(message)) composition.hasTaskAnchor = true;
@@ -221,7 +251,7 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
   }
 
   /** Composes the group at `history[index]`, given the call ids used before it and whether the conversation has started. */
-  private composeGroup(history: CanonicalHistory, index: number, callIds: ReadonlySet<string>, cursor: { conversationStarted: boolean }): ComposedGroup {
+  private composeGroup(history: CanonicalHistory, index: number, callIds: ReadonlySet<string>, cursor: ComposeCursor): ComposedGroup {
     const message = history[index]!;
     const single = (messages: readonly CanonicalMessage[], diagnostics: readonly ContextDiagnostic[] = []): ComposedGroup => ({ end: index + 1, messages, diagnostics, callIds: [], previewed: [] });
     const subject = `history[${index}]`;
@@ -231,7 +261,7 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
       const messages: CanonicalMessage[] = [step.assistant];
       const previewed: ToolResultMessage[] = [];
       for (const result of step.results) {
-        const preview = this.options.maskStoredResults ? this.previewOf(result) : undefined;
+        const preview = this.maxPreviewShare === 0 ? undefined : this.previewOf(result);
         messages.push(preview ?? result);
         if (preview) previewed.push(result);
       }
@@ -264,10 +294,12 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
     return single(message.role === 'user' ? [{ ...message, content: EMPTY_USER_TEXT }] : [], [diagnostic]);
   }
 
+  /** The result's preview when it is shown masked; decided once per result, so every turn sends the same bytes. */
   private previewOf(result: ToolResultMessage): ToolResultMessage | undefined {
     let preview = this.previews.get(result);
     if (preview === undefined) {
       preview = previewToolResult(result, this.options.preview ?? PREVIEW_DEFAULTS) ?? null;
+      if (preview && preview.content.length > result.content.length * this.maxPreviewShare) preview = null;
       this.previews.set(result, preview);
     }
     return preview ?? undefined;

@@ -24,6 +24,14 @@ export interface PutToolOutputStream extends Omit<PutToolOutput, 'body'> {
   readonly signal?: AbortSignal;
 }
 
+/** One stored output of a context, without its body (see `ToolOutputStore.list`). */
+export interface StoredToolOutputEntry {
+  readonly refId: string;
+  readonly toolCallId: string;
+  readonly toolName: string;
+  readonly createdAt: string;
+}
+
 /**
  * Keeps every stored tool result under a stable reference. Implemented in
  * `@strata/store` (memory, SQLite, PostgreSQL).
@@ -40,6 +48,14 @@ export interface ToolOutputStore {
   putStream?(output: PutToolOutputStream): Promise<ToolOutputRef>;
   /** Undefined when no output has that reference. */
   get(refId: string): Promise<StoredToolOutput | undefined>;
+  /**
+   * The outputs stored for a context, oldest first, without their bodies:
+   * what `read_tool_output` searches when the model gives a query and no
+   * reference, so a result the window dropped is still one query away.
+   * Optional so that wrappers and stubs keep working; without it a query
+   * needs a reference.
+   */
+  list?(contextId: string): Promise<readonly StoredToolOutputEntry[]>;
   close(): Promise<void>;
 }
 

@@ -64,35 +64,32 @@ export function measureToolOutput(body: string): Omit<ToolOutputRef, 'id'> {
 
 const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
 
+/** The newest id this process made: the next one in the same millisecond counts on from it. */
+let newest = { ms: -1, random: 0n };
+const RANDOM_BITS = 80n;
+
 /**
  * A new reference id: `out_`, 10 base-32 characters of the creation time in
  * milliseconds, then 16 of randomness (80 bits). Ids sort by creation time
- * and are unique across processes and machines without coordination; they
- * are not derived from the content, so two puts of the same body get two
- * references, each naming its own tool call.
+ * and are unique across processes and machines without coordination; within
+ * one process they also sort in the order they were made (a second id in the
+ * same millisecond adds one to the previous one's random part). They are not derived from the content, so two puts of
+ * the same body get two references, each naming its own tool call.
  */
 export function newToolOutputId(nowMs: number = Date.now()): string {
-  let time = '';
-  let remaining = Math.floor(nowMs);
-  for (let index = 0; index < 10; index += 1) {
-    time = CROCKFORD[remaining % 32]! + time;
-    remaining = Math.floor(remaining / 32);
+  const ms = Math.floor(nowMs);
+  newest = ms === newest.ms ? { ms, random: (newest.random + 1n) % (1n << RANDOM_BITS) } : { ms, random: BigInt(`0x${randomBytes(10).toString('hex')}`) };
+  return `out_${base32(BigInt(newest.ms), 10)}${base32(newest.random, 16)}`;
+}
+
+/** `value` as `digits` Crockford base-32 digits, most significant first. */
+function base32(value: bigint, digits: number): string {
+  let text = '';
+  for (let index = 0; index < digits; index += 1) {
+    text = CROCKFORD[Number(value % 32n)]! + text;
+    value /= 32n;
   }
-  const random = randomBytes(10);
-  let tail = '';
-  // 80 bits as 16 base-32 digits: 5 bits per digit.
-  let buffer = 0;
-  let bits = 0;
-  for (const byte of random) {
-    buffer = (buffer << 8) | byte;
-    bits += 8;
-    while (bits >= 5) {
-      tail += CROCKFORD[(buffer >> (bits - 5)) & 31]!;
-      bits -= 5;
-    }
-    buffer &= (1 << bits) - 1;
-  }
-  return `out_${time}${tail}`;
+  return text;
 }
 
 const ID_PATTERN = /^out_[0-9a-hjkmnp-tv-z]{26}$/;

@@ -1,4 +1,4 @@
-import type { PutToolOutput, PutToolOutputStream, StoredToolOutput, ToolOutputRef } from '@strata/context';
+import type { PutToolOutput, PutToolOutputStream, StoredToolOutput, StoredToolOutputEntry, ToolOutputRef } from '@strata/context';
 import { StoreAccessError } from './errors/store-access-error.js';
 import { decodeBody, measureToolOutput, newToolOutputId, validatePut } from './tool-output-body.js';
 import { readPieces, writePieces, type EncodedPiece } from './tool-output-pieces.js';
@@ -20,6 +20,17 @@ export interface ToolOutputRow {
 
 /** The columns `put` writes, in the order of `ToolOutputRowValues`. */
 export const TOOL_OUTPUT_COLUMNS = 'id, context_id, tool_call_id, tool_name, encoding, body, sha256, created_at';
+
+/** A context's outputs without their bodies, oldest first (ids sort by creation time). `placeholder`: `?` or `$1`. */
+export function TOOL_OUTPUT_LIST_SQL(table: string, placeholder: string): string {
+  return `SELECT id, tool_call_id, tool_name, created_at FROM ${table} WHERE context_id = ${placeholder} ORDER BY id`;
+}
+
+export type ToolOutputListRow = Pick<ToolOutputRow, 'id' | 'tool_call_id' | 'tool_name' | 'created_at'>;
+
+export function storedToolOutputEntryFromRow(row: ToolOutputListRow): StoredToolOutputEntry {
+  return { refId: row.id, toolCallId: row.tool_call_id, toolName: row.tool_name, createdAt: typeof row.created_at === 'string' ? row.created_at : row.created_at.toISOString() };
+}
 
 export type ToolOutputRowValues = [string, string, string, string, string, Buffer, string, string];
 

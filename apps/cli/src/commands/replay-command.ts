@@ -4,16 +4,15 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ConservativeTokenEstimator, ExactTokenEstimator, importTrajectories, TRAJECTORY_FORMATS, ContextInputError, type TokenEstimator, type TrajectoryFormat } from '@strata/context';
+import { importTrajectories, TRAJECTORY_FORMATS, ContextInputError, type TrajectoryFormat } from '@strata/context';
 import { createFileTraceSink } from '@strata/store';
 import { CliInputError } from '../cli-input-error.js';
 import { oneOf, parseCommandArguments, positiveInteger } from '../cli-arguments.js';
 import { progressBar, type CliIo } from '../cli-io.js';
 import { POLICY_DESCRIPTIONS, REPLAY_POLICIES, RECOVERABLE_POLICIES, type ReplayPolicy } from '../replay/policy-turns.js';
-import { addTally, CACHE_PRICING, emptyTally, policySummary, type OracleLike, type PolicySummary, type PolicyTally } from '../replay/replay-metrics.js';
-import { replayRun } from '../replay/replay-run.js';
+import { CACHE_PRICING, policySummary, type OracleLike, type PolicySummary } from '../replay/replay-metrics.js';
+import { REPLAY_ENCODINGS, replayTrajectories } from '../replay/replay-trajectories.js';
 
-const ENCODINGS = ['o200k', 'cl100k', 'conservative'] as const;
 const TRAJECTORY_EXTENSIONS = ['.json', '.jsonl', '.traj'];
 /** Default input cap when `--window` is not given. */
 export const DEFAULT_REPLAY_WINDOW_TOKENS = 8_192;
@@ -48,10 +47,8 @@ export async function replayCommand(args: readonly string[], io: CliIo): Promise
   if (positionals.length === 0) throw new CliInputError({ culprit: 'file', message: `strata replay: name at least one trajectory file or directory\nusage: ${REPLAY_USAGE}`.split('\n')[0]! });
   const format = oneOf(values.format, '--format', ['auto', ...TRAJECTORY_FORMATS] as const, 'auto');
   const windowTokens = positiveInteger(values.window, '--window', DEFAULT_REPLAY_WINDOW_TOKENS);
-  const encoding = oneOf(values.encoding, '--encoding', ENCODINGS, 'o200k');
+  const encoding = oneOf(values.encoding, '--encoding', REPLAY_ENCODINGS, 'o200k');
   const policies = [...new Set((values.policy ?? [...REPLAY_POLICIES]).map((policy) => oneOf(policy, '--policy', REPLAY_POLICIES, 'raw')))];
-  const exactEstimator = encoding === 'conservative' ? undefined : new ExactTokenEstimator({ family: encoding });
-  const counter: TokenEstimator = exactEstimator ?? new ConservativeTokenEstimator({ family: 'unknown' });
   const oracle = await loadOracle(values.oracle, io);
   const traceDirectory = values['trace-dir'] === undefined ? undefined : resolve(io.cwd, values['trace-dir']);
   const sinks = new Map<ReplayPolicy, ReturnType<typeof createFileTraceSink>>();
@@ -59,7 +56,6 @@ export async function replayCommand(args: readonly string[], io: CliIo): Promise
   const files = await trajectoryFiles(positionals, io.cwd);
   const errors: ReplayError[] = [];
   const runs: RunRecord[] = [];
-  const totals = new Map<ReplayPolicy, PolicyTally>(policies.map((policy) => [policy, emptyTally(oracle !== undefined)]));
   const imported: Array<{ file: string; record: string; format: TrajectoryFormat; messages: import('@strata/context').CanonicalMessage[] }> = [];
   for (const file of files) {
     const name = relative(io.cwd, file) || file;
@@ -73,40 +69,37 @@ export async function replayCommand(args: readonly string[], io: CliIo): Promise
     }
   }
   const progress = progressBar(io.stderr, imported.length);
-  for (const trajectory of imported) {
-    progress.tick(`${trajectory.file} ${trajectory.record}`);
-    const contextId = `${trajectory.file}#${trajectory.record}`;
-    const result = await replayRun({
-      trajectory: trajectory.messages,
-      contextId,
-      policies,
-      windowTokens,
-      counter,
-      exactEstimator,
-      oracle,
-      onTurn: traceDirectory
-        ? async (policy, turn) => {
-            if (!turn.trace) return;
-            let sink = sinks.get(policy);
-            if (!sink) sinks.set(policy, (sink = createFileTraceSink({ directory: join(traceDirectory, policy) })));
-            await sink.write({ contextId: turn.trace.contextId, turn: turn.trace.turn, body: turn.trace });
-          }
-        : undefined,
-    });
-    const record: RunRecord = { file: trajectory.file, record: trajectory.record, format: trajectory.format, messages: trajectory.messages.length, policies: {} };
-    for (const policy of policies) {
-      const failure = result.failures.get(policy);
-      if (failure !== undefined) {
-        record.policies[policy] = { error: failure };
-        errors.push({ file: trajectory.file, record: trajectory.record, field: null, message: `${policy}: ${failure}` });
-      } else record.policies[policy] = policySummary(result.tallies.get(policy)!, result.tallies.get('raw'), RECOVERABLE_POLICIES.has(policy));
-      addTally(totals.get(policy)!, result.tallies.get(policy)!);
-    }
-    runs.push(record);
-  }
+  const byId = new Map(imported.map((trajectory) => [`${trajectory.file}#${trajectory.record}`, trajectory]));
+  const { total } = await replayTrajectories({
+    trajectories: imported.map((trajectory) => ({ id: `${trajectory.file}#${trajectory.record}`, messages: trajectory.messages })),
+    windowTokens,
+    policies,
+    encoding,
+    oracle,
+    onRunStart: (id) => progress.tick(`${byId.get(id)!.file} ${byId.get(id)!.record}`),
+    onRun: (id, result) => {
+      const trajectory = byId.get(id)!;
+      const record: RunRecord = { file: trajectory.file, record: trajectory.record, format: trajectory.format, messages: trajectory.messages.length, policies: {} };
+      for (const policy of policies) {
+        const failure = result.failures.get(policy);
+        if (failure !== undefined) {
+          record.policies[policy] = { error: failure };
+          errors.push({ file: trajectory.file, record: trajectory.record, field: null, message: `${policy}: ${failure}` });
+        } else record.policies[policy] = policySummary(result.tallies.get(policy)!, result.tallies.get('raw'), RECOVERABLE_POLICIES.has(policy));
+      }
+      runs.push(record);
+    },
+    onTurn: traceDirectory
+      ? async (policy, turn) => {
+          if (!turn.trace) return;
+          let sink = sinks.get(policy);
+          if (!sink) sinks.set(policy, (sink = createFileTraceSink({ directory: join(traceDirectory, policy) })));
+          await sink.write({ contextId: turn.trace.contextId, turn: turn.trace.turn, body: turn.trace });
+        }
+      : undefined,
+  });
   progress.done();
 
-  const total = Object.fromEntries(policies.map((policy) => [policy, policySummary(totals.get(policy)!, totals.get('raw'), RECOVERABLE_POLICIES.has(policy))]));
   // Nothing replayed, or every Strata policy failed on every record (a window too small, say): one line, no table.
   const strataPolicies = policies.filter((policy) => RECOVERABLE_POLICIES.has(policy));
   const allFailed = runs.length > 0 && strataPolicies.length > 0 && runs.every((run) => strataPolicies.every((policy) => 'error' in (run.policies[policy] ?? {})));
@@ -183,7 +176,9 @@ function renderTotals(options: { total: Record<string, PolicySummary>; windowTok
     String(summary.turns),
     String(summary.inputTokens),
     percent(summary.reductionVsRaw),
+    String(summary.cost.totalWithoutWritePremium),
     String(summary.cost.total),
+    String(summary.overWindowTurns),
     percent(summary.prefixReuse),
     String(summary.compactions),
     `${summary.orphans}/${summary.splitUnits}`,
@@ -193,9 +188,9 @@ function renderTotals(options: { total: Record<string, PolicySummary>; windowTok
     summary.oracleViolations === null ? '-' : String(summary.oracleViolations),
     `${summary.assemblyMs.p50 ?? '-'}/${summary.assemblyMs.p99 ?? '-'}`,
   ]);
-  const header = ['policy', 'turns', 'input tokens', 'vs raw', 'cache cost', 'prefix reuse', 'compactions', 'orphans/split', 'anchor/goal', 'recovered', 'later-use recall', 'oracle', 'ms p50/p99'];
+  const header = ['policy', 'turns', 'input tokens', 'vs raw', 'cost', 'cost w/ writes', 'over window', 'prefix reuse', 'compactions', 'orphans/split', 'anchor/goal', 'recovered', 'later-use recall', 'oracle', 'ms p50/p99'];
   return [
-    `${options.runs} runs, window ${options.windowTokens} tokens (${options.encoding}); cache cost in input-token units: cached prefix ${CACHE_PRICING.cachedToken}, new ${CACHE_PRICING.newToken}, cache writes ${CACHE_PRICING.cacheWriteToken}${options.oracle ? '' : '; provider-rules oracle not found (--oracle FILE)'}`,
+    `${options.runs} runs, window ${options.windowTokens} tokens (${options.encoding}); cost in input-token units: the prefix equal to the previous request ${CACHE_PRICING.cachedToken}, the rest ${CACHE_PRICING.newToken} (w/ writes: the part the next request reuses ${CACHE_PRICING.cacheWriteToken}, as Anthropic bills cache writes)${options.oracle ? '' : '; provider-rules oracle not found (--oracle FILE)'}`,
     formatTable(header, rows),
     'recovered: masked results read back byte-exact through read_tool_output; raw, last-n and clear-tool-uses keep no copy, so they have no way back.',
     '',

@@ -22,8 +22,9 @@ export async function runLongExample(options: { outDir: string }): Promise<Examp
   const catalog = await loadSkills(join(options.outDir, 'skills'));
   const world = await exampleWorld({ outDir: options.outDir, tools: [readNotesTool] });
   registerStandardTools({ registry: world.registry, skills: catalog });
-  const env = { STRATA_CONTEXT_WINDOW_TOKENS: '5000', STRATA_CONTEXT_DATA_BUDGET_TOKENS: '600' };
-  const profile = { id: 'example-long', contributors: [skillCatalogContributorFactory({ catalog })] };
+  const env = { STRATA_CONTEXT_WINDOW_TOKENS: '5000', STRATA_CONTEXT_DATA_BUDGET_TOKENS: '600', STRATA_CONTEXT_COMPACTION_PRESSURE_PERCENT: '80' };
+  // Results sent whole (no masked view), so the run reaches the compaction threshold within its pages.
+  const profile = { id: 'example-long', maskStoredResults: false, contributors: [skillCatalogContributorFactory({ catalog })] };
   const plan = { items: [{ step: 'read every page', status: 'in_progress' }, { step: 'report the peak', status: 'pending' }] };
 
   const first = [call('k1', 'read_skill', { name: 'spectra' }), call('plan1', 'update_plan', plan), call('n1', 'read_notes', { page: 1 }), answer('Page 1 read.')];

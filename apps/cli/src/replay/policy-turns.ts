@@ -11,8 +11,8 @@ export const POLICY_DESCRIPTIONS: Readonly<Record<ReplayPolicy, string>> = Objec
   raw: 'the whole history every turn',
   'last-n': 'SWE-agent observation masking: tool results older than the last 5 become a one-line note',
   'clear-tool-uses': "Anthropic's clear_tool_uses edit: past the window, the oldest results but the last 3 are cleared",
-  pressure: 'Strata: compaction under token pressure (old results become head/tail previews with a read_tool_output reference)',
-  'masked-view': 'Strata: stored results shown as previews with references, the newest step whole (a stable prefix)',
+  pressure: "Strata's default: results whose preview at most halves them shown as previews with a read_tool_output reference (a stable prefix), compaction under token pressure, window cuts with half the budget free",
+  'masked-view': 'Strata with every stored result shown as its preview with a reference, the newest step whole (a stable prefix)',
 });
 
 /** Policies that store what they remove and can give it back through `read_tool_output`. */
@@ -55,7 +55,8 @@ export async function runPolicy(options: PolicyRunOptions): Promise<PolicyRun> {
       store: options.store,
       compaction: {},
       exactEstimator: options.exactEstimator,
-      maskStoredResults: policy === 'masked-view',
+      // The masked view masks every stored result; `pressure` is the default pipeline as it stands.
+      ...(policy === 'masked-view' ? { maskStoredResults: true } : {}),
     });
     return {
       compactions: replay.compactions,

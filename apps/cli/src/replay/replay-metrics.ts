@@ -15,6 +15,8 @@ export interface PolicyTally {
   cacheWriteTokens: number;
   newTokens: number;
   compactions: number;
+  /** Turns whose request is over the window (by the report's counter). */
+  overWindow: number;
   orphans: number;
   splitUnits: number;
   anchorTurns: number;
@@ -32,7 +34,7 @@ export interface PolicyTally {
 }
 
 export function emptyTally(oracle: boolean): PolicyTally {
-  return { runs: 0, failedRuns: 0, turns: 0, inputTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, newTokens: 0, compactions: 0, orphans: 0, splitUnits: 0, anchorTurns: 0, anchorKept: 0, goalTurns: 0, goalKept: 0, masked: 0, recovered: 0, needed: 0, visible: 0, byQuery: 0, oracleViolations: oracle ? 0 : null, assemblyMs: [] };
+  return { runs: 0, failedRuns: 0, turns: 0, inputTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, newTokens: 0, compactions: 0, overWindow: 0, orphans: 0, splitUnits: 0, anchorTurns: 0, anchorKept: 0, goalTurns: 0, goalKept: 0, masked: 0, recovered: 0, needed: 0, visible: 0, byQuery: 0, oracleViolations: oracle ? 0 : null, assemblyMs: [] };
 }
 
 export function addTally(into: PolicyTally, part: PolicyTally): void {
@@ -68,7 +70,7 @@ export class MessageTokens {
  * messages equal to the previous request's are cache reads; of the rest, the
  * part the next request reuses was a cache write, the remainder new input.
  */
-export function tallyTokens(turns: readonly PolicyTurn[], tokens: MessageTokens, tally: PolicyTally): void {
+export function tallyTokens(turns: readonly PolicyTurn[], tokens: MessageTokens, tally: PolicyTally, windowTokens = Number.POSITIVE_INFINITY): void {
   const reusedCounts = turns.map((turn, index) => {
     const previous = turns[index - 1]?.messages;
     let count = 0;
@@ -78,13 +80,16 @@ export function tallyTokens(turns: readonly PolicyTurn[], tokens: MessageTokens,
   turns.forEach((turn, index) => {
     const reused = reusedCounts[index]!;
     const writtenEnd = Math.min(turn.messages.length, reusedCounts[index + 1] ?? 0);
+    let requestTokens = 0;
     turn.messages.forEach((message, position) => {
       const count = tokens.of(message);
+      requestTokens += count;
       tally.inputTokens += count;
       if (position < reused) tally.cachedTokens += count;
       else if (position < writtenEnd) tally.cacheWriteTokens += count;
       else tally.newTokens += count;
     });
+    if (requestTokens > windowTokens) tally.overWindow += 1;
   });
 }
 
@@ -170,13 +175,16 @@ const round = (value: number | null): number | null => (value === null ? null : 
 /** The `--json` shape of one policy (see the README's table of keys). */
 export function policySummary(tally: PolicyTally, raw: PolicyTally | undefined, recoverable: boolean) {
   const cost = tally.cachedTokens * CACHE_PRICING.cachedToken + tally.newTokens * CACHE_PRICING.newToken + tally.cacheWriteTokens * CACHE_PRICING.cacheWriteToken;
+  // OpenAI-style: no premium on writing the cache.
+  const costWithoutWritePremium = tally.cachedTokens * CACHE_PRICING.cachedToken + (tally.newTokens + tally.cacheWriteTokens) * CACHE_PRICING.newToken;
   return {
     runs: tally.runs,
     failedRuns: tally.failedRuns,
     turns: tally.turns,
     inputTokens: tally.inputTokens,
     reductionVsRaw: raw === undefined ? null : ratio(raw.inputTokens - tally.inputTokens, raw.inputTokens),
-    cost: { cachedTokens: tally.cachedTokens, cacheWriteTokens: tally.cacheWriteTokens, newTokens: tally.newTokens, total: Math.round(cost) },
+    cost: { cachedTokens: tally.cachedTokens, cacheWriteTokens: tally.cacheWriteTokens, newTokens: tally.newTokens, total: Math.round(cost), totalWithoutWritePremium: Math.round(costWithoutWritePremium) },
+    overWindowTurns: tally.overWindow,
     prefixReuse: ratio(tally.cachedTokens, tally.inputTokens),
     compactions: tally.compactions,
     orphans: tally.orphans,

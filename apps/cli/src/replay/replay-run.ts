@@ -80,7 +80,7 @@ export async function replayRun(options: RunReplayOptions): Promise<RunReplayRes
     tally.runs = 1;
     tally.turns = run.turns.length;
     tally.compactions = run.compactions;
-    tallyTokens(run.turns, tokens, tally);
+    tallyTokens(run.turns, tokens, tally, options.windowTokens);
     const tool = createReadToolOutputTool({ store });
     const checked = new Set<string>();
     const maskedIds = new Set<string>();
@@ -126,10 +126,12 @@ export async function replayRun(options: RunReplayOptions): Promise<RunReplayRes
   return { tallies, failures };
 }
 
-/** One `read_tool_output` query on a reference in the input that holds the token. */
+/**
+ * One `read_tool_output` query: on the reference in the input that holds the
+ * token, else without a reference (every stored output of the context).
+ */
 async function foundByQuery(tool: ReadTool, contextId: string, refs: readonly string[], originals: ReadonlyMap<string, string>, token: string): Promise<boolean> {
   const ref = refs.find((candidate) => originals.get(candidate)?.includes(token));
-  if (ref === undefined) return false;
-  const outcome = await execute(tool, contextId, { ref, query: token });
-  return !outcome.isError && outcome.content.includes(token);
+  const outcome = await execute(tool, contextId, ref === undefined ? { query: token } : { ref, query: token });
+  return !outcome.isError && outcome.content.includes(token) && !/: no match/.test(outcome.content.split('\n', 1)[0]!);
 }

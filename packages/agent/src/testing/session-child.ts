@@ -64,7 +64,7 @@ async function runAgent(request: Extract<ChildRequest, { type: 'start-agent' }>)
   });
   const traces: ContextTraceV5[] = [];
   const result = await createAgentRun(
-    { id: 'lab' },
+    { id: 'lab', maskStoredResults: false },
     {
       model: createModelClient({ model: new ScriptedLanguageModel(script) }),
       tools: registry,
@@ -77,7 +77,7 @@ async function runAgent(request: Extract<ChildRequest, { type: 'start-agent' }>)
           return checkpointOf(summary.transcript);
         },
       },
-      configuration: resolveContextConfiguration({ SCIENCE_AGENT_CONTEXT_WINDOW_TOKENS: '3000' }),
+      configuration: resolveContextConfiguration({ SCIENCE_AGENT_CONTEXT_WINDOW_TOKENS: '3000', SCIENCE_AGENT_CONTEXT_COMPACTION_PRESSURE_PERCENT: '80' }),
     },
     { contextId: request.contextId, prompt: 'Read the notes and tell me the temperature.' },
   ).execute();

@@ -1,4 +1,4 @@
-import type { PutToolOutput, PutToolOutputStream, StoredToolOutput, ToolOutputRef, ToolOutputStore } from '@strata/context';
+import type { PutToolOutput, PutToolOutputStream, StoredToolOutput, StoredToolOutputEntry, ToolOutputRef, ToolOutputStore } from '@strata/context';
 import { StoreAccessError } from '../errors/store-access-error.js';
 import { newToolOutputId, validatePut } from '../tool-output-body.js';
 import { writePieces } from '../tool-output-pieces.js';
@@ -45,6 +45,13 @@ export function createMemoryToolOutputStore(): ToolOutputStore {
         throw new StoreAccessError({ code: 'STORE_CORRUPTED', location: MEMORY_LOCATION, message: `memory store: the body of ${refId} no longer matches its checksum` });
       }
       return { ...fields, ref: { ...stored.ref } };
+    },
+    async list(contextId: string): Promise<StoredToolOutputEntry[]> {
+      ensureOpen('list');
+      const entries: StoredToolOutputEntry[] = [];
+      // A Map iterates in insertion order: oldest first.
+      for (const output of outputs.values()) if (output.contextId === contextId) entries.push({ refId: output.ref.id, toolCallId: output.toolCallId, toolName: output.toolName, createdAt: output.createdAt });
+      return entries;
     },
     async close(): Promise<void> {
       closed = true;

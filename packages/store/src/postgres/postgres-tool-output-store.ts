@@ -1,5 +1,5 @@
-import type { PutToolOutput, PutToolOutputStream, StoredToolOutput, ToolOutputRef, ToolOutputStore } from '@strata/context';
-import { TOOL_OUTPUT_COLUMNS, putToolOutputRow, storedToolOutputFromRow, type ToolOutputRow, type ToolOutputRowWriter } from '../tool-output-row.js';
+import type { PutToolOutput, PutToolOutputStream, StoredToolOutput, StoredToolOutputEntry, ToolOutputRef, ToolOutputStore } from '@strata/context';
+import { TOOL_OUTPUT_COLUMNS, TOOL_OUTPUT_LIST_SQL, putToolOutputRow, storedToolOutputEntryFromRow, storedToolOutputFromRow, type ToolOutputListRow, type ToolOutputRow, type ToolOutputRowWriter } from '../tool-output-row.js';
 import { PostgresConnection, type PostgresMigration, type PostgresStoreOptions } from './postgres-connection.js';
 
 /** Bodies are `bytea` (PostgreSQL `text` cannot hold NUL), with their SHA-256. */
@@ -80,6 +80,10 @@ export function createPostgresToolOutputStore(options: PostgresStoreOptions): To
     async get(refId: string): Promise<StoredToolOutput | undefined> {
       const row = await connection.use('get', async (client) => (await client.query<ToolOutputRow>(`SELECT * FROM ${table} WHERE id = $1`, [refId])).rows[0]);
       return row === undefined ? undefined : storedToolOutputFromRow(row, store);
+    },
+    async list(contextId: string): Promise<StoredToolOutputEntry[]> {
+      const rows = await connection.use('list', async (client) => (await client.query<ToolOutputListRow>(TOOL_OUTPUT_LIST_SQL(table, '$1'), [contextId])).rows);
+      return rows.map(storedToolOutputEntryFromRow);
     },
     async close(): Promise<void> {
       await connection.close();

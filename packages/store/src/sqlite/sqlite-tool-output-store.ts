@@ -1,5 +1,5 @@
-import type { PutToolOutput, PutToolOutputStream, StoredToolOutput, ToolOutputRef, ToolOutputStore } from '@strata/context';
-import { TOOL_OUTPUT_COLUMNS, putToolOutputRow, storedToolOutputFromRow, type ToolOutputRow, type ToolOutputRowWriter } from '../tool-output-row.js';
+import type { PutToolOutput, PutToolOutputStream, StoredToolOutput, StoredToolOutputEntry, ToolOutputRef, ToolOutputStore } from '@strata/context';
+import { TOOL_OUTPUT_COLUMNS, TOOL_OUTPUT_LIST_SQL, putToolOutputRow, storedToolOutputEntryFromRow, storedToolOutputFromRow, type ToolOutputListRow, type ToolOutputRow, type ToolOutputRowWriter } from '../tool-output-row.js';
 import { SqliteConnection } from './sqlite-connection.js';
 import type { SqliteMigration, SqliteStoreOptions } from './sqlite-database.js';
 
@@ -64,6 +64,10 @@ export function openSqliteToolOutputStore(options: SqliteStoreOptions): ToolOutp
     async get(refId: string): Promise<StoredToolOutput | undefined> {
       const row = connection.use('get', (database) => database.prepare<[string], ToolOutputRow>('SELECT * FROM strata_tool_outputs WHERE id = ?').get(refId));
       return row === undefined ? undefined : storedToolOutputFromRow(row, store);
+    },
+    async list(contextId: string): Promise<StoredToolOutputEntry[]> {
+      const rows = connection.use('list', (database) => database.prepare<[string], ToolOutputListRow>(TOOL_OUTPUT_LIST_SQL('strata_tool_outputs', '?')).all(contextId));
+      return rows.map(storedToolOutputEntryFromRow);
     },
     async close(): Promise<void> {
       connection.close();

@@ -131,6 +131,25 @@ export function toolOutputStoreContract(options: StoreContractOptions<ToolOutput
         assert.equal(await store.get(''), undefined);
       }));
 
+    test("list gives a context's outputs oldest first, without bodies, and nothing of other contexts", () =>
+      withStore(async (store) => {
+        assert.ok(store.list, 'the store lists a context');
+        const context = contextId();
+        const other = contextId();
+        const refs = [];
+        for (const [index, body] of ['first', 'second', 'third'].entries()) {
+          refs.push(await store.put({ contextId: context, toolCallId: `call_${index}`, toolName: `tool_${index}`, body }));
+          await store.put({ contextId: other, toolCallId: `other_${index}`, toolName: 'tool', body });
+        }
+        const listed = await store.list(context);
+        assert.deepEqual(
+          listed.map((entry) => [entry.refId, entry.toolCallId, entry.toolName]),
+          refs.map((ref, index) => [ref.id, `call_${index}`, `tool_${index}`]),
+        );
+        for (const entry of listed) assert.ok(Number.isFinite(Date.parse(entry.createdAt)), `createdAt ${entry.createdAt} is a date`);
+        assert.deepEqual(await store.list(contextId()), []);
+      }));
+
     test('every put gets its own reference, even for the same body', () =>
       withStore(async (store) => {
         const context = contextId();

@@ -88,3 +88,56 @@ test('unknown refs, other contexts and bad ranges are structured errors', async 
   assert.equal(whole.content, `[read_tool_output "${outputRef!.id}": lines 1-2 of 2 (chars 0-7 of 7)] end of output\none\ntwo`);
   assert.deepEqual(whole.data, { ref: outputRef!.id, mode: 'lines', slice: { start: 0, end: 7 }, next: null });
 });
+
+/** The test store with `list`: a context's outputs oldest first. */
+class ListingToolOutputStore extends TestToolOutputStore {
+  async list(contextId: string) {
+    return [...this.outputs.values()].filter((output) => output.contextId === contextId).map((output) => ({ refId: output.ref.id, toolCallId: output.toolCallId, toolName: output.toolName, createdAt: output.createdAt }));
+  }
+}
+
+const run = (tool: ReturnType<typeof createReadToolOutputTool>, contextId: string, args: Record<string, unknown>) =>
+  tool.execute(args as never, { contextId, toolCallId: 'read', signal: new AbortController().signal });
+
+test('without a ref, a query searches every stored output of the calling context, newest first, and names the rest', async () => {
+  const store = new ListingToolOutputStore();
+  const first = await store.put({ contextId: 'ctx', toolCallId: 'c1', toolName: 'search_flights', body: 'flight HAT123 departs 08:00\nflight HAT456 departs 09:00\n' });
+  await store.put({ contextId: 'ctx', toolCallId: 'c2', toolName: 'get_user', body: 'user mia_li_3668, no flights here\n' });
+  const newest = await store.put({ contextId: 'ctx', toolCallId: 'c3', toolName: 'get_reservation', body: 'reservation NO6JO3 holds flight HAT123\n' });
+  await store.put({ contextId: 'other', toolCallId: 'c4', toolName: 'search_flights', body: 'flight HAT123 of another conversation\n' });
+  const tool = createReadToolOutputTool({ store });
+
+  const found = await run(tool, 'ctx', { query: 'HAT123' });
+  assert.notEqual(found.isError, true, found.content);
+  assert.match(found.content.split('\n')[0]!, /found in 2 of 3 stored outputs of this context, newest first; showing 2/);
+  assert.deepEqual((found.data as { refs: string[] }).refs, [newest.id, first.id], 'newest first, the other context left out');
+  assert.ok(found.content.indexOf('reservation NO6JO3') < found.content.indexOf('departs 08:00'));
+  assert.ok(!found.content.includes('another conversation'));
+  // Each part's header gives the exact arguments to read on in that output.
+  assert.ok(found.content.includes(`[read_tool_output "${first.id}"`));
+
+  const none = await run(tool, 'ctx', { query: 'ZZZ999' });
+  assert.match(none.content, /no match in the 3 stored outputs of this context/);
+  const folded = await run(tool, 'ctx', { query: 'hat456', ignoreCase: true });
+  assert.deepEqual((folded.data as { refs: string[] }).refs, [first.id]);
+});
+
+test('a search whose matches do not fit names the other outputs; bad search arguments are typed errors', async () => {
+  const store = new ListingToolOutputStore();
+  const refs = [];
+  for (let index = 0; index < 12; index += 1) refs.push(await store.put({ contextId: 'ctx', toolCallId: `c${index}`, toolName: 'log', body: `${'noise line\n'.repeat(50)}needle ${index}\n${'x'.repeat(300)}\n`.repeat(5) }));
+  const tool = createReadToolOutputTool({ store, maxChars: 4_000 });
+  const found = await run(tool, 'ctx', { query: 'needle' });
+  assert.ok(found.content.length <= 4_000, `${found.content.length} characters`);
+  const data = found.data as { refs: string[]; more: string[] };
+  assert.equal(data.refs.length + data.more.length, 12);
+  assert.ok(data.more.length > 0);
+  assert.match(found.content, /\nalso found in: out_/);
+
+  assert.equal(toolErrorCodeOf(await run(tool, 'ctx', {})), 'TOOL_OUTPUT_ARGUMENTS_INVALID');
+  assert.equal(toolErrorCodeOf(await run(tool, 'ctx', { query: 'needle', lines: { start: 1 } })), 'TOOL_OUTPUT_ARGUMENTS_INVALID');
+  const unlisted = createReadToolOutputTool({ store: new TestToolOutputStore() });
+  const refused = await run(unlisted, 'ctx', { query: 'needle' });
+  assert.equal(toolErrorCodeOf(refused), 'TOOL_OUTPUT_ARGUMENTS_INVALID');
+  assert.match(refused.content, /cannot list its outputs: give the ref/);
+});

@@ -2,6 +2,7 @@ import type { JsonValue, ToolDefinition, ToolOutcome, ToolOutputStore } from '@s
 import { toolErrorOutcome } from '../tool-error.js';
 import type { ReadToolOutputArguments } from './read-arguments.js';
 import { READ_TOOL_OUTPUT_DEFAULTS, readToolOutput } from './read-tool-output.js';
+import { searchContextOutputs } from './search-context-outputs.js';
 
 const READ_TOOL_OUTPUT_NAME = 'read_tool_output';
 
@@ -21,7 +22,7 @@ const DEFAULTS = Object.freeze({ ...READ_TOOL_OUTPUT_DEFAULTS, sameContextOnly: 
 const READ_TOOL_OUTPUT_PARAMETERS = Object.freeze({
   type: 'object',
   properties: {
-    ref: { type: 'string', minLength: 1, description: 'The stored output reference (outputRef id) shown with an earlier tool result.' },
+    ref: { type: 'string', minLength: 1, description: 'The stored output reference (outputRef id) shown with an earlier tool result. Leave it out, with a query, to search every stored output of this conversation.' },
     query: { type: 'string', minLength: 1, description: 'Literal text to find; returns matching lines with line numbers and a little context.' },
     ignoreCase: { type: 'boolean', description: 'With query: match regardless of letter case.' },
     fromLine: { type: 'integer', minimum: 1, description: 'With query: search from this line (given in the previous answer).' },
@@ -41,7 +42,7 @@ const READ_TOOL_OUTPUT_PARAMETERS = Object.freeze({
       additionalProperties: false,
     },
   },
-  required: ['ref'],
+  // Not `anyOf` (ref or query): providers refuse a top-level anyOf; execute checks it.
   additionalProperties: false,
 });
 
@@ -53,15 +54,25 @@ const READ_TOOL_OUTPUT_PARAMETERS = Object.freeze({
  */
 export function createReadToolOutputTool(options: ReadToolOutputToolOptions): ToolDefinition {
   const { store, maxChars = DEFAULTS.maxChars, contextLines = DEFAULTS.contextLines, sameContextOnly = DEFAULTS.sameContextOnly } = options;
+  const search = async (request: Partial<ReadToolOutputArguments>, contextId: string, signal: AbortSignal): Promise<ToolOutcome> => {
+    const invalid = (message: string) => toolErrorOutcome({ code: 'TOOL_OUTPUT_ARGUMENTS_INVALID', tool: READ_TOOL_OUTPUT_NAME, message });
+    if (request.query === undefined) return invalid('give a ref (an outputRef id shown with an earlier tool result), or a query to search every stored output');
+    const extra = (['lines', 'chars', 'fromLine', 'fromChar'] as const).filter((key) => request[key] !== undefined);
+    if (extra.length > 0) return invalid(`${extra.join(' and ')} need a ref; a search without one takes only query and ignoreCase`);
+    const answer = await searchContextOutputs({ store, contextId, query: request.query, ignoreCase: request.ignoreCase === true, maxChars, contextLines, signal });
+    if (!answer.ok) return invalid(answer.message);
+    return { content: answer.content, data: { mode: 'search', query: request.query, refs: [...answer.shown], more: [...answer.more], searched: answer.searched } };
+  };
   return {
     name: READ_TOOL_OUTPUT_NAME,
     description:
-      'Read a stored tool output by its reference. First search it with a literal query, or read a line range; use a character range only for compact JSON or other very long lines. Each answer is bounded and its first line gives the exact arguments for the next part.',
+      'Read a stored tool output by its reference. First search it with a literal query, or read a line range; use a character range only for compact JSON or other very long lines. Without a reference, a query searches every stored output of this conversation, also those no longer shown. Each answer is bounded and its first line gives the exact arguments for the next part.',
     parameters: READ_TOOL_OUTPUT_PARAMETERS,
     concurrencySafe: true,
     async execute(input, { contextId, signal }): Promise<ToolOutcome> {
-      const request = input as unknown as ReadToolOutputArguments;
+      const request = input as unknown as Partial<ReadToolOutputArguments>;
       signal.throwIfAborted();
+      if (request.ref === undefined) return search(request, contextId, signal);
       const stored = await store.get(request.ref);
       if (stored === undefined || (sameContextOnly && stored.contextId !== contextId)) {
         return toolErrorOutcome({
@@ -70,7 +81,7 @@ export function createReadToolOutputTool(options: ReadToolOutputToolOptions): To
           message: `no stored tool output has the reference ${JSON.stringify(request.ref)}; use a ref shown with an earlier tool result`,
         });
       }
-      const answer = readToolOutput({ body: stored.body, arguments: request, maxChars, contextLines });
+      const answer = readToolOutput({ body: stored.body, arguments: request as ReadToolOutputArguments, maxChars, contextLines });
       if (!answer.ok) return toolErrorOutcome({ code: answer.code, tool: READ_TOOL_OUTPUT_NAME, message: answer.message });
       return {
         content: answer.content,
