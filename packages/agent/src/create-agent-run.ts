@@ -124,6 +124,12 @@ export interface AgentRunInput {
   readonly goal?: string;
   readonly signal?: AbortSignal;
   readonly onEvent?: (event: AgentEvent) => void;
+  /**
+   * Active time earlier executions of this run used (a durable run's earlier
+   * turns, as its checkpoints recorded): the run deadline (`runTimeoutMs`)
+   * counts on from it, so it bounds the whole run. Default 0.
+   */
+  readonly activeMsUsed?: number;
 }
 
 /** The authorities that shaped a run's result, frozen when it starts. */
@@ -142,6 +148,14 @@ export interface AgentRun {
   execute(): Promise<AgentRunResult & { readonly version: AgentVersionRecord }>;
   /** Pauses the run deadline while waiting on a person or a subagent. */
   beginExternalWait(): () => void;
+  /** Active time the run has used, `activeMsUsed` included, external waits excluded; for a durable checkpoint. */
+  activeMs(): number;
+  /**
+   * A checkpoint replayed after a restart recorded `activeMs` of active time
+   * at this point: the run's clock moves forward to it (never back), and the
+   * run times out at once when that is past its deadline.
+   */
+  advanceActiveTime(activeMs: number): void;
 }
 
 /**
@@ -150,9 +164,11 @@ export interface AgentRun {
  * prompt, and runs the native loop.
  */
 export function createAgentRun(profile: AgentProfile, bindings: AgentBindings, input: AgentRunInput): AgentRun {
-  const deadline = new RunDeadline({ runTimeoutMs: profile.runTimeoutMs, idleTimeoutMs: profile.idleTimeoutMs, signal: input.signal, timers: bindings.timers, now: bindings.now });
+  const deadline = new RunDeadline({ runTimeoutMs: profile.runTimeoutMs, idleTimeoutMs: profile.idleTimeoutMs, usedMs: input.activeMsUsed, signal: input.signal, timers: bindings.timers, now: bindings.now });
   return {
     beginExternalWait: () => deadline.beginExternalWait(),
+    activeMs: () => deadline.activeMs(),
+    advanceActiveTime: (activeMs) => deadline.advanceTo(activeMs),
     async execute() {
       let state = new AgentRunState({ contextId: input.contextId, sessionStore: bindings.sessionStore });
       const lanes = new RunLanes([...BUILT_IN_REDUCERS, ...(profile.laneReducers ?? [])]);

@@ -15,12 +15,13 @@ export { inputLaneReducer } from './lanes/lane-reducers.js';
 export { createUpdatePlanTool, PLAN_ITEM_STATUSES, type PlanItem, type PlanItemStatus } from './lanes/plan-tool.js';
 
 // Scopes: sub-agents and reviewers
-export { createDelegateTool, type DelegateToolOptions } from './scopes/delegate-tool.js';
+export { createDelegateTool, type DelegateToolOptions, type SubagentRequest, type SubagentResult } from './scopes/delegate-tool.js';
 export { createReviewTool, REVIEW_VERDICTS, type ReviewToolOptions, type ReviewVerdict } from './scopes/review-tool.js';
 export { DELEGATE_TOOL_NAME, REVIEW_TOOL_NAME } from './lanes/lane-reducers.js';
 
 // Timeouts
 export { RunTimeout, type Timers } from './run-deadline.js';
+export { untilAborted } from './abort-race.js';
 
 // Errors
 export { StepRefusedError } from './errors/step-refused-error.js';

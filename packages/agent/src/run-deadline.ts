@@ -2,19 +2,34 @@
  * The run's clocks: total active time, idle time without progress, and
  * external waits (permission, subagents) that pause the total deadline.
  * Exposes one signal that fires on whichever comes first.
+ *
+ * A run that spans executions (a durable run's turns, each resumed after a
+ * restart) carries its active time across them: `usedMs` starts the clock
+ * where earlier executions left it, `activeMs()` reads it for a checkpoint,
+ * and `advanceTo` moves it to a replayed checkpoint's reading.
  */
 export class RunDeadline {
   readonly signal: AbortSignal;
   private readonly controller = new AbortController();
   private readonly options: { runTimeoutMs?: number; idleTimeoutMs?: number; now: () => number; timers: Timers };
-  private activeMs = 0;
+  /** Active time before the current stretch (`activeSince`); waits are never added. */
+  private usedMs: number;
   private activeSince: number | undefined;
   private waits = 0;
   private runTimer: unknown;
   private idleTimer: unknown;
 
-  constructor(options: { runTimeoutMs?: number; idleTimeoutMs?: number; signal?: AbortSignal; now?: () => number; timers?: Timers }) {
+  constructor(options: {
+    runTimeoutMs?: number;
+    idleTimeoutMs?: number;
+    /** Active time earlier executions of this run used; the run deadline counts on from it. Default 0. */
+    usedMs?: number;
+    signal?: AbortSignal;
+    now?: () => number;
+    timers?: Timers;
+  }) {
     this.options = { ...options, now: options.now ?? (() => performance.now()), timers: options.timers ?? NODE_TIMERS };
+    this.usedMs = options.usedMs ?? 0;
     this.signal = options.signal ? AbortSignal.any([options.signal, this.controller.signal]) : this.controller.signal;
     this.resumeClock();
     this.progress();
@@ -55,22 +70,55 @@ export class RunDeadline {
     };
   }
 
+  /** Active time the run has used so far, earlier executions' included, waits excluded. Stops growing at `dispose`. */
+  activeMs(): number {
+    return this.usedMs + (this.activeSince === undefined ? 0 : this.options.now() - this.activeSince);
+  }
+
+  /**
+   * A checkpoint recorded that the run had used `activeMs` by this point
+   * (a step replayed from its record, which took no time now): the clock
+   * moves forward to it, never back. At or past the run deadline, the signal
+   * fires at once, as it did when the checkpoint was recorded.
+   */
+  advanceTo(activeMs: number): void {
+    const behind = activeMs - this.activeMs();
+    if (behind <= 0) return;
+    this.usedMs += behind;
+    if (this.activeSince === undefined) return;
+    const { runTimeoutMs } = this.options;
+    if (runTimeoutMs !== undefined && this.activeMs() >= runTimeoutMs) {
+      this.options.timers.clear(this.runTimer);
+      this.timeOut();
+      return;
+    }
+    this.pauseClock();
+    this.resumeClock();
+  }
+
+  /** Stops the clocks: `activeMs()` keeps its last reading. */
   dispose(): void {
-    this.options.timers.clear(this.runTimer);
+    this.pauseClock();
     this.options.timers.clear(this.idleTimer);
   }
 
   private pauseClock(): void {
-    if (this.activeSince !== undefined) this.activeMs += this.options.now() - this.activeSince;
+    if (this.activeSince !== undefined) this.usedMs += this.options.now() - this.activeSince;
     this.activeSince = undefined;
     this.options.timers.clear(this.runTimer);
   }
 
+  /** Starts the active-time clock, and the run deadline (when set) with the time left on it. */
   private resumeClock(): void {
-    if (this.options.runTimeoutMs === undefined || this.signal.aborted) return;
+    if (this.signal.aborted) return;
     this.activeSince = this.options.now();
-    const left = Math.max(0, this.options.runTimeoutMs - this.activeMs);
-    this.runTimer = this.options.timers.set(() => this.controller.abort(new RunTimeout('run', this.options.runTimeoutMs!)), left);
+    if (this.options.runTimeoutMs === undefined) return;
+    const left = Math.max(0, this.options.runTimeoutMs - this.usedMs);
+    this.runTimer = this.options.timers.set(() => this.timeOut(), left);
+  }
+
+  private timeOut(): void {
+    this.controller.abort(new RunTimeout('run', this.options.runTimeoutMs!));
   }
 }
 

@@ -168,6 +168,24 @@ const stalledClient: ModelClient = {
   },
 } as unknown as ModelClient;
 
+test('a run resumed with the active time it already used has only the rest of its deadline, and reports its reading', async () => {
+  const started = signalled();
+  const stuck = tool('stuck', () => {
+    started.resolve();
+    return new Promise(() => undefined);
+  });
+  const { bindings, clock } = setup({ script: [call('s1', 'stuck', {}), answer('never')], tools: [stuck] });
+  const run = createAgentRun({ id: 'tester', runTimeoutMs: 2_000 }, bindings, { contextId: 'resumed', prompt: 'Go', activeMsUsed: 1_500 });
+  const running = run.execute();
+  await started.promise;
+  assert.equal(clock.fire(2_000), 0, 'not the full deadline again');
+  assert.equal(clock.fire(500), 1, 'the 500 ms left');
+  const outcome = await settlesWithin(running);
+  assert.ok(outcome.settled);
+  assert.equal(outcome.value.stopReason, 'timeout');
+  assert.equal(run.activeMs(), 1_500, 'the clock (fixed at 0 here) added nothing to the 1,500 ms carried in');
+});
+
 test('a stalled model stream that ignores abort ends by the idle timeout or the run deadline, on schedule', async () => {
   for (const [profile, delayMs, reason] of [[{ idleTimeoutMs: 500 }, 500, 'idle-timeout'], [{ runTimeoutMs: 2_000 }, 2_000, 'timeout']] as const) {
     const { bindings, clock, sessions } = setup({ script: [], client: stalledClient });
