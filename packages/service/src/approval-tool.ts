@@ -1,4 +1,5 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
+import { untilAborted } from '@strata/agent';
 import type { ToolDefinition } from '@strata/context';
 
 export const APPROVAL_TOOL_NAME = 'request_approval';
@@ -27,11 +28,7 @@ export function createApprovalTool(options: { readonly beginExternalWait: () => 
     async execute(_input, { signal }) {
       const endWait = options.beginExternalWait();
       try {
-        const aborted = new Promise<never>((_resolve, reject) => {
-          if (signal.aborted) reject(signal.reason);
-          signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-        });
-        const reply = await Promise.race([DBOS.recv<ApprovalReply>(APPROVAL_TOPIC, options.timeoutSeconds ?? APPROVAL_TIMEOUT_SECONDS), aborted]);
+        const reply = await untilAborted(DBOS.recv<ApprovalReply>(APPROVAL_TOPIC, options.timeoutSeconds ?? APPROVAL_TIMEOUT_SECONDS), signal);
         if (reply === null) return { content: 'No answer came before the approval timed out.', isError: true };
         return { content: JSON.stringify({ approved: reply.approved === true, text: reply.text ?? '' }) };
       } finally {

@@ -1,11 +1,12 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { AssistantMessage } from '@strata/context';
 import type { ModelClient, ModelEvent, ModelRequest } from '@strata/model';
+import type { ActiveTime } from './active-time.js';
 
 type FinishEvent = Extract<ModelEvent, { type: 'finish' }>;
 
-/** What a model step records: the turn's finish (its assistant message), or that it did not finish. */
-type RecordedTurn = { readonly finished: FinishEvent } | { readonly unfinished: string };
+/** What a model step records: the turn's finish (its assistant message), or that it did not finish; and the run's active time then. */
+type RecordedTurn = ({ readonly finished: FinishEvent } | { readonly unfinished: string }) & { readonly activeMs: number };
 
 const EMPTY_ASSISTANT: AssistantMessage = { role: 'assistant', content: '' };
 
@@ -18,16 +19,20 @@ const EMPTY_ASSISTANT: AssistantMessage = { role: 'assistant', content: '' };
  *
  * A turn that ended in an error or an abort records only that it did not
  * finish; replayed, it is an `aborted` event (the run stops there again).
+ *
+ * The step records the run's active time as it ends; a replayed turn moves
+ * the run's clock to it before its events, so a turn that ran past the run
+ * deadline times out again on replay.
  */
-export function durableModelClient(inner: ModelClient): ModelClient {
+export function durableModelClient(inner: ModelClient, activeTime: ActiveTime): ModelClient {
   return {
     provider: inner.provider,
     modelId: inner.modelId,
-    stream: (request) => streamAsStep(inner, request),
+    stream: (request) => streamAsStep(inner, request, activeTime),
   };
 }
 
-async function* streamAsStep(inner: ModelClient, request: ModelRequest): AsyncIterable<ModelEvent> {
+async function* streamAsStep(inner: ModelClient, request: ModelRequest, activeTime: ActiveTime): AsyncIterable<ModelEvent> {
   const queue: ModelEvent[] = [];
   let wake: (() => void) | undefined;
   let live = false;
@@ -42,11 +47,11 @@ async function* streamAsStep(inner: ModelClient, request: ModelRequest): AsyncIt
       for await (const event of inner.stream(request)) {
         if (event.type === 'finish' || event.type === 'error' || event.type === 'aborted') {
           terminal = event;
-          return event.type === 'finish' ? { finished: event } : { unfinished: event.type };
+          return event.type === 'finish' ? { finished: event, activeMs: activeTime.read() } : { unfinished: event.type, activeMs: activeTime.read() };
         }
         push(event);
       }
-      return { unfinished: 'no terminal event' };
+      return { unfinished: 'no terminal event', activeMs: activeTime.read() };
     },
     { name: 'model-turn' },
   );
@@ -69,6 +74,7 @@ async function* streamAsStep(inner: ModelClient, request: ModelRequest): AsyncIt
     return;
   }
   const { recorded } = outcome;
+  activeTime.advanceTo(recorded.activeMs);
   if (live && terminal) {
     yield terminal;
   } else if ('finished' in recorded) {

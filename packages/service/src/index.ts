@@ -19,7 +19,7 @@ export {
 } from './service-database.js';
 
 // Runs as durable workflows
-export { RUN_QUEUE_NAME, RUN_WORKFLOW_NAME, TURN_WORKFLOW_NAME, turnWorkflowId, type RunOutcome, type RunRequest } from './run-workflows.js';
+export { RUN_QUEUE_NAME, RUN_WORKFLOW_NAME, SUBAGENT_WORKFLOW_NAME, TURN_WORKFLOW_NAME, turnWorkflowId, type RunOutcome, type RunRequest } from './run-workflows.js';
 export { startWorker, WORKER_CONCURRENCY, type Worker, type WorkerOptions } from './start-worker.js';
 export { CancelWatch, CANCEL_POLL_MS, type CancelWatchOptions } from './cancel-watch.js';
 export { RunLog, type RunLogEvent, type RunLogOptions } from './run-log.js';

@@ -2,7 +2,9 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createPostgresStores } from '@strata/store';
 import { loadProviderRules } from '@strata/testing';
+import pg from 'pg';
 import type { RunSummary } from './run-directory.js';
+import { SUBAGENT_WORKFLOW_NAME } from './run-workflows.js';
 import { ServiceHarness } from './testing/service-harness.js';
 
 const url = process.env.STRATA_TEST_POSTGRES_URL;
@@ -121,6 +123,68 @@ if (url === undefined || url === '') {
     assert.deepEqual([...resumed.matchAll(/^event: (.+)$/gm)].map((match) => match[1]), ['run-finished']);
     // The model asked once: its turn was recorded before the restart and replayed from the record.
     assert.deepEqual((await attempts('model')).filter((row) => row.key.startsWith('a1:')).map((row) => row.key), ['a1:1', 'a1:2']);
+  });
+
+  test('a sub-agent is a durable child: every worker killed while it works, it resumes, its tool effects happen once per call, the parent completes once with its deadline paused', { timeout: 150_000 }, async () => {
+    const runId = await harness.createRun('delegates', 'delegate d1 3');
+    const childId = `${runId}/subagent/call_d1_delegate`;
+    // Kill every worker while one of the sub-agent's tool steps has started and not finished.
+    await harness.waitFor(
+      async () => (await harness.query(`SELECT 1 FROM ${harness.effects}.attempts a WHERE a.kind = 'tool' AND a.key LIKE $1 AND NOT EXISTS (SELECT 1 FROM ${harness.effects}.effects e WHERE e.key = a.key)`, [`${childId}/%`])).length > 0,
+      { timeoutMs: 60_000, what: "a sub-agent's tool step in progress" },
+    );
+    const before = new Map(harness.ready);
+    for (const pid of before.values()) process.kill(pid, 'SIGKILL');
+    await harness.waitFor(async () => [...before].every(([slot, pid]) => harness.ready.has(slot) && harness.ready.get(slot) !== pid), { timeoutMs: 60_000, what: 'every slot restarted' });
+    await harness.waitFor(async () => ['succeeded', 'failed'].includes(await status(runId)), { timeoutMs: 90_000, what: 'the delegating run finished' });
+
+    const run = await harness.run(runId);
+    assert.equal(run.status, 'succeeded', run.error);
+    assert.deepEqual({ stopReason: run.outcome?.stopReason, text: run.outcome?.text, turns: run.outcome?.turns }, { stopReason: 'completed', text: 'done d1', turns: 2 });
+    // One sub-agent workflow, a child of the parent's first turn, finished once.
+    const system = pg.escapeIdentifier(harness.database.systemSchema);
+    const children = await harness.query<{ workflow_uuid: string; status: string; parent_workflow_id: string; created_at: string; updated_at: string }>(
+      `SELECT workflow_uuid, status, parent_workflow_id, created_at, updated_at FROM ${system}.workflow_status WHERE name = $1 AND workflow_uuid LIKE $2`,
+      [SUBAGENT_WORKFLOW_NAME, `${runId}/%`],
+    );
+    assert.deepEqual(children.map((row) => [row.workflow_uuid, row.status, row.parent_workflow_id]), [[childId, 'SUCCESS', `${runId}/turn-1`]]);
+    const killed = new Set(before.values());
+    // The child's tool effects: once per call id; a repeat only of the step the kill cut short.
+    const effects = await harness.query<{ key: string }>(`SELECT key FROM ${harness.effects}.effects WHERE key LIKE $1 ORDER BY key`, [`${runId}/%`]);
+    assert.deepEqual(effects.map((row) => row.key), [1, 2, 3].map((step) => `${childId}/call_d1-sub_${step}`));
+    const toolAttempts = (await attempts('tool')).filter((row) => row.key.startsWith(`${runId}/`));
+    assert.ok(assertNoRecordedStepRanTwice(toolAttempts, killed, 'sub-agent tool step') >= 1, 'the tool step cut short by the kill ran again');
+    const modelAttempts = await attempts('model');
+    assertNoRecordedStepRanTwice(modelAttempts.filter((row) => row.key.startsWith('d1-sub:')), killed, 'sub-agent model step');
+    // The parent asked its model once per turn: the delegating turn was recorded before the kill and replayed from the record.
+    assert.deepEqual(modelAttempts.filter((row) => row.key.startsWith('d1:')).map((row) => row.key), ['d1:1', 'd1:2']);
+    const finished = await harness.query(`SELECT 1 FROM "${harness.database.serviceSchema}".strata_run_events WHERE run_id = $1 AND event->>'type' = 'run-finished'`, [runId]);
+    assert.equal(finished.length, 1, 'the parent finished once');
+
+    // Both sessions whole: the parent's holds the sub-agent's answer as the delegate result.
+    const stores = createPostgresStores({ connectionString: url, schema: harness.database.storeSchema });
+    try {
+      const parent = (await stores.sessions.load(runId))?.messages ?? [];
+      assert.deepEqual(parent.map((message) => message.role), ['user', 'assistant', 'tool', 'assistant']);
+      assert.ok(parent[2]!.role === 'tool' && parent[2]!.content === 'done d1-sub' && parent[2]!.isError !== true);
+      const child = (await stores.sessions.load(childId))?.messages ?? [];
+      assert.deepEqual(child.map((message) => message.role), ['user', 'assistant', 'tool', 'assistant', 'tool', 'assistant', 'tool', 'assistant']);
+    } finally {
+      await stores.close();
+    }
+    // The parent's active time leaves out the wait: less than the sub-agent took from start to finish (three tool steps and a restart).
+    const childWallMs = Number(children[0]!.updated_at) - Number(children[0]!.created_at);
+    assert.ok(run.outcome!.activeMs < childWallMs, `parent active ${run.outcome!.activeMs} ms, sub-agent ${childWallMs} ms`);
+
+    const rules = await loadProviderRules();
+    const inputs = (await harness.query<{ key: string; messages: unknown[] }>(`SELECT key, messages FROM ${harness.effects}.inputs`)).filter((input) => /^d1(-sub)?:/.test(input.key));
+    assert.ok(inputs.length >= 6);
+    if (rules) {
+      for (const input of inputs) {
+        assert.deepEqual(rules.violations(input.messages, 'openai'), [], input.key);
+        assert.deepEqual(rules.violations(input.messages, 'anthropic'), [], input.key);
+      }
+    }
   });
 
   test('a cancelled run stops after the step in progress, and its trace is complete', { timeout: 60_000 }, async () => {

@@ -24,6 +24,14 @@ export interface ServiceProfile {
   readonly tools?: readonly ServiceTool[];
   /** Adds `request_approval`: the run waits (durably, deadline paused) for `POST /runs/:id/messages`. Default false. */
   readonly approvals?: boolean;
+  /**
+   * Adds `delegate`: a sub-agent under the catalog's profile of this name
+   * (scope `subagent`, its own tools; no approvals, which only a run's own
+   * turns receive). It runs as a durable workflow of its own
+   * (`strata.subagent`, id `<context id>/subagent/<call id>`) that the turn
+   * awaits with its run deadline paused; a restart neither loses nor repeats it.
+   */
+  readonly subagent?: string;
 }
 
 /**

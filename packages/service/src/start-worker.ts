@@ -1,4 +1,5 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
+import type { Timers } from '@strata/agent';
 import { createPostgresStores } from '@strata/store';
 import pg from 'pg';
 import { CancelWatch } from './cancel-watch.js';
@@ -28,6 +29,8 @@ export interface WorkerOptions {
   readonly cancelPollMs?: number;
   /** A failed event or trace write (the run goes on). Default: printed to stderr. */
   readonly onLogError?: (error: unknown) => void;
+  /** The clock and timers of run deadlines (tests give a virtual one). Default: Node's timers and `performance.now`. */
+  readonly clock?: { readonly now: () => number; readonly timers: Timers };
 }
 
 export interface Worker {
@@ -57,6 +60,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     outputStore: stores.toolOutputs,
     runLog,
     watchCancel: (runId) => cancelWatch.watch(runId),
+    clock: options.clock,
     onLogError: options.onLogError ?? ((error) => process.stderr.write(`strata worker ${executorId}: run log write failed: ${String(error)}\n`)),
   });
   DBOS.setConfig({

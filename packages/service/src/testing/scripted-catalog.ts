@@ -1,8 +1,10 @@
 import { resolveContextConfiguration, toOpenAIChat, type AssistantMessage, type CanonicalHistory } from '@strata/context';
+import { DELEGATE_TOOL_NAME } from '@strata/agent';
 import type { ModelClient, ModelEvent } from '@strata/model';
 import pg from 'pg';
 import { APPROVAL_TOOL_NAME } from '../approval-tool.js';
 import type { ServiceCatalog, ServiceTool } from '../service-catalog.js';
+import type { VirtualClock } from './virtual-clock.js';
 
 /**
  * A catalog for the service's tests and benchmark: a deterministic model (a
@@ -15,7 +17,12 @@ import type { ServiceCatalog, ServiceTool } from '../service-catalog.js';
  *
  * Prompts name their script: `steps <tag> <n>` calls `record_step` n times,
  * one per turn, then answers; `approve <tag>` asks for approval, then
- * answers; `slow <tag>` calls `wait_for_cancel`, which holds until aborted.
+ * answers; `slow <tag>` calls `wait_for_cancel`, which holds until aborted;
+ * `delegate <tag> <n>` delegates `steps <tag>-sub <n>` to a sub-agent, then
+ * answers.
+ *
+ * Profiles: `steps`, `approvals`, `slow`; `delegates` (its sub-agent is
+ * `steps`); `timed` (`steps` with a run deadline of `TIMED_RUN_TIMEOUT_MS`).
  */
 export interface ScriptedCatalogOptions {
   readonly pool: pg.Pool;
@@ -23,7 +30,13 @@ export interface ScriptedCatalogOptions {
   readonly schema: string;
   /** How long `record_step` works before its effect, so a test can kill a worker mid-step. Default 0. */
   readonly toolDelayMs?: number;
+  /** A virtual clock every model call moves `modelCallMs` forward (the time the call "takes"). Default: none. */
+  readonly clock?: VirtualClock;
+  readonly modelCallMs?: number;
 }
+
+/** The `timed` profile's run deadline, in the clock's milliseconds. */
+export const TIMED_RUN_TIMEOUT_MS = 2_500;
 
 export async function createEffectTables(pool: pg.Pool, schema: string): Promise<void> {
   const quoted = pg.escapeIdentifier(schema);
@@ -62,6 +75,7 @@ export function createScriptedCatalog(options: ScriptedCatalogOptions): ServiceC
     modelId: 'scripted-service',
     stream: (request) => scriptedTurn(request.messages, async (key, messages) => {
       await attempt('model', key);
+      options.clock?.advance(options.modelCallMs ?? 0);
       await options.pool.query(`INSERT INTO ${schema}.inputs (key, messages) VALUES ($1, $2)`, [key, JSON.stringify(toOpenAIChat(messages))]);
     }),
   };
@@ -70,6 +84,8 @@ export function createScriptedCatalog(options: ScriptedCatalogOptions): ServiceC
       steps: { profile: { id: 'steps', sections: { identity: 'You record steps.' } }, tools: [recordStep] },
       approvals: { profile: { id: 'approvals', sections: { identity: 'You ask before acting.' } }, approvals: true },
       slow: { profile: { id: 'slow', sections: { identity: 'You work slowly.' } }, tools: [waitForCancel] },
+      delegates: { profile: { id: 'delegates', sections: { identity: 'You hand work to a helper.' } }, subagent: 'steps' },
+      timed: { profile: { id: 'timed', sections: { identity: 'You record steps on the clock.' }, runTimeoutMs: TIMED_RUN_TIMEOUT_MS }, tools: [recordStep] },
     },
     models: ['scripted-service'],
     model: () => model,
@@ -79,7 +95,7 @@ export function createScriptedCatalog(options: ScriptedCatalogOptions): ServiceC
 
 /** The scripted answer to a history: a function of it alone. */
 async function* scriptedTurn(messages: CanonicalHistory, record: (key: string, messages: CanonicalHistory) => Promise<void>): AsyncIterable<ModelEvent> {
-  const prompt = messages.find((message) => message.role === 'user' && /^(steps|approve|slow) /.test(String(message.content)))?.content;
+  const prompt = messages.find((message) => message.role === 'user' && /^(steps|approve|slow|delegate) /.test(String(message.content)))?.content;
   const [script = '', tag = 'untagged', count = '0'] = String(prompt ?? '').trim().split(/\s+/);
   const answered = messages.filter((message) => message.role === 'assistant').length;
   const results = messages.filter((message) => message.role === 'tool').length;
@@ -89,6 +105,8 @@ async function* scriptedTurn(messages: CanonicalHistory, record: (key: string, m
     message = { role: 'assistant', content: '', toolCalls: [{ id: `call_${tag}_${results + 1}`, name: 'record_step', input: { n: results + 1 } }] };
   } else if (script === 'approve' && results === 0) {
     message = { role: 'assistant', content: '', toolCalls: [{ id: `call_${tag}_approval`, name: APPROVAL_TOOL_NAME, input: { question: `may I finish ${tag}?` } }] };
+  } else if (script === 'delegate' && results === 0) {
+    message = { role: 'assistant', content: '', toolCalls: [{ id: `call_${tag}_delegate`, name: DELEGATE_TOOL_NAME, input: { task: `steps ${tag}-sub ${count}` } }] };
   } else if (script === 'slow' && results === 0) {
     message = { role: 'assistant', content: '', toolCalls: [{ id: `call_${tag}_slow`, name: 'wait_for_cancel', input: {} }] };
   } else {

@@ -3,15 +3,20 @@
  * benchmark: `node dist/testing/scripted-worker.js` with
  * STRATA_SERVICE_DATABASE_URL, STRATA_SERVICE_SYSTEM_SCHEMA,
  * STRATA_SERVICE_STORE_SCHEMA, STRATA_SERVICE_SCHEMA, STRATA_WORKER_SLOT,
- * STRATA_TEST_EFFECTS_SCHEMA and STRATA_TEST_TOOL_DELAY_MS. Prints `ready`
- * once it takes runs; SIGTERM stops it.
+ * STRATA_TEST_EFFECTS_SCHEMA and STRATA_TEST_TOOL_DELAY_MS. With
+ * STRATA_TEST_MODEL_CALL_MS, run deadlines are on a virtual clock that each
+ * model call moves that far. Prints `ready` once it takes runs; SIGTERM
+ * stops it.
  */
 import pg from 'pg';
 import { serviceDatabaseFromEnvironment } from '../service-database.js';
 import { startWorker } from '../start-worker.js';
 import { createScriptedCatalog } from './scripted-catalog.js';
+import { VirtualClock } from './virtual-clock.js';
 
 const env = process.env;
+const modelCallMs = env.STRATA_TEST_MODEL_CALL_MS === undefined ? undefined : Number(env.STRATA_TEST_MODEL_CALL_MS);
+const clock = modelCallMs === undefined ? undefined : new VirtualClock();
 const pool = new pg.Pool({ connectionString: env.STRATA_SERVICE_DATABASE_URL, max: 4 });
 pool.on('error', () => undefined);
 const worker = await startWorker({
@@ -19,7 +24,8 @@ const worker = await startWorker({
   slot: Number(env.STRATA_WORKER_SLOT),
   concurrency: Number(env.STRATA_WORKER_CONCURRENCY ?? 8),
   cancelPollMs: 100,
-  catalog: createScriptedCatalog({ pool, schema: env.STRATA_TEST_EFFECTS_SCHEMA ?? 'strata_test_effects', toolDelayMs: Number(env.STRATA_TEST_TOOL_DELAY_MS ?? 0) }),
+  catalog: createScriptedCatalog({ pool, schema: env.STRATA_TEST_EFFECTS_SCHEMA ?? 'strata_test_effects', toolDelayMs: Number(env.STRATA_TEST_TOOL_DELAY_MS ?? 0), clock, modelCallMs }),
+  clock,
 });
 process.stdout.write(`ready ${worker.executorId} ${process.pid}\n`);
 process.once('SIGTERM', () => {

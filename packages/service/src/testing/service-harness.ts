@@ -16,6 +16,8 @@ export interface ServiceHarnessOptions {
   readonly toolDelayMs?: number;
   readonly concurrency?: number;
   readonly maxBodyBytes?: number;
+  /** Puts run deadlines on a virtual clock that each model call moves this far (see `createScriptedCatalog`). Default: Node's clock. */
+  readonly modelCallMs?: number;
 }
 
 /**
@@ -51,7 +53,7 @@ export class ServiceHarness {
   async start(): Promise<void> {
     await migrateService({ database: this.database });
     await createEffectTables(this.pool, `${this.prefix}_fx`);
-    this.server = await startServiceServer({ database: this.database, token: this.token, profiles: ['steps', 'approvals', 'slow'], models: ['scripted-service'], port: 0, maxBodyBytes: this.#options.maxBodyBytes });
+    this.server = await startServiceServer({ database: this.database, token: this.token, profiles: ['steps', 'approvals', 'slow', 'delegates', 'timed'], models: ['scripted-service'], port: 0, maxBodyBytes: this.#options.maxBodyBytes });
     this.supervisor = superviseWorkers({
       workers: this.#options.workers,
       restartDelayMs: 200,
@@ -73,6 +75,7 @@ export class ServiceHarness {
         STRATA_WORKER_CONCURRENCY: String(this.#options.concurrency ?? 8),
         STRATA_TEST_EFFECTS_SCHEMA: `${this.prefix}_fx`,
         STRATA_TEST_TOOL_DELAY_MS: String(this.#options.toolDelayMs ?? 0),
+        ...(this.#options.modelCallMs === undefined ? {} : { STRATA_TEST_MODEL_CALL_MS: String(this.#options.modelCallMs) }),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
