@@ -187,6 +187,23 @@ if (url === undefined || url === '') {
     }
   });
 
+  test('cancelling a run cancels the sub-agent it waits on: the child stops after its step in progress, the parent ends cancelled', { timeout: 60_000 }, async () => {
+    const runId = await harness.createRun('delegates', 'delegate c1 3');
+    const childId = `${runId}/subagent/call_c1_delegate`;
+    await harness.waitFor(async () => (await harness.query(`SELECT 1 FROM ${harness.effects}.attempts WHERE kind = 'tool' AND key = $1`, [`${childId}/call_c1-sub_1`])).length > 0, { timeoutMs: 30_000, what: "the sub-agent's first tool running" });
+    assert.equal((await harness.api(`/runs/${runId}/cancel`, { method: 'POST' })).status, 202);
+    await harness.waitFor(async () => (await status(runId)) === 'cancelled', { timeoutMs: 10_000, what: 'the run cancelled' });
+    const system = pg.escapeIdentifier(harness.database.systemSchema);
+    await harness.waitFor(
+      async () => (await harness.query(`SELECT 1 FROM ${system}.workflow_status WHERE workflow_uuid = $1 AND status = 'CANCELLED'`, [childId])).length > 0,
+      { timeoutMs: 10_000, what: 'the sub-agent cancelled' },
+    );
+    // The child took no step after the cancel: at most the step in progress finished, and the parent's model was not asked again.
+    const effects = await harness.query(`SELECT 1 FROM ${harness.effects}.effects WHERE key LIKE $1`, [`${childId}/%`]);
+    assert.ok(effects.length <= 1, `${effects.length} sub-agent effects after a cancel during the first`);
+    assert.deepEqual((await attempts('model')).filter((row) => row.key.startsWith('c1:')).map((row) => row.key), ['c1:1']);
+  });
+
   test('a cancelled run stops after the step in progress, and its trace is complete', { timeout: 60_000 }, async () => {
     const runId = await harness.createRun('slow', 'slow s1');
     await harness.waitFor(async () => (await harness.query(`SELECT 1 FROM ${harness.effects}.attempts WHERE kind = 'tool' AND key = $1`, [`${runId}/call_s1_slow`])).length > 0, { timeoutMs: 30_000, what: 'the slow tool running' });
