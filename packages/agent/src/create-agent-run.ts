@@ -26,7 +26,7 @@ import {
   type TraceSink,
 } from '@strata/context';
 import type { ModelClient } from '@strata/model';
-import { deferredToolsContributorFactory, type ToolRegistry } from '@strata/tools';
+import { deferredToolsContributorFactory, READ_SKILL_NAME, type ToolRegistry } from '@strata/tools';
 import type { AgentEvent } from './agent-events.js';
 import { AgentRunState } from './agent-run-state.js';
 import { NativeAgent, type AgentRunResult } from './native-agent.js';
@@ -214,7 +214,8 @@ export function createAgentRun(profile: AgentProfile, bindings: AgentBindings, i
         onStage: bindings.onStage,
         now: bindings.now,
         legacySystemPrompt: profile.legacySystemPrompt,
-        stages: { composer: profile.maskStoredResults === undefined ? undefined : new DefaultContextMessageComposer({ maskStoredResults: profile.maskStoredResults }) },
+        // A skill's body is instructions: the view never shows it as a preview (compaction may still remove it, and the skill lane then says so).
+        stages: { composer: new DefaultContextMessageComposer({ ...(profile.maskStoredResults === undefined ? {} : { maskStoredResults: profile.maskStoredResults }), keepWholeTools: [READ_SKILL_NAME] }) },
       });
       const agent = new NativeAgent({
         now: bindings.now,

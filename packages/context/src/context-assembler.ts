@@ -191,6 +191,7 @@ export class ContextAssembler {
       compaction = compacted.compaction;
       // 8. Re-collect only if the model-visible history changed.
       if (compacted.history !== history) {
+        memory.atCapacity = true;
         history = compacted.history;
         collected = await this.timed(turn, 'collect', () => this.collect(turn, history));
         candidate = this.prepare(turn, collected, history);
@@ -272,7 +273,9 @@ export class ContextAssembler {
     const prepareWith = (counter: TokenEstimator): ContextCandidate => {
       const admitted = this.timedSync(turn, 'budget', () => this.stages.budget.admit({ collection: collected.collection, limits: this.options.budget, estimator: counter }));
       const rendered = this.timedSync(turn, 'render', () => this.stages.renderer.render(admitted.sections));
-      const composed = this.timedSync(turn, 'compose', () => this.stages.composer.compose({ contextId: turn.contextId, history, messages: admitted.messages, attachments: admitted.attachments }));
+      const composed = this.timedSync(turn, 'compose', () =>
+        this.stages.composer.compose({ contextId: turn.contextId, history, messages: admitted.messages, attachments: admitted.attachments, atCapacity: turn.memory.atCapacity }),
+      );
       return countCandidate({ admitted, rendered, composed, tools: turn.tools, counter, historyTokens: turn.memory.historyTokens(composed.history, counter) });
     };
     const estimated = prepareWith(this.options.estimator);
@@ -307,6 +310,7 @@ export class ContextAssembler {
       previousStart: turn.memory.windowStart,
     });
     turn.memory.windowStart = window.start;
+    if (window.stats.droppedUnits > 0) turn.memory.atCapacity = true;
     return window;
   }
 

@@ -22,6 +22,8 @@ export function sharedPrefixLength(previous: readonly unknown[], next: readonly 
 export class ContextMemory {
   /** Where the window started last turn, to keep the prompt prefix stable. */
   windowStart: CanonicalMessage | undefined;
+  /** Set once a turn of this context was compacted or cut for size: from then on it lives at its cap. */
+  atCapacity = false;
   /** Stored-output references already confirmed to read back from this context's store. */
   readonly readableOutputRefs = new Set<string>();
   private checked: CanonicalHistory = [];

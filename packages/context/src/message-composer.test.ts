@@ -35,6 +35,10 @@ test('masked view: past stored results become the same preview every turn; the n
   assert.equal(next.callLocal.length, 0, 'a step that is not the newest is not sent whole again');
   assert.equal(history[2]!.content, body('page 1'), 'the canonical history is untouched');
   if (rules) assert.deepEqual(rules.violations(toOpenAIChat([...first.history, ...first.callLocal]), 'anthropic'), []);
+
+  const skills = new DefaultContextMessageComposer({ maskStoredResults: true, keepWholeTools: ['fetch'] }).compose({ history, messages: [], attachments: [] });
+  assert.deepEqual(skills.history, history, 'results of a tool kept whole are never masked');
+  assert.equal(skills.callLocal.length, 0);
 });
 
 test('maskStoredResults false sends stored results as they are', () => {
@@ -53,6 +57,19 @@ test('by default only a result whose preview is at most half its body is masked'
   assert.equal(composed.history[4], short, 'the short result is sent as it is: its preview would save too little');
   assert.equal(composed.callLocal.length, 0, 'the newest step has no masked result to send whole');
   assert.throws(() => new DefaultContextMessageComposer({ maskStoredResults: { maxPreviewShare: 1.5 } }), /maxPreviewShare must be between 0 and 1, got 1.5/);
+
+  // At capacity, by default, every result is masked whenever its preview is smaller; an explicit share stays as given.
+  const later = stored('c', 'later header\n' + 'y'.repeat(700));
+  const grown = [history[0]!, history[1]!, long, history[3]!, short, { role: 'assistant' as const, content: '', toolCalls: [{ id: 'c', name: 'fetch', input: { page: 3 } }] }, later];
+  const composer = new DefaultContextMessageComposer();
+  composer.compose({ history: grown.slice(0, 5), messages: [], attachments: [], contextId: 'run' });
+  const atCap = composer.compose({ history: grown, messages: [], attachments: [], contextId: 'run', atCapacity: true });
+  assert.equal((atCap.history[4] as ToolResultMessage).masked, true, 'a result sent whole before is masked from then on (the turn that reached capacity rewrote the cache anyway)');
+  assert.equal((atCap.history[6] as ToolResultMessage).masked, true, 'a new result is masked');
+  const again = composer.compose({ history: grown, messages: [], attachments: [], contextId: 'run', atCapacity: true });
+  assert.equal(again.history[4], atCap.history[4], 'the same preview object every turn after');
+  const explicit = new DefaultContextMessageComposer({ maskStoredResults: { maxPreviewShare: MASK_PREVIEW_SHARE } }).compose({ history: grown, messages: [], attachments: [], atCapacity: true });
+  assert.equal(explicit.history[6], later);
 });
 
 test('wrapped data cannot open or close a wrapper, in any letter case', () => {

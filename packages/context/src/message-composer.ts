@@ -16,9 +16,16 @@ export interface MessageComposerOptions {
    * touched. `true` masks every stored result that has a smaller preview;
    * `{ maxPreviewShare }` only those whose preview is at most that share of
    * the body (a small saving costs more in cache writes than it saves);
-   * `false` none. Default `{ maxPreviewShare: MASK_PREVIEW_SHARE }`.
+   * `false` none. Default: `MASK_PREVIEW_SHARE`, and every smaller preview
+   * once the context is at capacity (see `ComposeRequest.atCapacity`).
    */
   readonly maskStoredResults?: boolean | { readonly maxPreviewShare: number };
+  /**
+   * Tools whose results the view never masks: instructions the model must
+   * read whole, such as a skill body (`read_skill`), which a preview would
+   * silently cut. Default none.
+   */
+  readonly keepWholeTools?: readonly string[];
   readonly preview?: PreviewOptions;
 }
 
@@ -44,6 +51,13 @@ export interface ComposeRequest {
    * turn costs what was appended, not the whole history.
    */
   readonly contextId?: string;
+  /**
+   * The context has already been compacted or cut for size. By default
+   * every stored result is then masked whenever its preview is smaller: at
+   * the cap every token saved also puts off the next cut, which writes the
+   * whole kept prefix to the cache again. Once set for a context, keep it set.
+   */
+  readonly atCapacity?: boolean;
 }
 
 export interface ContextMessageComposer {
@@ -131,6 +145,8 @@ interface Composition {
   readonly callIds: Set<string>;
   /** Whether a non-system message comes before the stable part's end (later system messages are moved). */
   conversationStarted: boolean;
+  /** Whether it was composed for a context at capacity (results masked as then). */
+  atCapacity: boolean;
   /** Index in `history` of the first non-system message, or -1. */
   firstTurn: number;
   hasTaskAnchor: boolean;
@@ -139,7 +155,7 @@ interface Composition {
 }
 
 function emptyComposition(): Composition {
-  return { source: [], stableEnd: 0, history: [], diagnostics: [], callIds: new Set(), conversationStarted: false, firstTurn: -1, hasTaskAnchor: false };
+  return { source: [], stableEnd: 0, history: [], diagnostics: [], callIds: new Set(), conversationStarted: false, atCapacity: false, firstTurn: -1, hasTaskAnchor: false };
 }
 
 /** Where composition stands as it walks the history. */
@@ -181,9 +197,14 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
 
   /** The largest preview, as a share of its body, shown instead of the body; 0: no masking. */
   private readonly maxPreviewShare: number;
+  /** Masking as by default: every smaller preview once the context is at capacity. */
+  private readonly byDefault: boolean;
+  private readonly keepWhole: ReadonlySet<string>;
 
   constructor(options: MessageComposerOptions = {}) {
     this.options = options;
+    this.byDefault = options.maskStoredResults === undefined;
+    this.keepWhole = new Set(options.keepWholeTools ?? []);
     const mask = options.maskStoredResults ?? { maxPreviewShare: MASK_PREVIEW_SHARE };
     this.maxPreviewShare = mask === true ? 1 : mask === false ? 0 : mask.maxPreviewShare;
     if (!(this.maxPreviewShare >= 0 && this.maxPreviewShare <= 1)) {
@@ -196,14 +217,15 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
     if (!history.some((message) => message.role !== 'system')) {
       throw new ContextInputError({ code: 'CONTEXT_HISTORY_EMPTY', culprit: 'history', message: `the history has ${history.length === 0 ? 'no messages' : 'only system messages'}: a model call needs a user message` });
     }
-    const kept = this.resume(request.contextId, history);
-    const composition = kept ?? emptyComposition();
+    const atCapacity = request.atCapacity === true;
+    const kept = this.resume(request.contextId, history, atCapacity);
+    const composition = kept ?? { ...emptyComposition(), atCapacity };
     // Groups before the last one become part of the kept composition; the last one is composed afresh each turn.
     let index = composition.stableEnd;
     let newest: ComposedGroup | undefined;
     const cursor = { conversationStarted: composition.conversationStarted };
     while (index < history.length) {
-      const group = this.composeGroup(history, index, composition.callIds, cursor);
+      const group = this.composeGroup(history, index, composition.callIds, cursor, atCapacity);
       if (group.end < history.length) this.keep(composition, group, cursor);
       else newest = group;
       composition.stableEnd = group.end < history.length ? group.end : index;
@@ -225,10 +247,10 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
    * same messages up to and including the first one after the kept part
    * (that message is what ended the kept part's last group).
    */
-  private resume(contextId: string | undefined, history: CanonicalHistory): Composition | undefined {
+  private resume(contextId: string | undefined, history: CanonicalHistory, atCapacity: boolean): Composition | undefined {
     if (contextId === undefined) return undefined;
     const kept = this.compositions.get(contextId);
-    if (!kept || history.length <= kept.stableEnd) return undefined;
+    if (!kept || history.length <= kept.stableEnd || kept.atCapacity !== atCapacity) return undefined;
     for (let index = 0; index <= kept.stableEnd; index += 1) if (kept.source[index] !== history[index]) return undefined;
     return kept;
   }
@@ -251,7 +273,7 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
   }
 
   /** Composes the group at `history[index]`, given the call ids used before it and whether the conversation has started. */
-  private composeGroup(history: CanonicalHistory, index: number, callIds: ReadonlySet<string>, cursor: ComposeCursor): ComposedGroup {
+  private composeGroup(history: CanonicalHistory, index: number, callIds: ReadonlySet<string>, cursor: ComposeCursor, atCapacity: boolean): ComposedGroup {
     const message = history[index]!;
     const single = (messages: readonly CanonicalMessage[], diagnostics: readonly ContextDiagnostic[] = []): ComposedGroup => ({ end: index + 1, messages, diagnostics, callIds: [], previewed: [] });
     const subject = `history[${index}]`;
@@ -261,7 +283,7 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
       const messages: CanonicalMessage[] = [step.assistant];
       const previewed: ToolResultMessage[] = [];
       for (const result of step.results) {
-        const preview = this.maxPreviewShare === 0 ? undefined : this.previewOf(result);
+        const preview = this.maxPreviewShare === 0 || this.keepWhole.has(result.toolName) ? undefined : this.previewOf(result, atCapacity);
         messages.push(preview ?? result);
         if (preview) previewed.push(result);
       }
@@ -294,15 +316,18 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
     return single(message.role === 'user' ? [{ ...message, content: EMPTY_USER_TEXT }] : [], [diagnostic]);
   }
 
-  /** The result's preview when it is shown masked; decided once per result, so every turn sends the same bytes. */
-  private previewOf(result: ToolResultMessage): ToolResultMessage | undefined {
+  /**
+   * The result's preview when it is shown masked. The preview is made once
+   * per result and whether it is shown depends only on the context reaching
+   * capacity, so a result's bytes change at most once: on the turn the
+   * context is first compacted, which rewrites the cache from an old
+   * message anyway.
+   */
+  private previewOf(result: ToolResultMessage, atCapacity: boolean): ToolResultMessage | undefined {
     let preview = this.previews.get(result);
-    if (preview === undefined) {
-      preview = previewToolResult(result, this.options.preview ?? PREVIEW_DEFAULTS) ?? null;
-      if (preview && preview.content.length > result.content.length * this.maxPreviewShare) preview = null;
-      this.previews.set(result, preview);
-    }
-    return preview ?? undefined;
+    if (preview === undefined) this.previews.set(result, (preview = previewToolResult(result, this.options.preview ?? PREVIEW_DEFAULTS) ?? null));
+    const share = atCapacity && this.byDefault ? 1 : this.maxPreviewShare;
+    return preview !== null && preview.content.length <= result.content.length * share ? preview : undefined;
   }
 
   /**
