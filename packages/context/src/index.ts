@@ -85,6 +85,7 @@ export type { TokenPressure, TokenPressurePolicy, TokenPressureRequest } from '.
 export { DefaultContextMessageComposer, MASK_PREVIEW_SHARE, interruptedResult } from './message-composer.js';
 export type { ComposedMessages, ComposeRequest, ContextMessageComposer, MessageComposerOptions } from './message-composer.js';
 export { AtomicHistoryWindowPolicy } from './history-window.js';
+export { trimHistory, type TrimHistoryOptions } from './trim-history.js';
 export type { HistoryWindow, HistoryWindowPolicy, HistoryWindowRequest, HistoryWindowStats } from './history-window.js';
 export { DefaultContextValidator } from './context-validator.js';
 export type { ContextValidationRequest, ContextValidator } from './context-validator.js';

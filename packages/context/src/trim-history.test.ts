@@ -1,0 +1,67 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { historyArbitrary, loadProviderRules } from '@strata/testing';
+import { toOpenAIChat } from './adapters/openai-chat.js';
+import { ConservativeTokenEstimator } from './conservative-token-estimator.js';
+import { ContextBudgetError } from './errors/context-budget-error.js';
+import { ConfigurationError } from './errors/configuration-error.js';
+import { ContextInputError } from './errors/context-input-error.js';
+import { ExactTokenEstimator } from './exact-token-estimator.js';
+import type { CanonicalMessage } from './messages.js';
+import { trimHistory } from './trim-history.js';
+
+const rules = await loadProviderRules();
+const exact = new ExactTokenEstimator({ family: 'o200k' });
+const unknown = new ConservativeTokenEstimator({ family: 'unknown' });
+const cl100k = new ExactTokenEstimator({ family: 'cl100k' });
+const sum = (messages: readonly CanonicalMessage[], counter: { countMessage(message: CanonicalMessage): number }) => messages.reduce((total, message) => total + counter.countMessage(message), 0);
+
+const page = (n: number) => `Page ${n}: the sample was stable at 21.5 C. `.repeat(30);
+const history: CanonicalMessage[] = [{ role: 'system', content: 'You are a lab assistant.' }, { role: 'user', content: 'Read every page and report the temperature.' }];
+for (let n = 1; n <= 12; n += 1) {
+  history.push({ role: 'assistant', content: '', toolCalls: [{ id: `p${n}`, name: 'read_notes', input: { page: n } }] });
+  history.push({ role: 'tool', toolCallId: `p${n}`, toolName: 'read_notes', content: page(n) });
+}
+
+test('trimHistory keeps the newest whole steps, the system prompt and the request, within the budget', () => {
+  const trimmed = trimHistory(history, { maxTokens: 2_000 });
+  assert.ok(sum(trimmed, unknown) <= 2_000);
+  assert.equal(trimmed[0], history[0]);
+  assert.ok(trimmed.includes(history[1]!), 'the latest real user request is kept');
+  assert.equal(trimmed.at(-1), history.at(-1), 'the newest step is kept');
+  assert.ok(trimmed.length < history.length);
+  if (rules) for (const provider of ['openai', 'anthropic'] as const) assert.deepEqual(rules.violations(toOpenAIChat(trimmed), provider), []);
+});
+
+test('with a model whose tokenizer is known, exact counts decide near the budget and keep more', () => {
+  const estimated = trimHistory(history, { maxTokens: 2_000 });
+  const counted = trimHistory(history, { maxTokens: 2_000, model: 'gpt-4o' });
+  assert.ok(sum(counted, exact) <= 2_000, 'within the budget by the exact count');
+  assert.ok(counted.length > estimated.length, `${counted.length} messages kept against ${estimated.length} on estimates`);
+  // Far below the budget nothing is cut and nothing is counted exactly.
+  assert.deepEqual(trimHistory(history, { maxTokens: 100_000, model: 'gpt-4o' }), history);
+});
+
+test('any value in: a typed error naming the field, or a valid trimmed history (property)', () => {
+  assert.throws(() => trimHistory(42, { maxTokens: 100 }), (error: unknown) => ContextInputError.isInstance(error) && /history/.test(error.message));
+  assert.throws(() => trimHistory([{ role: 'user' }], { maxTokens: 100 }), (error: unknown) => ContextInputError.isInstance(error) && /history\[0\]/.test(error.message));
+  assert.throws(() => trimHistory(history, { maxTokens: 0 }), (error: unknown) => ConfigurationError.isInstance(error) && error.setting === 'maxTokens');
+  assert.throws(() => trimHistory(history, { maxTokens: 10 }), (error: unknown) => ContextBudgetError.isInstance(error));
+  fc.assert(
+    fc.property(historyArbitrary({ open: true, maxSteps: 20 }), fc.integer({ min: 50, max: 8_000 }), fc.constantFrom(undefined, 'gpt-4o', 'cl100k', 'claude-sonnet-4'), (raw, maxTokens, model) => {
+      let trimmed: CanonicalMessage[];
+      try {
+        trimmed = trimHistory(raw, { maxTokens, ...(model ? { model } : {}) });
+      } catch (error) {
+        assert.ok(ContextBudgetError.isInstance(error), String(error));
+        return;
+      }
+      // Within the budget by the model's exact count, or by the estimate when its tokenizer is not known.
+      const counter = model === 'gpt-4o' ? exact : model === 'cl100k' ? cl100k : unknown;
+      assert.ok(sum(trimmed, counter) <= maxTokens, `${sum(trimmed, counter)} > ${maxTokens}`);
+      if (rules) for (const provider of ['openai', 'anthropic'] as const) assert.deepEqual(rules.violations(toOpenAIChat(trimmed), provider), []);
+    }),
+    { numRuns: 150 },
+  );
+});
