@@ -17,7 +17,7 @@ import {
   type SourceKey,
 } from './context-block.js';
 import { knownDomains, parseDomain, parseRequestedDomains, type FocusedDomain } from './focused-domain.js';
-import { buildResolvedBlock, resolvedContext, type ResolvedContext, type ResolvedMember } from './resolved-context.js';
+import { buildResolvedBlock, resolvedContext, ResolvedMemberRecord, type ResolvedContext, type ResolvedMember } from './resolved-context.js';
 import { readSnapshotV1, writeSnapshotV1, type ContextWorkspaceSnapshotV1 } from './snapshot.js';
 import { fitToTokenBudget, parseTokenBudget } from './token-budget.js';
 import { rankOrder } from './rank-order.js';
@@ -66,7 +66,7 @@ interface Entry {
 }
 
 /** The live blocks of one SourceKey, in sequence order. */
-interface SourceGroup {
+interface SourceGroup extends SourceKey {
   readonly keyId: string;
   entries: Entry[];
 }
@@ -199,18 +199,19 @@ export class ContextWorkspace {
 
     // Walks keys in (block name, source) order and each key's blocks newest first: the walk
     // position is the tie-break after weight and score, and one key's members are one run of
-    // positions. Nothing but the result is allocated per block.
+    // positions, whose key is noted as the run starts. Nothing but the result is allocated per block.
     const capacity = this.#entries.size;
     const members: ResolvedMember[] = [];
     const weights = new Float64Array(capacity);
     const scores = new Float64Array(capacity);
     const runs = new Uint32Array(capacity);
-    let runCount = 0;
+    const runKeys: SourceKey[] = [];
     let maxWeight = 0;
     let expired: Entry[] | undefined;
     for (const group of this.#keyOrder.sorted()) {
       const entries = group.entries;
       const runStart = members.length;
+      const runCount = runKeys.length;
       for (let index = entries.length - 1; index >= 0; index -= 1) {
         const entry = entries[index]!;
         this.#fade(entry, now);
@@ -229,24 +230,16 @@ export class ContextWorkspace {
         scores[members.length] = score;
         runs[members.length] = runCount;
         if (weight > maxWeight) maxWeight = weight;
-        members.push({
-          block: entry.block,
-          sequence: entry.sequence,
-          activationScore: score,
-          level,
-          exposure,
-          domainWeight: weight,
-          activatedProjection: projection,
-          projection,
-        });
+        members.push(new ResolvedMemberRecord(entry.block, entry.sequence, score, level, exposure, weight, projection, projection));
       }
-      if (members.length > runStart) runCount += 1;
+      if (members.length > runStart) runKeys.push(group);
     }
     if (expired !== undefined) for (const entry of expired) this.#remove(entry);
 
     // Same-key members in rank order; each key's element sits where its first member ranks.
-    const slots = new Int32Array(runCount).fill(-1);
+    const slots = new Int32Array(runKeys.length).fill(-1);
     const groups: ResolvedMember[][] = [];
+    const groupKeys: SourceKey[] = [];
     for (const position of rankOrder({ count: members.length, weights, scores, maxWeight })) {
       const run = runs[position]!;
       const member = members[position]!;
@@ -254,11 +247,12 @@ export class ContextWorkspace {
       if (slot === -1) {
         slots[run] = groups.length;
         groups.push([member]);
+        groupKeys.push(runKeys[run]!);
       } else {
         groups[slot]!.push(member);
       }
     }
-    const blocks = groups.map(buildResolvedBlock);
+    const blocks = groups.map((group, index) => buildResolvedBlock(group, groupKeys[index]!));
     if (budget === undefined) return resolvedContext({ blocks });
     const fitted = fitToTokenBudget({ blocks, budget });
     return resolvedContext({ blocks: fitted.blocks, budget: fitted.report, diagnostics: fitted.diagnostics });
@@ -302,7 +296,7 @@ export class ContextWorkspace {
     const keyId = sourceKeyId(block);
     let group = this.#groups.get(keyId);
     if (group === undefined) {
-      group = { keyId, entries: [] };
+      group = { keyId, blockName: block.blockName, source: block.source, entries: [] };
       this.#groups.set(keyId, group);
       this.#keyOrder.insert(group);
     }

@@ -1,7 +1,7 @@
 import type { ContextDiagnostic, TokenEstimator } from '@strata/context';
 import { smallerProjection, type Projection } from './activation.js';
 import { ContextWorkspaceInputError } from './errors/context-workspace-input-error.js';
-import { BLOCK_SEPARATOR, buildResolvedBlock, joinBlockTexts, type ResolvedBlock } from './resolved-context.js';
+import { BLOCK_SEPARATOR, buildResolvedBlock, joinBlockTexts, ResolvedMemberRecord, type ResolvedBlock } from './resolved-context.js';
 import { describe, requireInteger } from './validate.js';
 
 export interface TokenBudget {
@@ -154,16 +154,8 @@ function degrade(block: ResolvedBlock): ResolvedBlock | undefined {
     const projection = smallerProjection(member.projection);
     if (projection === undefined) return member;
     changed = true;
-    return {
-      block: member.block,
-      sequence: member.sequence,
-      activationScore: member.activationScore,
-      level: member.level,
-      exposure: member.exposure,
-      domainWeight: member.domainWeight,
-      activatedProjection: member.activatedProjection,
-      projection,
-    };
+    const { block: memberBlock, sequence, activationScore, level, exposure, domainWeight, activatedProjection } = member;
+    return new ResolvedMemberRecord(memberBlock, sequence, activationScore, level, exposure, domainWeight, activatedProjection, projection);
   });
-  return changed ? buildResolvedBlock(members) : undefined;
+  return changed ? buildResolvedBlock(members, block) : undefined;
 }
