@@ -29,3 +29,14 @@ test('only the first count positions are ranked; huge weights fall back to the c
   const wide = [2 ** 30, 1, 2 ** 30];
   assert.deepEqual([...rankOrder({ count: 3, weights: wide, scores: [1, 100, 2], maxWeight: 2 ** 30 })], [2, 0, 1]);
 });
+
+test('thousands of items, keys spread over every digit or sharing their upper digits, rank exactly', () => {
+  const count = 5_000;
+  const spread = Array.from({ length: count }, (_, position) => ((position * 2_654_435_761) % 4_294_967_296) / 42_949_672.96);
+  const weights = Array.from({ length: count }, (_, position) => 1 + (position % 9));
+  assert.deepEqual([...rankOrder({ count, weights, scores: spread, maxWeight: 9 })], exactOrder(weights, spread));
+  // One weight and scores within one unit: the upper digits are all equal and their passes move nothing.
+  const close = spread.map((value) => 50 + value / 100);
+  const ones = weights.map(() => 1);
+  assert.deepEqual([...rankOrder({ count, weights: ones, scores: close, maxWeight: 1 })], exactOrder(ones, close));
+});

@@ -117,7 +117,8 @@ class ResolvedBlockResult implements ResolvedBlock {
 
   constructor(members: readonly ResolvedMember[], first: ResolvedMember, key: ElementKey) {
     let snapshotIndex = 0;
-    let best = first.activationScore;
+    // A single member is the snapshot without reading its score.
+    let best = members.length === 1 ? 0 : first.activationScore;
     for (let index = 1; index < members.length; index += 1) {
       const score = members[index]!.activationScore;
       if (score > best) {
