@@ -64,13 +64,13 @@ function filledWorkspace(blocks: readonly ContextBlock[]): { workspace: ContextW
 /**
  * One resolve case against the peer: sorting the same blocks, as the
  * workspace holds them (registration order), by their activation score, one
- * numeric comparison. Both are timed alternately.
+ * numeric comparison. Both are timed alternately. The peer's scores are read
+ * after the workspace's warm-up resolves, so it sorts the scores the resolve
+ * ranks (activation has lifted many blocks to the same ceilings by then,
+ * which helps a sort too), not the scores of a workspace never resolved.
  */
 function resolveCase(label: string, sizes: Sizes, domains: readonly FocusedDomain[], options: { resolve?: ResolveOptions; readText: boolean }) {
   const { workspace, advance } = filledWorkspace(buildBlocks(sizes.blocks));
-  const states = workspace.blocks().map((state) => ({ block: state.block, score: state.activationScore }));
-  // The same blocks in a fixed shuffled order: a sort cannot lean on runs left by registration.
-  const shuffled = states.map((state, index) => ({ state, key: (index * 2_654_435_761) % 4_294_967_296 })).sort((left, right) => left.key - right.key).map(({ state }) => state);
   let elements = 0;
   let characters = 0;
   const subject = () => {
@@ -79,6 +79,10 @@ function resolveCase(label: string, sizes: Sizes, domains: readonly FocusedDomai
     elements = resolved.blocks.length;
     if (options.readText) characters = resolved.text.length;
   };
+  for (let round = 0; round < sizes.warmup; round += 1) subject();
+  const states = workspace.blocks().map((state) => ({ block: state.block, score: state.activationScore }));
+  // The same blocks in a fixed shuffled order: a sort cannot lean on runs left by registration.
+  const shuffled = states.map((state, index) => ({ state, key: (index * 2_654_435_761) % 4_294_967_296 })).sort((left, right) => left.key - right.key).map(({ state }) => state);
   const sortByScore = (list: readonly { score: number }[]) => () => {
     const sorted = list.slice().sort((left, right) => right.score - left.score);
     if (sorted.length !== list.length) throw new Error('unreachable');
