@@ -22,6 +22,7 @@ import { readSnapshotV1, writeSnapshotV1, type ContextWorkspaceSnapshotV1 } from
 import { fitToTokenBudget, parseTokenBudget } from './token-budget.js';
 import { rankOrder } from './rank-order.js';
 import { SourceKeyOrder } from './source-key-order.js';
+import { BlockStates } from './block-states.js';
 import { TraceJournal, tracedStates, type TracedState } from './trace-journal.js';
 import { traceEvent, type TraceRecorder } from './trace-recorder.js';
 import { requireNonEmptyString } from './validate.js';
@@ -56,13 +57,21 @@ interface Entry {
   readonly block: ContextBlock;
   readonly sequence: number;
   readonly group: SourceGroup;
-  /** The block's set of focused domains, as an index into the workspace's distinct sets. */
-  readonly domainSet: number;
-  /** The block's factors, copied so a resolve reads the entry alone. */
-  readonly timeFadeFactor: number;
-  readonly activateFactor: number;
-  score: number;
-  touchedAtMs: number;
+  /** Where its score, clock mark, factors and focused-domain set live in the workspace's `BlockStates`. */
+  readonly slot: number;
+}
+
+/**
+ * What a resolve walks: every block's slot, keys in (block name, source)
+ * order and each key's blocks newest first, as one run per key. Rebuilt after
+ * a block is added or removed; kept while only scores change.
+ */
+interface WalkOrder {
+  readonly slots: Uint32Array;
+  /** Per run: the index in `slots` where it ends. */
+  readonly runEnds: Uint32Array;
+  /** Per run: its key. */
+  readonly keys: readonly SourceKey[];
 }
 
 /** The live blocks of one SourceKey, in sequence order. */
@@ -92,6 +101,8 @@ export class ContextWorkspace {
   readonly #domainSetIds = new Map<string, number>();
   /** By sequence, in registration order. */
   readonly #entries = new Map<number, Entry>();
+  readonly #states = new BlockStates();
+  #walk: WalkOrder | undefined;
   readonly #groups = new Map<string, SourceGroup>();
   readonly #keyOrder = new SourceKeyOrder<SourceGroup>();
   /** Present with a trace recorder: what each event lists, captured without copying the workspace. */
@@ -146,10 +157,10 @@ export class ContextWorkspace {
     valid.focusedOn.forEach((domain, index) => parseDomain(domain, { known: this.#known, field: `focusedOn[${index}]` }));
     const now = this.#clock();
     for (const older of [...(this.#groups.get(sourceKeyId(valid))?.entries ?? [])]) {
-      this.#fade(older, now);
-      older.score = applyReplaceFade(older.score, older.block.replaceFadeFactor);
-      if (older.score <= 0) this.#remove(older);
-      else this.#journal?.set(tracedState(older));
+      const score = applyReplaceFade(this.#states.fade(older.slot, now), older.block.replaceFadeFactor);
+      this.#states.scores[older.slot] = score;
+      if (score <= 0) this.#remove(older);
+      else this.#journal?.set(this.#tracedState(older));
     }
     this.#add({ block: valid, sequence: this.#nextSequence, score: INITIAL_ACTIVATION_SCORE, touchedAtMs: now });
     this.#nextSequence += 1;
@@ -199,57 +210,63 @@ export class ContextWorkspace {
 
     // Walks keys in (block name, source) order and each key's blocks newest first: the walk
     // position is the tie-break after weight and score, and one key's members are one run of
-    // positions, whose key is noted as the run starts. Nothing but the result is allocated per block.
-    const capacity = this.#entries.size;
+    // positions, whose key is noted as the run starts. Reads the blocks' states from typed
+    // arrays by slot; nothing but the result is allocated per block.
+    const walk = this.#walkOrder();
+    const states = this.#states;
+    const { blocks: slotBlocks, sequences, domainSets, activateFactors } = states;
+    const capacity = walk.slots.length;
     const members: ResolvedMember[] = [];
     const weights = new Float64Array(capacity);
     const scores = new Float64Array(capacity);
     const runs = new Uint32Array(capacity);
     const runKeys: SourceKey[] = [];
     let maxWeight = 0;
-    let expired: Entry[] | undefined;
-    for (const group of this.#keyOrder.sorted()) {
-      const entries = group.entries;
+    let expired: number[] | undefined;
+    let walkIndex = 0;
+    for (let key = 0; key < walk.keys.length; key += 1) {
+      const runEnd = walk.runEnds[key]!;
       const runStart = members.length;
       const runCount = runKeys.length;
-      for (let index = entries.length - 1; index >= 0; index -= 1) {
-        const entry = entries[index]!;
-        this.#fade(entry, now);
-        if (entry.score <= 0) {
-          (expired ??= []).push(entry);
+      for (; walkIndex < runEnd; walkIndex += 1) {
+        const slot = walk.slots[walkIndex]!;
+        const faded = states.fade(slot, now);
+        if (faded <= 0) {
+          (expired ??= []).push(slot);
           continue;
         }
-        const weight = setWeights[entry.domainSet]!;
+        const domainSet = domainSets[slot]!;
+        const weight = setWeights[domainSet]!;
         if (weight === 0) continue;
-        const exposure: Exposure = setPrimary[entry.domainSet] === 1 ? 'PRIMARY' : 'SECONDARY';
-        const score = activateScore(entry.score, exposure, entry.activateFactor);
-        entry.score = score;
+        const exposure: Exposure = setPrimary[domainSet] === 1 ? 'PRIMARY' : 'SECONDARY';
+        const score = activateScore(faded, exposure, activateFactors[slot]!);
+        states.scores[slot] = score;
         const level = projectionLevel(score);
         const projection = projectionFor(level, exposure);
         weights[members.length] = weight;
         scores[members.length] = score;
         runs[members.length] = runCount;
         if (weight > maxWeight) maxWeight = weight;
-        members.push(new ResolvedMemberRecord(entry.block, entry.sequence, score, level, exposure, weight, projection, projection));
+        members.push(new ResolvedMemberRecord(slotBlocks[slot]!, sequences[slot]!, score, level, exposure, weight, projection, projection));
       }
-      if (members.length > runStart) runKeys.push(group);
+      if (members.length > runStart) runKeys.push(walk.keys[key]!);
     }
-    if (expired !== undefined) for (const entry of expired) this.#remove(entry);
+    if (expired !== undefined) for (const slot of expired) this.#remove(this.#entries.get(sequences[slot]!)!);
 
     // Same-key members in rank order; each key's element sits where its first member ranks.
-    const slots = new Int32Array(runKeys.length).fill(-1);
+    const elementOfRun = new Int32Array(runKeys.length).fill(-1);
     const groups: ResolvedMember[][] = [];
     const groupKeys: SourceKey[] = [];
     for (const position of rankOrder({ count: members.length, weights, scores, maxWeight })) {
       const run = runs[position]!;
       const member = members[position]!;
-      const slot = slots[run]!;
-      if (slot === -1) {
-        slots[run] = groups.length;
+      const element = elementOfRun[run]!;
+      if (element === -1) {
+        elementOfRun[run] = groups.length;
         groups.push([member]);
         groupKeys.push(runKeys[run]!);
       } else {
-        groups[slot]!.push(member);
+        groups[element]!.push(member);
       }
     }
     const blocks = groups.map((group, index) => buildResolvedBlock(group, groupKeys[index]!));
@@ -262,14 +279,16 @@ export class ContextWorkspace {
   blocks(): readonly WorkspaceBlockState[] {
     const now = this.#clock();
     return [...this.#entries.values()].map((entry) => {
-      const activationScore = this.#scoreAt(entry, now);
-      return { sequence: entry.sequence, block: entry.block, activationScore, level: projectionLevel(activationScore), touchedAtMs: entry.touchedAtMs };
+      const activationScore = this.#states.scoreAt(entry.slot, now);
+      const touchedAtMs = this.#states.touchedAtMs[entry.slot]!;
+      return { sequence: entry.sequence, block: entry.block, activationScore, level: projectionLevel(activationScore), touchedAtMs };
     });
   }
 
   /** The state as versioned JSON; changes nothing. */
   snapshot(): ContextWorkspaceSnapshotV1 {
-    return writeSnapshotV1({ entries: this.#entries.values(), takenAtMs: this.#clock(), nextSequence: this.#nextSequence });
+    const entries = [...this.#entries.values()].map((entry) => this.#tracedState(entry));
+    return writeSnapshotV1({ entries, takenAtMs: this.#clock(), nextSequence: this.#nextSequence });
   }
 
   #clock(): number {
@@ -280,14 +299,19 @@ export class ContextWorkspace {
     return now;
   }
 
-  #scoreAt(entry: Entry, now: number): number {
-    return timeFadedScore(entry.score, now - entry.touchedAtMs, entry.timeFadeFactor);
-  }
-
-  /** Charges time fade up to `now`. A clock that went backwards charges nothing and keeps the later mark. */
-  #fade(entry: Entry, now: number): void {
-    entry.score = this.#scoreAt(entry, now);
-    entry.touchedAtMs = Math.max(entry.touchedAtMs, now);
+  /** The walk order, rebuilt when a block was added or removed since the last. */
+  #walkOrder(): WalkOrder {
+    if (this.#walk !== undefined) return this.#walk;
+    const keyOrder = this.#keyOrder.sorted();
+    const slots = new Uint32Array(this.#entries.size);
+    const runEnds = new Uint32Array(keyOrder.length);
+    let index = 0;
+    keyOrder.forEach((group, run) => {
+      for (let member = group.entries.length - 1; member >= 0; member -= 1) slots[index++] = group.entries[member]!.slot;
+      runEnds[run] = index;
+    });
+    this.#walk = { slots, runEnds, keys: keyOrder };
+    return this.#walk;
   }
 
   /** Adds a block with a sequence above every live one of its key. */
@@ -300,20 +324,13 @@ export class ContextWorkspace {
       this.#groups.set(keyId, group);
       this.#keyOrder.insert(group);
     }
-    // Spelled out, not spread: a spread-built object here was ten times slower to walk in resolve.
-    const entry: Entry = {
-      block,
-      sequence: fields.sequence,
-      group,
-      domainSet: this.#domainSetOf(block.focusedOn),
-      timeFadeFactor: block.timeFadeFactor,
-      activateFactor: block.activateFactor,
-      score: fields.score,
-      touchedAtMs: fields.touchedAtMs,
-    };
+    const { sequence, score, touchedAtMs } = fields;
+    const slot = this.#states.allocate({ block, sequence, domainSet: this.#domainSetOf(block.focusedOn), score, touchedAtMs });
+    const entry: Entry = { block, sequence, group, slot };
     group.entries.push(entry);
-    this.#entries.set(entry.sequence, entry);
-    this.#journal?.set(tracedState(entry));
+    this.#entries.set(sequence, entry);
+    this.#walk = undefined;
+    this.#journal?.set(this.#tracedState(entry));
   }
 
   /** The id of a `focusedOn` set (sorted and unique, as `contextBlock` makes it). */
@@ -330,6 +347,8 @@ export class ContextWorkspace {
 
   #remove(entry: Entry): void {
     this.#entries.delete(entry.sequence);
+    this.#states.release(entry.slot);
+    this.#walk = undefined;
     this.#journal?.removed(entry.sequence);
     const { group } = entry;
     group.entries = group.entries.filter((member) => member !== entry);
@@ -355,11 +374,12 @@ export class ContextWorkspace {
   /** Every block's stored state in trace order: block name, source, then sequence. */
   #tracedStates(): TracedState[] {
     const states: TracedState[] = [];
-    for (const group of this.#keyOrder.sorted()) for (const entry of group.entries) states.push(tracedState(entry));
+    for (const group of this.#keyOrder.sorted()) for (const entry of group.entries) states.push(this.#tracedState(entry));
     return states;
   }
-}
 
-function tracedState(entry: Entry): TracedState {
-  return { sequence: entry.sequence, block: entry.block, score: entry.score, touchedAtMs: entry.touchedAtMs };
+  #tracedState(entry: Entry): TracedState {
+    const { sequence, block, slot } = entry;
+    return { sequence, block, score: this.#states.scores[slot]!, touchedAtMs: this.#states.touchedAtMs[slot]! };
+  }
 }
