@@ -214,7 +214,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     title: `ContextWorkspace at ${count} blocks`,
     method:
       `${count} synthetic blocks over 5 domains (half with keys of their own, half sharing keys four at a time), registered 10 ms apart with varied time fade; ` +
-      'each resolve advances the clock 100 ms. The peer sorts the same blocks by their activation score (one numeric comparison), in registration order (the target\'s measure) and in a fixed shuffled order; subject and peer are timed alternately in this process.',
+      'each resolve advances the clock 100 ms. The peer sorts the same 10,000 blocks by their activation score as the warm-up resolves left it (one numeric comparison), in registration order (the target\'s measure) and in a fixed shuffled order; subject and peer are timed alternately in this process.',
     tables: [{ title: 'resolve against a plain numeric sort of the same blocks', rows: [...cases.map((each) => each.row), ...(realData ? [realData] : [])] }, registerTable],
     targets,
     notes: ['Trace events list and render their blocks when `blocks` is first read; the recorder here only counts events.'],
