@@ -1,6 +1,6 @@
 import type { ContextDiagnostic } from '@strata/context';
 import type { Exposure, Projection, ProjectionLevel } from './activation.js';
-import type { ContextBlock } from './context-block.js';
+import type { ContextBlock, SourceKey } from './context-block.js';
 import { aggregateUrgency, projectionContent, renderAggregate, renderBlockElement } from './render-block.js';
 import type { TokenBudgetReport } from './token-budget.js';
 import type { Urgency } from './urgency.js';
@@ -115,7 +115,7 @@ class ResolvedBlockResult implements ResolvedBlock {
   #urgency: Urgency | undefined;
   #text: string | undefined;
 
-  constructor(members: readonly ResolvedMember[], first: ResolvedMember, key: ElementKey) {
+  constructor(members: readonly ResolvedMember[], first: ResolvedMember, key: SourceKey) {
     let snapshotIndex = 0;
     // A single member is the snapshot without reading its score.
     let best = members.length === 1 ? 0 : first.activationScore;
@@ -154,19 +154,13 @@ class ResolvedBlockResult implements ResolvedBlock {
   }
 }
 
-/** The SourceKey of an element, as strings its builder already holds. */
-interface ElementKey {
-  readonly blockName: string;
-  readonly source: string;
-}
-
 /**
  * Builds (or rebuilds, after a degradation) one result element from its
  * members in rank order; `key` is the members' SourceKey, passed in so that
  * building thousands of elements does not open thousands of blocks to read
  * it. The `<snapshot>` is the highest score, the earlier-ranked on a tie.
  */
-export function buildResolvedBlock(members: readonly ResolvedMember[], key: ElementKey): ResolvedBlock {
+export function buildResolvedBlock(members: readonly ResolvedMember[], key: SourceKey): ResolvedBlock {
   const first = members[0];
   if (first === undefined) throw new RangeError('a resolved block needs at least one member');
   return new ResolvedBlockResult(members, first, key);
