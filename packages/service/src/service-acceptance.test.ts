@@ -37,15 +37,19 @@ if (url === undefined || url === '') {
     const runIds: string[] = [];
     for (let index = 1; index <= 20; index += 1) runIds.push(await harness.createRun('steps', `steps r${index} 3`));
     // Kill slot 2 while one of its tool steps has started and not finished.
-    const victim = harness.ready.get(2)!;
+    // The slot's process as it is when the step is seen (a slot restarted earlier, on a loaded machine, has a new one).
+    let victim = 0;
     await harness.waitFor(
-      async () => (await harness.query(`SELECT 1 FROM ${harness.effects}.attempts a WHERE a.kind = 'tool' AND a.pid = $1 AND NOT EXISTS (SELECT 1 FROM ${harness.effects}.effects e WHERE e.key = a.key)`, [victim])).length > 0,
+      async () => {
+        victim = harness.ready.get(2)!;
+        return (await harness.query(`SELECT 1 FROM ${harness.effects}.attempts a WHERE a.kind = 'tool' AND a.pid = $1 AND NOT EXISTS (SELECT 1 FROM ${harness.effects}.effects e WHERE e.key = a.key)`, [victim])).length > 0;
+      },
       { timeoutMs: 60_000, what: 'a tool step in progress on worker-2' },
     );
     process.kill(victim, 'SIGKILL');
     await harness.waitFor(async () => harness.ready.has(2) && harness.ready.get(2) !== victim, { timeoutMs: 60_000, what: 'slot 2 restarted' });
     assert.ok(harness.supervisorEvents.some((event) => event.type === 'worker-exited' && event.slot === 2 && event.signal === 'SIGKILL'));
-    assert.equal(harness.supervisorEvents.filter((event) => event.type === 'worker-started' && event.slot === 2).length, 2);
+    assert.ok(harness.supervisorEvents.filter((event) => event.type === 'worker-started' && event.slot === 2).length >= 2);
 
     await harness.waitFor(async () => (await Promise.all(runIds.map(status))).every((value) => value === 'succeeded' || value === 'failed'), { timeoutMs: 150_000, what: 'all 20 runs finished' });
     const runs = await Promise.all(runIds.map((runId) => harness.run(runId)));
