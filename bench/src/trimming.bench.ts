@@ -16,7 +16,12 @@ const exact = new ExactTokenEstimator({ family: 'o200k' });
 
 type ChatMessage = { role: string; content?: unknown; tool_calls?: unknown; tool_call_id?: unknown };
 
-/** The judge: o200k tokens of chat messages (4 per message, its text, its tool calls as JSON). */
+/**
+ * The judge: o200k tokens of chat messages as a model reads them: 4 per
+ * message, its text, and per tool call its name and its arguments (the
+ * call id and the wire's `type`/`function` wrapper are API framing, not
+ * model input).
+ */
 function chatTokens(messages: readonly unknown[]): number {
   let total = 0;
   for (const message of messages) {
@@ -24,7 +29,9 @@ function chatTokens(messages: readonly unknown[]): number {
     const chat = message as ChatMessage;
     // No content (an assistant message that only calls tools) is no text, not the two characters `""`.
     total += 4 + (chat.content === null || chat.content === undefined ? 0 : exact.countText(typeof chat.content === 'string' ? chat.content : JSON.stringify(chat.content)));
-    if (chat.tool_calls !== undefined) total += exact.countText(JSON.stringify(chat.tool_calls));
+    for (const call of Array.isArray(chat.tool_calls) ? (chat.tool_calls as Array<{ function?: { name?: unknown; arguments?: unknown } }>) : []) {
+      total += exact.countText(`${String(call.function?.name ?? '')} ${typeof call.function?.arguments === 'string' ? call.function.arguments : JSON.stringify(call.function?.arguments ?? '')}`);
+    }
   }
   return total;
 }

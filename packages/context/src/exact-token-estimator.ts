@@ -1,9 +1,7 @@
 import cl100k from 'gpt-tokenizer/encoding/cl100k_base';
 import o200k from 'gpt-tokenizer/encoding/o200k_base';
 import { ConfigurationError } from './errors/configuration-error.js';
-import { CachingTokenEstimator, MESSAGE_OVERHEAD_TOKENS } from './conservative-token-estimator.js';
-import { jsonText } from './message-text.js';
-import type { CanonicalMessage } from './messages.js';
+import { CachingTokenEstimator } from './conservative-token-estimator.js';
 import type { TokenizerFamily } from './token-estimator.js';
 
 type ExactFamily = Exclude<TokenizerFamily, 'unknown'>;
@@ -26,31 +24,6 @@ export class ExactTokenEstimator extends CachingTokenEstimator {
     super();
     this.family = options.family;
     this.encoder = ENCODERS[options.family];
-  }
-
-  private readonly callMessages = new WeakMap<CanonicalMessage, number>();
-
-  /**
-   * An assistant message with tool calls counts its calls as they go on the
-   * wire (OpenAI's shape: id, type, name and the arguments as a JSON
-   * string), an upper bound of what any provider counts for them; a count
-   * of the name and arguments alone fell short of it by the ids and the
-   * escaping, and a trim to the budget then sent more than the budget.
-   */
-  override countMessage(message: CanonicalMessage): number {
-    if (message.role !== 'assistant' || (message.toolCalls?.length ?? 0) === 0) return super.countMessage(message);
-    let count = this.callMessages.get(message);
-    if (count === undefined) {
-      const calls = message.toolCalls!.map((call, index) => ({
-        id: call.id,
-        type: 'function',
-        function: { name: call.name, arguments: typeof call.input === 'string' ? call.input : jsonText(call.input, `message.toolCalls[${index}].input`) },
-      }));
-      const text = [message.content, ...(message.reasoning ?? []).map((part) => part.text)].join('\n');
-      count = MESSAGE_OVERHEAD_TOKENS + this.countText(text) + this.countText(JSON.stringify(calls));
-      this.callMessages.set(message, count);
-    }
-    return count;
   }
 
   /** Long texts that come back every turn (the rendered system prompt) are counted once. */
