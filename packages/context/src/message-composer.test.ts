@@ -47,7 +47,7 @@ test('maskStoredResults false sends stored results as they are', () => {
   assert.equal(composed.callLocal.length, 0);
 });
 
-test('by default only a result whose preview is at most half its body is masked', () => {
+test('by default a result is masked when its preview pays: at most half its body, more the longer the run has gone', () => {
   // A body of 2,100 characters has a preview of about 480 (masked); one of 700 a preview of about 480 too (kept whole).
   const long = stored('a', body('page 1'));
   const short = stored('b', 'short header\n' + 'x'.repeat(700));
@@ -57,6 +57,12 @@ test('by default only a result whose preview is at most half its body is masked'
   assert.equal(composed.history[4], short, 'the short result is sent as it is: its preview would save too little');
   assert.equal(composed.callLocal.length, 0, 'the newest step has no masked result to send whole');
   assert.throws(() => new DefaultContextMessageComposer({ maskStoredResults: { maxPreviewShare: 1.5 } }), /maxPreviewShare must be between 0 and 1, got 1.5/);
+
+  // The same 700-character body at the 21st step: a run that has gone 20 steps is guessed to go about 20 more, and a preview of 0.68 pays over 19.
+  const chatter: CanonicalMessage[] = Array.from({ length: 20 }, (_, index) => ({ role: 'assistant' as const, content: `step ${index}` }));
+  const late = stored('d', 'late header\n' + 'x'.repeat(700));
+  const longRun = new DefaultContextMessageComposer().compose({ history: [history[0]!, ...chatter, { role: 'assistant', content: '', toolCalls: [{ id: 'd', name: 'fetch', input: {} }] }, late, { role: 'user', content: 'next' }], messages: [], attachments: [] });
+  assert.equal((longRun.history[22] as ToolResultMessage).masked, true, 'masked late in a long run');
 
   // At capacity, by default, every result is masked whenever its preview is smaller; an explicit share stays as given.
   const later = stored('c', 'later header\n' + 'y'.repeat(700));

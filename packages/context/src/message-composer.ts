@@ -16,8 +16,9 @@ export interface MessageComposerOptions {
    * touched. `true` masks every stored result that has a smaller preview;
    * `{ maxPreviewShare }` only those whose preview is at most that share of
    * the body (a small saving costs more in cache writes than it saves);
-   * `false` none. Default: `MASK_PREVIEW_SHARE`, and every smaller preview
-   * once the context is at capacity (see `ComposeRequest.atCapacity`).
+   * `false` none. Default: `MASK_PREVIEW_SHARE`, more the longer the run
+   * has gone (what pays over as many turns again), and every smaller
+   * preview once the context is at capacity (`ComposeRequest.atCapacity`).
    */
   readonly maskStoredResults?: boolean | { readonly maxPreviewShare: number };
   /**
@@ -116,16 +117,36 @@ export function interruptedResult(callId: string, toolName: string): ToolResultM
 
 /**
  * The default masked view shows a stored result as its preview when the
- * preview is at most this share of the body. Priced as providers bill
- * prompt caches (cached input 0.1, new 1, cache write 1.25), a preview of
- * half its body pays for its cache write in about seven turns by itself,
- * sooner when it spares a window cut (a cut writes every kept token again);
- * a preview barely smaller than its body never pays. Measured with
+ * preview is at most this share of the body, or at most
+ * `payingPreviewShare` of it late in a long run, or whenever it is smaller
+ * once the context is at capacity. Priced as providers bill prompt caches
+ * (cached input 0.1, new 1, cache write 1.25), a preview barely smaller
+ * than its body never pays; half pays within a few turns, sooner when it
+ * spares a window cut (a cut writes every kept token again). Measured with
  * `npm run bench -- compaction` on tau-bench and SWE-agent: of a quarter, a
  * third, a half, 0.6, 0.75 and every preview, a half is the lowest cost or
- * within 1% of it in the most cells (see bench/results).
+ * within 1% of it in the most cells.
  */
 export const MASK_PREVIEW_SHARE = 0.5;
+
+/** Prompt-cache prices per input token, relative to new input (Anthropic's; OpenAI has no write premium). */
+const CACHE_PRICES = Object.freeze({ cachedInput: 0.1, newInput: 1, cacheWrite: 1.25 });
+
+/**
+ * The largest share of its body a preview may keep and still pay for itself
+ * by the cache alone over `turnsAhead` more turns: masked, the body is sent
+ * once uncached (new input instead of a cache write) and the preview is
+ * written; each later turn reads the preview instead of the body. From
+ * share * (write + cached * k) <= write - new + cached * k: a quarter for
+ * one turn, 0.56 for ten, 0.76 for thirty. The turns ahead are not known;
+ * the guess: a run goes on about as long again as it has gone, so the
+ * result of a run's `step`th model step is `step` turns from its end.
+ */
+function payingPreviewShare(turnsAhead: number): number {
+  const { cachedInput, newInput, cacheWrite } = CACHE_PRICES;
+  const ahead = Math.max(1, turnsAhead);
+  return (cacheWrite - newInput + cachedInput * ahead) / (cacheWrite + cachedInput * ahead);
+}
 
 /** How many contexts' compositions a composer keeps, the most recent ones. */
 const CONTEXTS_KEPT = 256;
@@ -145,6 +166,8 @@ interface Composition {
   readonly callIds: Set<string>;
   /** Whether a non-system message comes before the stable part's end (later system messages are moved). */
   conversationStarted: boolean;
+  /** Model steps (assistant messages) in the stable part. */
+  steps: number;
   /** Whether it was composed for a context at capacity (results masked as then). */
   atCapacity: boolean;
   /** Index in `history` of the first non-system message, or -1. */
@@ -155,12 +178,14 @@ interface Composition {
 }
 
 function emptyComposition(): Composition {
-  return { source: [], stableEnd: 0, history: [], diagnostics: [], callIds: new Set(), conversationStarted: false, atCapacity: false, firstTurn: -1, hasTaskAnchor: false };
+  return { source: [], stableEnd: 0, history: [], diagnostics: [], callIds: new Set(), conversationStarted: false, steps: 0, atCapacity: false, firstTurn: -1, hasTaskAnchor: false };
 }
 
 /** Where composition stands as it walks the history. */
 interface ComposeCursor {
   conversationStarted: boolean;
+  /** Model steps (assistant messages) before the current group. */
+  steps: number;
 }
 
 /** One group of the history composed: a tool step, or a single message. */
@@ -223,7 +248,7 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
     // Groups before the last one become part of the kept composition; the last one is composed afresh each turn.
     let index = composition.stableEnd;
     let newest: ComposedGroup | undefined;
-    const cursor = { conversationStarted: composition.conversationStarted };
+    const cursor = { conversationStarted: composition.conversationStarted, steps: composition.steps };
     while (index < history.length) {
       const group = this.composeGroup(history, index, composition.callIds, cursor, atCapacity);
       if (group.end < history.length) this.keep(composition, group, cursor);
@@ -263,6 +288,7 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
 
   private keep(composition: Composition, group: ComposedGroup, cursor: ComposeCursor): void {
     composition.conversationStarted = cursor.conversationStarted;
+    composition.steps = cursor.steps;
     for (const message of group.messages) {
       if (composition.firstTurn < 0 && message.role !== 'system') composition.firstTurn = composition.history.length;
       if (isTaskAnchorCandidate(message)) composition.hasTaskAnchor = true;
@@ -277,13 +303,14 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
     const message = history[index]!;
     const single = (messages: readonly CanonicalMessage[], diagnostics: readonly ContextDiagnostic[] = []): ComposedGroup => ({ end: index + 1, messages, diagnostics, callIds: [], previewed: [] });
     const subject = `history[${index}]`;
+    if (message.role === 'assistant') cursor.steps += 1;
     if (message.role === 'assistant' && (message.toolCalls?.length ?? 0) > 0) {
       cursor.conversationStarted = true;
       const step = pairStep(history, index, callIds);
       const messages: CanonicalMessage[] = [step.assistant];
       const previewed: ToolResultMessage[] = [];
       for (const result of step.results) {
-        const preview = this.maxPreviewShare === 0 || this.keepWhole.has(result.toolName) ? undefined : this.previewOf(result, atCapacity);
+        const preview = this.maxPreviewShare === 0 || this.keepWhole.has(result.toolName) ? undefined : this.previewOf(result, atCapacity, cursor.steps);
         messages.push(preview ?? result);
         if (preview) previewed.push(result);
       }
@@ -323,10 +350,10 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
    * context is first compacted, which rewrites the cache from an old
    * message anyway.
    */
-  private previewOf(result: ToolResultMessage, atCapacity: boolean): ToolResultMessage | undefined {
+  private previewOf(result: ToolResultMessage, atCapacity: boolean, step: number): ToolResultMessage | undefined {
     let preview = this.previews.get(result);
     if (preview === undefined) this.previews.set(result, (preview = previewToolResult(result, this.options.preview ?? PREVIEW_DEFAULTS) ?? null));
-    const share = atCapacity && this.byDefault ? 1 : this.maxPreviewShare;
+    const share = !this.byDefault ? this.maxPreviewShare : atCapacity ? 1 : Math.max(this.maxPreviewShare, payingPreviewShare(step));
     return preview !== null && preview.content.length <= result.content.length * share ? preview : undefined;
   }
 
