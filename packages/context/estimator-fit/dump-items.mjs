@@ -1,4 +1,4 @@
-// Dumps every corpus item the estimator profiles are fitted on: its class-pair counts
+// Dumps every corpus item the estimator profiles are fitted on: its kind-pair counts
 // and exact o200k / cl100k counts. Run after `npx tsc -b`: node dump-items.mjs items.json
 // (../shared is read in place; nothing is copied).
 import { createRequire } from 'node:module';
@@ -6,7 +6,7 @@ import { writeFileSync, readFileSync } from 'node:fs';
 const require = createRequire(new URL('../package.json', import.meta.url));
 const o200k = (await import(require.resolve('gpt-tokenizer/encoding/o200k_base'))).default;
 const cl100k = (await import(require.resolve('gpt-tokenizer/encoding/cl100k_base'))).default;
-const { countClassPairs } = await import('../dist/character-classes.js');
+const { countKindPairs } = await import('../dist/character-classes.js');
 const { icuCorpus, mixedScriptCorpus, stressCorpus } = await import('../dist/estimator-corpus.js');
 const ctx = await import('../dist/index.js');
 process.env.STRATA_SHARED_DIR ??= new URL('../../../../shared', import.meta.url).pathname;
@@ -23,6 +23,6 @@ lines.forEach((line, index) => { for (const m of JSON.parse(line).messages) item
 const prose = testing.loadAlpacaConversations('alpaca_en_demo.json').slice(0, 200).map((c) => c.messages.map(ctx.messageText).join('\n'));
 const code = Object.values(ctx).filter((v) => typeof v === 'function').map(String);
 items.push(...icuCorpus(), ...mixedScriptCorpus(), ...stressCorpus({ prose, codeSources: code }));
-const out = items.map((i) => ({ corpus: i.corpus, conversation: i.conversation, len: i.text.length, o: o200k.countTokens(i.text, opts), c: cl100k.countTokens(i.text, opts), bytes: Buffer.byteLength(i.text), pairs: Object.fromEntries(countClassPairs(i.text)) }));
+const out = items.map((i) => ({ corpus: i.corpus, conversation: i.conversation, len: i.text.length, o: o200k.countTokens(i.text, opts), c: cl100k.countTokens(i.text, opts), bytes: Buffer.byteLength(i.text), pairs: Object.fromEntries(countKindPairs(i.text)) }));
 writeFileSync(process.argv[2] ?? 'items.json', JSON.stringify(out));
 console.log(out.length);

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { CHARACTER_CLASSES, CLASS_BITS, PAIR_TABLE_SIZE, characterClassOf, classNumber, countClassPairs, startsRun, weighText } from './character-classes.js';
+import { CHARACTER_KINDS, KIND_COUNT, PAIR_TABLE_SIZE, characterClassOf, characterKindOf, countKindPairs, kindNumber, startsRun, weighText } from './character-classes.js';
 
 test('each character lands in the class of its Unicode script, ASCII by what a BPE does with it', () => {
   const expected: Record<string, string> = {
@@ -11,6 +11,16 @@ test('each character lands in the class of its Unicode script, ASCII by what a B
     '\u0301': 'combining', '\u200d': 'combining', 'ܐ': 'other', Ꮳ: 'other', '\ud83d': 'highSurrogate', '\ude00': 'lowSurrogate',
   };
   for (const [character, name] of Object.entries(expected)) assert.equal(characterClassOf(character.charCodeAt(0)), name, JSON.stringify(character));
+});
+
+test('small letters are kinds of their own; Han and Hangul outside GB 2312 level 1 and KS X 1001 are uncommon', () => {
+  const expected: Record<string, string> = {
+    a: 'a', q: 'q', z: 'z', A: 'upper', é: 'latin', 的: 'han', 国: 'han', 龘: 'uncommonHan', 㐀: 'uncommonHan', 한: 'hangul', 국: 'hangul', 똠: 'uncommonHangul', ㄱ: 'hangul',
+  };
+  for (const [character, kind] of Object.entries(expected)) assert.equal(characterKindOf(character.charCodeAt(0)), kind, character);
+  assert.equal(characterClassOf('q'.charCodeAt(0)), 'lower');
+  assert.equal(characterClassOf('龘'.charCodeAt(0)), 'han');
+  assert.equal(characterClassOf('똠'.charCodeAt(0)), 'hangul');
 });
 
 test('runs start where the class changes, except between letters of one Latin word and around combining marks', () => {
@@ -24,13 +34,16 @@ test('runs start where the class changes, except between letters of one Latin wo
   assert.equal(startsRun('combining', 'devanagari'), false);
 });
 
-test('weighText sums the weight of each class pair and counts UTF-8 bytes', () => {
+test('weighText sums the weight of each kind pair and counts UTF-8 bytes', () => {
   const weights = new Float64Array(PAIR_TABLE_SIZE);
-  weights[(classNumber('start') << CLASS_BITS) | classNumber('upper')] = 10;
-  weights[(classNumber('upper') << CLASS_BITS) | classNumber('lower')] = 1;
-  weights[(classNumber('lower') << CLASS_BITS) | classNumber('lower')] = 0.5;
-  weights[(classNumber('lower') << CLASS_BITS) | classNumber('han')] = 100;
-  assert.deepEqual(weighText('Hello世', weights), { weight: 10 + 1 + 0.5 * 3 + 100, utf8Bytes: 8 });
+  const pair = (previous: (typeof CHARACTER_KINDS)[number], current: (typeof CHARACTER_KINDS)[number]) => kindNumber(previous) * KIND_COUNT + kindNumber(current);
+  weights[pair('start', 'upper')] = 10;
+  weights[pair('upper', 'e')] = 1;
+  weights[pair('e', 'l')] = 0.5;
+  weights[pair('l', 'l')] = 0.25;
+  weights[pair('l', 'o')] = 0.125;
+  weights[pair('o', 'han')] = 100;
+  assert.deepEqual(weighText('Hello世', weights), { weight: 10 + 1 + 0.5 + 0.25 + 0.125 + 100, utf8Bytes: 8 });
   assert.deepEqual(weighText('', weights), { weight: 0, utf8Bytes: 0 });
 });
 
@@ -42,9 +55,9 @@ test('the byte count is the UTF-8 length of well-formed text, and every unit is 
       assert.equal(utf8Bytes, Buffer.byteLength(text));
       assert.equal(weight, text.length);
       let pairs = 0;
-      for (const count of countClassPairs(text).values()) pairs += count;
+      for (const count of countKindPairs(text).values()) pairs += count;
       assert.equal(pairs, text.length);
     }),
   );
-  assert.ok(CHARACTER_CLASSES.length <= 1 << CLASS_BITS);
+  assert.ok(KIND_COUNT < 128, 'a kind fits the unit table\'s 7 bits');
 });

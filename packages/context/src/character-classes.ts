@@ -1,6 +1,6 @@
 /**
- * Character classes by Unicode script, and one pass over a string that
- * weighs each UTF-16 unit by its class and the class before it.
+ * Character classes by Unicode script, refined into kinds, and one pass over
+ * a string that weighs each UTF-16 unit by its kind and the kind before it.
  *
  * ASCII is split by what a byte-level BPE does with it (capital and small
  * letters, digits, punctuation, spaces, breaks). Every other BMP character
@@ -28,16 +28,53 @@ export const CHARACTER_CLASSES = Object.freeze([
 
 export type CharacterClass = (typeof CHARACTER_CLASSES)[number];
 
-/** Bits of a class number in a pair index `previous << CLASS_BITS | current`. */
-export const CLASS_BITS = 6;
-/** Size of a table indexed by class pairs. */
-export const PAIR_TABLE_SIZE = 1 << (2 * CLASS_BITS);
+/**
+ * Small ASCII letters, a to z: each is a kind of its own (their class is
+ * `lower`), so a profile can price letter pairs ("th" against "kp") and the
+ * letters that start and end words.
+ */
+export const SMALL_LETTERS = Object.freeze(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l', 'm', 'n', 'o', 'p', 'q', 'r', 's', 't', 'u', 'v', 'w', 'x', 'y', 'z'] as const);
 
-const CLASS_NUMBER = new Map<CharacterClass, number>(CHARACTER_CLASSES.map((name, index) => [name, index]));
+export type SmallLetter = (typeof SMALL_LETTERS)[number];
 
-/** The number of a class, as used in pair indexes. */
-export function classNumber(name: CharacterClass): number {
-  return CLASS_NUMBER.get(name)!;
+/**
+ * What the pair table is indexed by: a class, refined where cheap knowledge
+ * lowers the variance of tokens per character. Every class is a kind (the
+ * kind `han` holds common Han characters, `hangul` common Hangul syllables,
+ * and `lower` no character at all); each small ASCII letter is a kind of
+ * class `lower`; `uncommonHan` and `uncommonHangul` hold the characters of
+ * those scripts outside the common sets (see `commonCharacters`).
+ */
+export const CHARACTER_KINDS = Object.freeze([...CHARACTER_CLASSES, ...SMALL_LETTERS, 'uncommonHan', 'uncommonHangul'] as const);
+
+export type CharacterKind = (typeof CHARACTER_KINDS)[number];
+
+/** The number of kinds: a pair index is `previous * KIND_COUNT + current`. */
+export const KIND_COUNT = CHARACTER_KINDS.length;
+/** Size of a table indexed by kind pairs. */
+export const PAIR_TABLE_SIZE = KIND_COUNT * KIND_COUNT;
+/** Bits of a kind number in a unit-table entry (its UTF-8 bytes sit above them). */
+const KIND_BITS = 7;
+
+const KIND_NUMBER = new Map<CharacterKind, number>(CHARACTER_KINDS.map((name, index) => [name, index]));
+const CLASS_SET = new Set<string>(CHARACTER_CLASSES);
+const LETTER_SET = new Set<string>(SMALL_LETTERS);
+
+/** The number of a kind (a class is a kind), as used in pair indexes. */
+export function kindNumber(name: CharacterKind): number {
+  return KIND_NUMBER.get(name)!;
+}
+
+/** The class a kind refines. */
+export function classOfKind(kind: CharacterKind): CharacterClass {
+  if (CLASS_SET.has(kind)) return kind as CharacterClass;
+  if (LETTER_SET.has(kind)) return 'lower';
+  return kind === 'uncommonHan' ? 'han' : 'hangul';
+}
+
+/** True for the kinds of small ASCII letters. */
+export function isSmallLetter(kind: CharacterKind): kind is SmallLetter {
+  return LETTER_SET.has(kind);
 }
 
 /** Classes whose characters continue one word with each other: a change among them starts no run. */
@@ -75,12 +112,44 @@ function asciiClass(code: number): CharacterClass {
 }
 
 /**
- * Per UTF-16 unit: its class in the low CLASS_BITS bits and its UTF-8 bytes
- * above them (a surrogate half counts 2, so a pair counts its 4). Built once
- * (64 KiB) from the engine's Unicode data: one regular-expression pass over
- * the whole BMP, matching runs of one script.
+ * The characters a double-byte legacy encoding assigns to the given lead and
+ * trail bytes, decoded by the engine's ICU converters; undefined where the
+ * engine lacks the encoding (a build without full ICU).
  */
-const UNIT_TABLE = new Uint8Array(0x10000);
+function decodedCharacters(encoding: string, leads: readonly [number, number], trails: readonly [number, number]): string | undefined {
+  const bytes: number[] = [];
+  for (let lead = leads[0]; lead <= leads[1]; lead += 1) for (let trail = trails[0]; trail <= trails[1]; trail += 1) bytes.push(lead, trail);
+  try {
+    return new TextDecoder(encoding).decode(Uint8Array.from(bytes));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Common Han characters and Hangul syllables, from national standards the
+ * engine already knows: the 3,755 characters of GB 2312 level 1 (Chinese in
+ * everyday use), and the 2,350 syllables and the compatibility jamo of KS X
+ * 1001 (Korean). Alone, a level-1 character averages 1.45 o200k tokens
+ * (cl100k 2.04), any other Han character 2.03 (2.44). Empty where the engine lacks
+ * the encodings: every character is then priced as uncommon, which
+ * over-counts, never under.
+ */
+function commonCharacters(): string {
+  const gb2312LevelOne = decodedCharacters('gbk', [0xb0, 0xd7], [0xa1, 0xfe]) ?? '';
+  const ksX1001Hangul = decodedCharacters('euc-kr', [0xb0, 0xc8], [0xa1, 0xfe]) ?? '';
+  const ksX1001Jamo = decodedCharacters('euc-kr', [0xa4, 0xa4], [0xa1, 0xfe]) ?? '';
+  return gb2312LevelOne + ksX1001Hangul + ksX1001Jamo;
+}
+
+/**
+ * Per UTF-16 unit: its kind in the low KIND_BITS bits and its UTF-8 bytes
+ * above them (a surrogate half counts 2, so a pair counts its 4). Built once
+ * (128 KiB) from the engine's Unicode data: one regular-expression pass over
+ * the whole BMP, matching runs of one script, then the common Han and Hangul
+ * characters.
+ */
+const UNIT_TABLE = new Uint16Array(0x10000);
 
 function buildUnitTable(): void {
   const units: string[] = [];
@@ -89,7 +158,7 @@ function buildUnitTable(): void {
     units.push(surrogate ? '\u0000' : String.fromCharCode(code)); // surrogates are classed below
   }
   const bmp = units.join('');
-  const classes = new Uint8Array(0x10000).fill(classNumber('other'));
+  const kinds = new Uint8Array(0x10000).fill(kindNumber('other'));
   const groups = [
     ...SCRIPT_CLASSES.map(([name, script]) => [name, `\\p{Script=${script}}+`] as const),
     ['commonPunctuation', '[\\p{Script=Common}&&\\p{P}]+'] as const,
@@ -99,29 +168,43 @@ function buildUnitTable(): void {
   const pattern = new RegExp(groups.map(([, source]) => `(${source})`).join('|'), 'gv');
   for (const match of bmp.matchAll(pattern)) {
     const group = match.findIndex((value, index) => index > 0 && value !== undefined);
-    classes.fill(classNumber(groups[group - 1]![0]), match.index, match.index + match[0].length);
+    let name: CharacterKind = groups[group - 1]![0];
+    if (name === 'han') name = 'uncommonHan';
+    else if (name === 'hangul') name = 'uncommonHangul';
+    kinds.fill(kindNumber(name), match.index, match.index + match[0].length);
+  }
+  for (const character of commonCharacters()) {
+    const code = character.charCodeAt(0);
+    if (kinds[code] === kindNumber('uncommonHan')) kinds[code] = kindNumber('han');
+    else if (kinds[code] === kindNumber('uncommonHangul')) kinds[code] = kindNumber('hangul');
   }
   for (let code = 0; code < 0x10000; code += 1) {
-    let name: number = classes[code]!;
-    if (code < 128) name = classNumber(asciiClass(code));
-    else if (code >= 0xd800 && code <= 0xdbff) name = classNumber('highSurrogate');
-    else if (code >= 0xdc00 && code <= 0xdfff) name = classNumber('lowSurrogate');
+    let kind: number = kinds[code]!;
+    if (code >= 97 && code <= 122) kind = kindNumber(SMALL_LETTERS[code - 97]!);
+    else if (code < 128) kind = kindNumber(asciiClass(code));
+    else if (code >= 0xd800 && code <= 0xdbff) kind = kindNumber('highSurrogate');
+    else if (code >= 0xdc00 && code <= 0xdfff) kind = kindNumber('lowSurrogate');
     const bytes = code < 0x80 ? 1 : code < 0x800 || (code >= 0xd800 && code <= 0xdfff) ? 2 : 3;
-    UNIT_TABLE[code] = name | (bytes << CLASS_BITS);
+    UNIT_TABLE[code] = kind | (bytes << KIND_BITS);
   }
 }
 buildUnitTable();
 
-const CLASS_MASK = (1 << CLASS_BITS) - 1;
+const KIND_MASK = (1 << KIND_BITS) - 1;
+
+/** The kind of one UTF-16 unit. */
+export function characterKindOf(codeUnit: number): CharacterKind {
+  return CHARACTER_KINDS[UNIT_TABLE[codeUnit & 0xffff]! & KIND_MASK]!;
+}
 
 /** The class of one UTF-16 unit. */
 export function characterClassOf(codeUnit: number): CharacterClass {
-  return CHARACTER_CLASSES[UNIT_TABLE[codeUnit & 0xffff]! & CLASS_MASK]!;
+  return classOfKind(characterKindOf(codeUnit));
 }
 
 /**
- * Sums `pairWeights[previous << CLASS_BITS | current]` over the text's UTF-16
- * units (previous is `start` for the first), and counts the text's UTF-8
+ * Sums `pairWeights[previous * KIND_COUNT + current]` over the kinds of the
+ * text's UTF-16 units (previous is `start` for the first), and counts the text's UTF-8
  * bytes. The hot path of the estimator: two table lookups and two additions
  * per unit, no allocation; two units per step into two sums, so the
  * additions do not wait on each other.
@@ -136,28 +219,28 @@ export function weighText(text: string, pairWeights: Float64Array): { weight: nu
   for (; index + 1 < length; index += 2) {
     const first = UNIT_TABLE[text.charCodeAt(index)]!;
     const second = UNIT_TABLE[text.charCodeAt(index + 1)]!;
-    const firstClass = first & CLASS_MASK;
-    const secondClass = second & CLASS_MASK;
-    even += pairWeights[(previous << CLASS_BITS) | firstClass]!;
-    odd += pairWeights[(firstClass << CLASS_BITS) | secondClass]!;
-    utf8Bytes += (first >>> CLASS_BITS) + (second >>> CLASS_BITS);
-    previous = secondClass;
+    const firstKind = first & KIND_MASK;
+    const secondKind = second & KIND_MASK;
+    even += pairWeights[previous * KIND_COUNT + firstKind]!;
+    odd += pairWeights[firstKind * KIND_COUNT + secondKind]!;
+    utf8Bytes += (first >>> KIND_BITS) + (second >>> KIND_BITS);
+    previous = secondKind;
   }
   if (index < length) {
     const last = UNIT_TABLE[text.charCodeAt(index)]!;
-    even += pairWeights[(previous << CLASS_BITS) | (last & CLASS_MASK)]!;
-    utf8Bytes += last >>> CLASS_BITS;
+    even += pairWeights[previous * KIND_COUNT + (last & KIND_MASK)]!;
+    utf8Bytes += last >>> KIND_BITS;
   }
   return { weight: even + odd, utf8Bytes };
 }
 
-/** How often each (previous, current) class pair occurs in `text`: what `weighText` weighs, for fitting and tests. */
-export function countClassPairs(text: string): Map<string, number> {
+/** How often each (previous, current) kind pair occurs in `text`, keyed `"previous current"`: what `weighText` weighs, for fitting and tests. */
+export function countKindPairs(text: string): Map<string, number> {
   const counts = new Map<string, number>();
   let previous = 0;
   for (let index = 0; index < text.length; index += 1) {
-    const current = UNIT_TABLE[text.charCodeAt(index)]! & CLASS_MASK;
-    const key = `${CHARACTER_CLASSES[previous]} ${CHARACTER_CLASSES[current]}`;
+    const current = UNIT_TABLE[text.charCodeAt(index)]! & KIND_MASK;
+    const key = `${CHARACTER_KINDS[previous]} ${CHARACTER_KINDS[current]}`;
     counts.set(key, (counts.get(key) ?? 0) + 1);
     previous = current;
   }

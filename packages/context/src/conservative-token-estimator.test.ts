@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import cl100k from 'gpt-tokenizer/encoding/cl100k_base';
 import o200k from 'gpt-tokenizer/encoding/o200k_base';
-import { countClassPairs } from './character-classes.js';
 import { ConservativeTokenEstimator, estimateTextTokens, ESTIMATOR_PROFILES } from './conservative-token-estimator.js';
 import { icuCorpus, mixedScriptCorpus, stressCorpus, type CorpusItem } from './estimator-corpus.js';
 import * as context from './index.js';
@@ -52,14 +51,14 @@ interface Measurement {
 }
 
 /** Items of 200+ characters and whole conversations the estimator under-counts, and the median over-count per corpus. */
-function measure(items: readonly CorpusItem[], family: (typeof FAMILIES)[number], heldInFull: (item: CorpusItem) => boolean = () => true): Measurement {
+function measure(items: readonly CorpusItem[], family: (typeof FAMILIES)[number]): Measurement {
   const estimator = new ConservativeTokenEstimator({ family });
   const underItems: string[] = [];
   const conversations = new Map<string, { corpus: string; estimated: number; exact: number }>();
   for (const item of items) {
     const estimated = estimator.countText(item.text);
     const exact = exactCounters[family](item.text);
-    if (item.text.length >= 200 && estimated < exact && heldInFull(item)) underItems.push(`${item.corpus} ${item.conversation}: ${estimated} < ${exact}`);
+    if (item.text.length >= 200 && estimated < exact) underItems.push(`${item.corpus} ${item.conversation}: ${estimated} < ${exact}`);
     const key = `${item.corpus} ${item.conversation}`;
     const sums = conversations.get(key) ?? { corpus: item.corpus, estimated: 0, exact: 0 };
     sums.estimated += estimated;
@@ -89,16 +88,10 @@ for (const family of FAMILIES) {
     report(family, measurement);
     assert.deepEqual(measurement.underItems, []);
     assert.deepEqual(measurement.underConversations, []);
-    // The goal is 40% on each corpus; measured 21-48% (see ESTIMATOR_PROFILES). This bound catches a regression.
-    for (const [corpus, median] of measurement.medianByCorpus) assert.ok(median <= 0.5, `${corpus}: median over-count ${median}`);
+    // The goal is 40% on each corpus; measured 13-37% (o200k) and 14-42% (cl100k, unknown: glaive zh is the 42%).
+    // This bound catches a regression.
+    for (const [corpus, median] of measurement.medianByCorpus) assert.ok(median <= 0.43, `${corpus}: median over-count ${median}`);
   });
-}
-
-/** As the fit decides it: more than 30% of the text is small ASCII or other Latin letters. */
-function mostlyLatinLetters(text: string): boolean {
-  let letters = 0;
-  for (const [pair, count] of countClassPairs(text)) if (pair.endsWith(' lower') || pair.endsWith(' latin')) letters += count;
-  return letters > 0.3 * text.length;
 }
 
 const generated = (() => {
@@ -109,25 +102,22 @@ const generated = (() => {
 
 for (const family of FAMILIES) {
   test(`${family} profile never under-counts ICU text in every script, mixed scripts, all capitals, base64, minified code, emoji`, () => {
-    const latinNames = (item: CorpusItem) => (item.corpus === 'icu' || item.corpus === 'mixed-script' || item.corpus === 'all-capitals') && mostlyLatinLetters(item.text);
-    const measurement = measure(generated, family, (item) => !latinNames(item));
+    const measurement = measure(generated, family);
     report(family, measurement);
     assert.deepEqual(measurement.underItems, []);
     assert.deepEqual(measurement.underConversations, []);
-    // The one relaxation (see ESTIMATOR_PROFILES): items of rare Latin-script names at 0.8 of exact at worst (their conversations are held in full above).
-    const estimator = new ConservativeTokenEstimator({ family });
-    let worst = Infinity;
-    let under = 0;
-    for (const item of generated.filter(latinNames)) {
-      if (item.text.length < 200) continue;
-      const ratio = estimator.countText(item.text) / exactCounters[family](item.text);
-      worst = Math.min(worst, ratio);
-      if (ratio < 1) under += 1;
-    }
-    console.log(`# ${family}: ICU items mostly of Latin letters: ${under} under-counted, worst ratio ${worst.toFixed(3)}`);
-    assert.ok(worst >= 0.8, `worst ratio ${worst}`);
   });
 }
+
+test('letter pairs price rare names above English words, and uncommon Han above common Han', () => {
+  // Same classes and lengths, different letters: ICU's names of Akan and Ewe places against English words.
+  const english = 'the people of this country have been working with their friends for years and years ';
+  const names = 'kpandu dzodze hohoe kpeve nkwanta tsito akatsi anyako dzolokpuita wheta kpetoe ';
+  const estimator = new ConservativeTokenEstimator({ family: 'o200k' });
+  const perCharacter = (text: string) => estimator.countText(text.repeat(4)) / (text.length * 4);
+  assert.ok(perCharacter(names) > perCharacter(english) * 1.3, `${perCharacter(names)} against ${perCharacter(english)}`);
+  assert.ok(estimator.countText('龘'.repeat(100)) > estimator.countText('的'.repeat(100)));
+});
 
 test('scripts the old classes priced as "other" are no longer under-counted (issue 14 examples)', () => {
   const lao = 'ວັນພະຫັດ, 1 ມັງກອນ 1970 ພາສາລາວ ພາສາຍີ່ປຸ່ນ 日本語 中文 ';

@@ -41,7 +41,7 @@ test('golden: the v5 trace of a minimal dynamic turn', async () => {
       systemPromptUsedTokens: systemTokens,
       callLocalTokens: 0,
       historyBudgetTokens: 1_000 - toolTokens - systemTokens,
-      contributorTokens: { identity: 14 },
+      contributorTokens: { identity: 15 },
       countedWith: 'estimate',
       tokenizerFamily: 'unknown',
       totalTokens: toolTokens + systemTokens + userTokens,
