@@ -88,9 +88,8 @@ for (const family of FAMILIES) {
     report(family, measurement);
     assert.deepEqual(measurement.underItems, []);
     assert.deepEqual(measurement.underConversations, []);
-    // The goal is 40% on each corpus; measured 13-37% (o200k) and 14-42% (cl100k, unknown: glaive zh is the 42%).
-    // This bound catches a regression.
-    for (const [corpus, median] of measurement.medianByCorpus) assert.ok(median <= 0.43, `${corpus}: median over-count ${median}`);
+    // Issue 14: at most 40% on each corpus (measured 15-40%; the Chinese corpora are the 36-40%).
+    for (const [corpus, median] of measurement.medianByCorpus) assert.ok(median <= 0.4, `${corpus}: median over-count ${median}`);
   });
 }
 
