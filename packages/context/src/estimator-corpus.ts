@@ -204,9 +204,10 @@ export function minify(source: string): string {
 /**
  * Text shapes outside prose: all capitals (every cased ICU locale and the
  * given prose, upper-cased), base64 and hex of random bytes and of UTF-8
- * text, minified code (from `codeSources`), emoji sequences (skin tones, ZWJ
+ * text, minified code (from `codeSources`), dense JSON of tool calls and numbers, emoji sequences (skin tones, ZWJ
  * families, flags, keycaps, tag sequences), combining marks, full-width and
- * mathematical letters, and long runs of one character.
+ * mathematical letters, long runs of one character (every small letter among
+ * them), and random strings and words of small letters.
  */
 export function stressCorpus(options: { prose?: readonly string[]; codeSources?: readonly string[] } = {}): CorpusItem[] {
   const items: CorpusItem[] = [];
@@ -233,6 +234,11 @@ export function stressCorpus(options: { prose?: readonly string[]; codeSources?:
 
   add('minified-code', 'sources', (options.codeSources ?? []).map(minify));
 
+  // Dense JSON of agent tool calls: short names and keys, small numbers, one call per line.
+  const callLines = (name: string, key: string) => Array.from({ length: 120 }, (_, index) => `${name} {"${key}":${index}}`).join('\n');
+  add('json', 'tool calls', [callLines('lookup', 'page'), callLines('read_file', 'line'), callLines('search', 'id'), callLines('get_weather', 'offset')]);
+  add('json', 'numbers', [JSON.stringify(range(0, 999)), JSON.stringify(Array.from({ length: 100 }, (_, index) => ({ id: index, page: index % 7, ok: index % 2 === 0, score: index / 8 })))]);
+
   const pictographs = [...String.fromCodePoint(...range(0x1f300, 0x1faff)).matchAll(/\p{Extended_Pictographic}/gu)].map((match) => match[0]);
   const tones = range(0x1f3fb, 0x1f3ff).map((code) => String.fromCodePoint(code));
   const people = ['\u{1F468}', '\u{1F469}', '\u{1F467}', '\u{1F466}', '\u{1F9D1}'];
@@ -252,11 +258,14 @@ export function stressCorpus(options: { prose?: readonly string[]; codeSources?:
   const fullWidth = 'Ｆｕｌｌ－ｗｉｄｔｈ ｔｅｘｔ，ＡＢＣ １２３！ '.repeat(20);
   const mathematical = String.fromCodePoint(...range(0x1d400, 0x1d6a3).filter((code) => /\p{L}/u.test(String.fromCodePoint(code))));
   add('symbols', 'letter forms', [fullWidth, mathematical, String.fromCharCode(...range(0x2500, 0x257f)).repeat(3), String.fromCharCode(...range(0x2190, 0x23ff))]);
-  for (const character of ['a', 'Z', '0', ' ', '\n', '\t', '-', '=', '.', '中', 'é', 'Я', '\u{1F600}', 'ລ']) {
+  for (const character of [...LETTERS, 'Z', '0', ' ', '\n', '\t', '-', '=', '.', '中', 'é', 'Я', '\u{1F600}', 'ລ']) {
     add('runs', JSON.stringify(character), [character.repeat(250), character.repeat(4_000), `${character.repeat(300)} x ${character.repeat(7)}`]);
   }
   const randomLetters = (alphabet: string, length: number) => Array.from({ length }, () => alphabet[Math.floor(random() * alphabet.length)]).join('');
   add('runs', 'random characters', [randomLetters(`${LETTERS}${LETTERS.toUpperCase()}0123456789`, 2_000), randomLetters('!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~', 1_000)]);
+  // Small letters priced by letter pair: text no language writes, in runs and in random words, vowels or none.
+  const randomWords = (alphabet: string) => Array.from({ length: 300 }, () => randomLetters(alphabet, 2 + Math.floor(random() * 9))).join(' ');
+  add('runs', 'random small letters', [randomLetters(LETTERS, 2_000), randomWords(LETTERS), randomWords('bcdfghjklmnpqrstvwxz'), randomWords('aeiouy')]);
   return items;
 }
 
