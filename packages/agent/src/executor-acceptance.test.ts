@@ -253,7 +253,7 @@ test('past the compaction threshold a resumed history keeps its plan, goal and s
     await writeFile(join(directory, 'spectra', 'SKILL.md'), `---\nname: spectra\ndescription: Analyse spectra.\n---\n${body}\n`);
     const catalog = await loadSkills(directory);
     const { summarizer } = scriptedSummarizer();
-    const env = { STRATA_CONTEXT_WINDOW_TOKENS: '5000', STRATA_CONTEXT_DATA_BUDGET_TOKENS: '600', STRATA_CONTEXT_SUMMARY_RETRIES: '1', STRATA_CONTEXT_COMPACTION_PRESSURE_PERCENT: '80' };
+    const env = { STRATA_CONTEXT_WINDOW_TOKENS: '4200', STRATA_CONTEXT_DATA_BUDGET_TOKENS: '600', STRATA_CONTEXT_SUMMARY_RETRIES: '1', STRATA_CONTEXT_COMPACTION_PRESSURE_PERCENT: '80' };
     const goal = 'Analyse the spectra of samples A to F and report the strongest peak.';
     const first = acceptanceRun({ script: [call('k1', 'read_skill', { name: 'spectra' }), call('plan1', 'update_plan', PLAN), call('n1', 'read_notes', { page: 1 }), answer('Page 1 read.')], tools: [readNotesTool], env, summarizer });
     registerStandardTools({ registry: first.registry, skills: catalog });

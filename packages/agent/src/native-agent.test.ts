@@ -90,7 +90,7 @@ test('with maskStoredResults, past results are previews and the newest is sent w
 
 test('overflow: one forced pressure pass and exactly one retry of the same turn', async () => {
   const model = new ScriptedLanguageModel([toolTurn('m1', 'a'), toolTurn('m2', 'b'), { throws: openAIOverflowError() }, answer('done')]);
-  const { bindings, traces } = bindingsFor(model);
+  const { bindings, traces } = bindingsFor(model, { window: 24_000 });
   const events: AgentEvent[] = [];
   const result = await createAgentRun({ id: 'tester' }, bindings, { contextId: 'run-2', prompt: 'Measure a then b.', onEvent: (event) => events.push(event) }).execute();
   assert.equal(result.stopReason, 'completed');

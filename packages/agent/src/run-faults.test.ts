@@ -321,9 +321,9 @@ test('10,000 calls in one assistant message are refused before any tool runs', a
 
 test('calls whose results could not fit even empty are refused before any tool runs', async () => {
   let runs = 0;
-  // 120 calls (under the 128 a step may have) whose assistant message and empty results alone pass a 2,000-token cap.
+  // 120 calls (under the 128 a step may have) whose assistant message and empty results alone pass a 1,700-token cap.
   const parts = Array.from({ length: 120 }, (_, index) => ({ type: 'tool-call' as const, id: `call_${index}_${'x'.repeat(80)}`, name: 'lookup', input: { page: index } }));
-  const { bindings } = setup({ script: [{ parts }, answer('never')], window: 2_000, tools: [tool('lookup', () => ((runs += 1), { content: 'x' }))] });
+  const { bindings } = setup({ script: [{ parts }, answer('never')], window: 1_700, tools: [tool('lookup', () => ((runs += 1), { content: 'x' }))] });
   const result = await createAgentRun({ id: 'tester' }, bindings, { contextId: 'overfull', prompt: 'Go' }).execute();
   assert.equal(result.stopReason, 'step-refused', String(result.error));
   assert.ok(StepRefusedError.isInstance(result.error) && result.error.code === 'AGENT_STEP_CANNOT_FIT', String(result.error));
