@@ -35,9 +35,9 @@ test('trimHistory keeps the newest whole steps, the system prompt and the reques
 });
 
 test('with a model whose tokenizer is known, exact counts decide near the budget and keep more', () => {
-  const estimated = trimHistory(history, { maxTokens: 2_000 });
-  const counted = trimHistory(history, { maxTokens: 2_000, model: 'gpt-4o' });
-  assert.ok(sum(counted, exact) <= 2_000, 'within the budget by the exact count');
+  const estimated = trimHistory(history, { maxTokens: 1_500 });
+  const counted = trimHistory(history, { maxTokens: 1_500, model: 'gpt-4o' });
+  assert.ok(sum(counted, exact) <= 1_500, 'within the budget by the exact count');
   assert.ok(counted.length > estimated.length, `${counted.length} messages kept against ${estimated.length} on estimates`);
   // Far below the budget nothing is cut and nothing is counted exactly.
   assert.deepEqual(trimHistory(history, { maxTokens: 100_000, model: 'gpt-4o' }), history);
