@@ -21,7 +21,8 @@ export { contextBlock, type BlockContent, type BlockContentInit, type ContextBlo
 export { ContextWorkspace, type ContextWorkspaceOptions, type ResolveOptions, type WorkspaceBlockState } from './context-workspace.js';
 export type { Exposure, Projection, ProjectionLevel } from './activation.js';
 export type { ResolvedBlock, ResolvedContext, ResolvedMember } from './resolved-context.js';
-export type { DegradedBlock, DroppedBlock, TokenBudget, TokenBudgetReport } from './token-budget.js';
+export type { TokenBudget } from './token-budget.js';
+export type { DegradedBlock, DroppedBlock, TokenBudgetReport } from './resolved-context.js';
 
 // Traces and snapshots
 export type { ContextWorkspaceTraceBlock, ContextWorkspaceTraceEvent, TraceRecorder } from './trace-recorder.js';

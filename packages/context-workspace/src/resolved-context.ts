@@ -2,8 +2,33 @@ import type { ContextDiagnostic } from '@strata/context';
 import type { Exposure, Projection, ProjectionLevel } from './activation.js';
 import type { ContextBlock, SourceKey } from './context-block.js';
 import { aggregateUrgency, projectionContent, renderAggregate, renderBlockElement } from './render-block.js';
-import type { TokenBudgetReport } from './token-budget.js';
 import type { Urgency } from './urgency.js';
+
+/** What a token budget did to a resolve's result (see `fitToTokenBudget`): an element rendered smaller. */
+export interface DegradedBlock {
+  readonly blockName: string;
+  readonly source: string;
+  /** Each member's projection before and after, in member order. */
+  readonly from: readonly Projection[];
+  readonly to: readonly Projection[];
+}
+
+export interface DroppedBlock {
+  readonly blockName: string;
+  readonly source: string;
+  /** The element's position in the unbudgeted result, 0 first. */
+  readonly rank: number;
+}
+
+export interface TokenBudgetReport {
+  readonly maxTokens: number;
+  /** The estimator's count of the final result text. */
+  readonly usedTokens: number;
+  /** Kept elements rendered smaller than activation chose, in rank order. */
+  readonly degraded: readonly DegradedBlock[];
+  /** Elements left out, lowest-ranked first. */
+  readonly dropped: readonly DroppedBlock[];
+}
 
 /** One registered block as a resolve activated and rendered it. */
 export interface ResolvedMember {

@@ -1,38 +1,13 @@
 import type { ContextDiagnostic, TokenEstimator } from '@strata/context';
 import { smallerProjection, type Projection } from './activation.js';
 import { ContextWorkspaceInputError } from './errors/context-workspace-input-error.js';
-import { BLOCK_SEPARATOR, buildResolvedBlock, joinBlockTexts, ResolvedMemberRecord, type ResolvedBlock } from './resolved-context.js';
+import { BLOCK_SEPARATOR, buildResolvedBlock, joinBlockTexts, ResolvedMemberRecord, type DegradedBlock, type DroppedBlock, type ResolvedBlock, type TokenBudgetReport } from './resolved-context.js';
 import { describe, requireInteger } from './validate.js';
 
 export interface TokenBudget {
   /** The most tokens the result text may count. A positive integer. */
   readonly maxTokens: number;
   readonly estimator: TokenEstimator;
-}
-
-export interface DegradedBlock {
-  readonly blockName: string;
-  readonly source: string;
-  /** Each member's projection before and after, in member order. */
-  readonly from: readonly Projection[];
-  readonly to: readonly Projection[];
-}
-
-export interface DroppedBlock {
-  readonly blockName: string;
-  readonly source: string;
-  /** The element's position in the unbudgeted result, 0 first. */
-  readonly rank: number;
-}
-
-export interface TokenBudgetReport {
-  readonly maxTokens: number;
-  /** The estimator's count of the final result text. */
-  readonly usedTokens: number;
-  /** Kept elements rendered smaller than activation chose, in rank order. */
-  readonly degraded: readonly DegradedBlock[];
-  /** Elements left out, lowest-ranked first. */
-  readonly dropped: readonly DroppedBlock[];
 }
 
 export const BLOCK_DEGRADED_CODE = 'CONTEXT_WORKSPACE_BLOCK_DEGRADED';
