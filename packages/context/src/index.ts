@@ -82,7 +82,7 @@ export { DeterministicSystemPromptRenderer } from './system-prompt-renderer.js';
 export type { RenderedSystemPrompt, SystemPromptRenderer } from './system-prompt-renderer.js';
 export { ThresholdTokenPressurePolicy } from './token-pressure.js';
 export type { TokenPressure, TokenPressurePolicy, TokenPressureRequest } from './token-pressure.js';
-export { DefaultContextMessageComposer, MASK_PREVIEW_SHARE, interruptedResult } from './message-composer.js';
+export { CACHE_PRICING, DefaultContextMessageComposer, MASK_PREVIEW_SHARE, interruptedResult } from './message-composer.js';
 export type { ComposedMessages, ComposeRequest, ContextMessageComposer, MessageComposerOptions } from './message-composer.js';
 export { AtomicHistoryWindowPolicy } from './history-window.js';
 export { trimHistory, type TrimHistoryOptions } from './trim-history.js';

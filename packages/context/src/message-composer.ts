@@ -129,8 +129,12 @@ export function interruptedResult(callId: string, toolName: string): ToolResultM
  */
 export const MASK_PREVIEW_SHARE = 0.5;
 
-/** Prompt-cache prices per input token, relative to new input (Anthropic's; OpenAI has no write premium). */
-const CACHE_PRICES = Object.freeze({ cachedInput: 0.1, newInput: 1, cacheWrite: 1.25 });
+/**
+ * Prompt-cache prices per input token, relative to a new one: a token of the
+ * prefix cached from the previous request, a new token, and a token written
+ * to the cache (Anthropic's premium; OpenAI bills writes as new input).
+ */
+export const CACHE_PRICING = Object.freeze({ cachedToken: 0.1, newToken: 1, cacheWriteToken: 1.25 });
 
 /**
  * The largest share of its body a preview may keep and still pay for itself
@@ -143,9 +147,9 @@ const CACHE_PRICES = Object.freeze({ cachedInput: 0.1, newInput: 1, cacheWrite: 
  * result of a run's `step`th model step is `step` turns from its end.
  */
 function payingPreviewShare(turnsAhead: number): number {
-  const { cachedInput, newInput, cacheWrite } = CACHE_PRICES;
+  const { cachedToken, newToken, cacheWriteToken } = CACHE_PRICING;
   const ahead = Math.max(1, turnsAhead);
-  return (cacheWrite - newInput + cachedInput * ahead) / (cacheWrite + cachedInput * ahead);
+  return (cacheWriteToken - newToken + cachedToken * ahead) / (cacheWriteToken + cachedToken * ahead);
 }
 
 /** How many contexts' compositions a composer keeps, the most recent ones. */
@@ -184,7 +188,7 @@ function emptyComposition(): Composition {
 /** Where composition stands as it walks the history. */
 interface ComposeCursor {
   conversationStarted: boolean;
-  /** Model steps (assistant messages) before the current group. */
+  /** Model steps (assistant messages) so far, the current group's included. */
   steps: number;
 }
 
@@ -344,11 +348,12 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
   }
 
   /**
-   * The result's preview when it is shown masked. The preview is made once
-   * per result and whether it is shown depends only on the context reaching
-   * capacity, so a result's bytes change at most once: on the turn the
-   * context is first compacted, which rewrites the cache from an old
-   * message anyway.
+   * The result's preview when it is shown masked (its step the `step`th of
+   * the run). The preview is made once per result, and whether it is shown
+   * depends on its step, fixed while the history keeps its prefix, and on
+   * the context reaching capacity: a result's bytes change at most once, on
+   * the turn the context is first compacted or cut, which rewrites the
+   * cache from an old message anyway.
    */
   private previewOf(result: ToolResultMessage, atCapacity: boolean, step: number): ToolResultMessage | undefined {
     let preview = this.previews.get(result);

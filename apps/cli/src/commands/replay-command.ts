@@ -4,13 +4,13 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { importTrajectories, TRAJECTORY_FORMATS, ContextInputError, type TrajectoryFormat } from '@strata/context';
+import { CACHE_PRICING, importTrajectories, TRAJECTORY_FORMATS, ContextInputError, type TrajectoryFormat } from '@strata/context';
 import { createFileTraceSink } from '@strata/store';
 import { CliInputError } from '../cli-input-error.js';
 import { oneOf, parseCommandArguments, positiveInteger } from '../cli-arguments.js';
 import { progressBar, type CliIo } from '../cli-io.js';
 import { POLICY_DESCRIPTIONS, REPLAY_POLICIES, RECOVERABLE_POLICIES, type ReplayPolicy } from '../replay/policy-turns.js';
-import { CACHE_PRICING, policySummary, type OracleLike, type PolicySummary } from '../replay/replay-metrics.js';
+import { policySummary, type OracleLike, type PolicySummary } from '../replay/replay-metrics.js';
 import { REPLAY_ENCODINGS, replayTrajectories } from '../replay/replay-trajectories.js';
 
 const TRAJECTORY_EXTENSIONS = ['.json', '.jsonl', '.traj'];

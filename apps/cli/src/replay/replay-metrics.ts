@@ -1,9 +1,7 @@
 // What a replay measures, per run and per policy, without a model.
-import { isTaskAnchorCandidate, messageText, toOpenAIChat, type CanonicalHistory, type CanonicalMessage, type TokenEstimator } from '@strata/context';
+import { CACHE_PRICING, isTaskAnchorCandidate, messageText, toOpenAIChat, type CanonicalHistory, type CanonicalMessage, type TokenEstimator } from '@strata/context';
 import type { PolicyTurn } from './policy-turns.js';
 
-/** Prompt-cache pricing, relative to one uncached input token. */
-export const CACHE_PRICING = Object.freeze({ cachedToken: 0.1, newToken: 1, cacheWriteToken: 1.25 });
 
 /** Sums over turns (and runs); shares are computed from these at the end. */
 export interface PolicyTally {
