@@ -22,7 +22,7 @@ export interface ToolOutputRow {
 export const TOOL_OUTPUT_COLUMNS = 'id, context_id, tool_call_id, tool_name, encoding, body, sha256, created_at';
 
 /** A context's outputs without their bodies, oldest first (ids sort by creation time). `placeholder`: `?` or `$1`. */
-export function TOOL_OUTPUT_LIST_SQL(table: string, placeholder: string): string {
+export function toolOutputListSql(table: string, placeholder: string): string {
   return `SELECT id, tool_call_id, tool_name, created_at FROM ${table} WHERE context_id = ${placeholder} ORDER BY id`;
 }
 

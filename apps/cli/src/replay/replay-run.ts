@@ -132,6 +132,10 @@ export async function replayRun(options: RunReplayOptions): Promise<RunReplayRes
  */
 async function foundByQuery(tool: ReadTool, contextId: string, refs: readonly string[], originals: ReadonlyMap<string, string>, token: string): Promise<boolean> {
   const ref = refs.find((candidate) => originals.get(candidate)?.includes(token));
-  const outcome = await execute(tool, contextId, ref === undefined ? { query: token } : { ref, query: token });
-  return !outcome.isError && outcome.content.includes(token) && !/: no match/.test(outcome.content.split('\n', 1)[0]!);
+  if (ref !== undefined) {
+    const outcome = await execute(tool, contextId, { ref, query: token });
+    return !outcome.isError && outcome.content.includes(token);
+  }
+  const outcome = await execute(tool, contextId, { query: token });
+  return !outcome.isError && (outcome.data as unknown as { refs: readonly string[] }).refs.length > 0;
 }

@@ -1,5 +1,5 @@
 import type { PutToolOutput, PutToolOutputStream, StoredToolOutput, StoredToolOutputEntry, ToolOutputRef, ToolOutputStore } from '@strata/context';
-import { TOOL_OUTPUT_COLUMNS, TOOL_OUTPUT_LIST_SQL, putToolOutputRow, storedToolOutputEntryFromRow, storedToolOutputFromRow, type ToolOutputListRow, type ToolOutputRow, type ToolOutputRowWriter } from '../tool-output-row.js';
+import { TOOL_OUTPUT_COLUMNS, toolOutputListSql, putToolOutputRow, storedToolOutputEntryFromRow, storedToolOutputFromRow, type ToolOutputListRow, type ToolOutputRow, type ToolOutputRowWriter } from '../tool-output-row.js';
 import { PostgresConnection, type PostgresMigration, type PostgresStoreOptions } from './postgres-connection.js';
 
 /** Bodies are `bytea` (PostgreSQL `text` cannot hold NUL), with their SHA-256. */
@@ -82,7 +82,7 @@ export function createPostgresToolOutputStore(options: PostgresStoreOptions): To
       return row === undefined ? undefined : storedToolOutputFromRow(row, store);
     },
     async list(contextId: string): Promise<StoredToolOutputEntry[]> {
-      const rows = await connection.use('list', async (client) => (await client.query<ToolOutputListRow>(TOOL_OUTPUT_LIST_SQL(table, '$1'), [contextId])).rows);
+      const rows = await connection.use('list', async (client) => (await client.query<ToolOutputListRow>(toolOutputListSql(table, '$1'), [contextId])).rows);
       return rows.map(storedToolOutputEntryFromRow);
     },
     async close(): Promise<void> {

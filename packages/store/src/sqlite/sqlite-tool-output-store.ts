@@ -1,5 +1,5 @@
 import type { PutToolOutput, PutToolOutputStream, StoredToolOutput, StoredToolOutputEntry, ToolOutputRef, ToolOutputStore } from '@strata/context';
-import { TOOL_OUTPUT_COLUMNS, TOOL_OUTPUT_LIST_SQL, putToolOutputRow, storedToolOutputEntryFromRow, storedToolOutputFromRow, type ToolOutputListRow, type ToolOutputRow, type ToolOutputRowWriter } from '../tool-output-row.js';
+import { TOOL_OUTPUT_COLUMNS, toolOutputListSql, putToolOutputRow, storedToolOutputEntryFromRow, storedToolOutputFromRow, type ToolOutputListRow, type ToolOutputRow, type ToolOutputRowWriter } from '../tool-output-row.js';
 import { SqliteConnection } from './sqlite-connection.js';
 import type { SqliteMigration, SqliteStoreOptions } from './sqlite-database.js';
 
@@ -66,7 +66,7 @@ export function openSqliteToolOutputStore(options: SqliteStoreOptions): ToolOutp
       return row === undefined ? undefined : storedToolOutputFromRow(row, store);
     },
     async list(contextId: string): Promise<StoredToolOutputEntry[]> {
-      const rows = connection.use('list', (database) => database.prepare<[string], ToolOutputListRow>(TOOL_OUTPUT_LIST_SQL('strata_tool_outputs', '?')).all(contextId));
+      const rows = connection.use('list', (database) => database.prepare<[string], ToolOutputListRow>(toolOutputListSql('strata_tool_outputs', '?')).all(contextId));
       return rows.map(storedToolOutputEntryFromRow);
     },
     async close(): Promise<void> {
