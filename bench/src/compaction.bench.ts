@@ -4,7 +4,7 @@
 // Anthropic's clear_tool_uses. Tokens: o200k.
 import { replayTrajectories, type PolicySummary, type ReplayPolicy } from '@strata/cli';
 import type { CanonicalMessage } from '@strata/context';
-import { loadProviderRules, loadSweAgentConversations, loadTauBenchConversations, type SharedConversation } from '@strata/testing';
+import { loadProviderRules, loadSweAgentConversations, loadTauBenchConversations, withCallIdSuffix, type SharedConversation } from '@strata/testing';
 import { skippedResult, type BenchOptions, type BenchResult, type BenchTarget } from './bench-result.js';
 
 const TITLE = 'Compaction priced as providers bill it: Strata against raw, last-5 observation masking and clear_tool_uses';
@@ -16,13 +16,7 @@ function chainedSweRun(conversation: SharedConversation, times: number): SharedC
   const head = conversation.messages.slice(0, 2);
   const steps = conversation.messages.slice(2);
   const messages: CanonicalMessage[] = [...head];
-  for (let round = 0; round < times; round += 1) {
-    for (const message of steps) {
-      if (message.role === 'assistant' && message.toolCalls) messages.push({ ...message, toolCalls: message.toolCalls.map((call) => ({ ...call, id: `${call.id}_${round}` })) });
-      else if (message.role === 'tool') messages.push({ ...message, toolCallId: `${message.toolCallId}_${round}` });
-      else messages.push(message);
-    }
-  }
+  for (let round = 0; round < times; round += 1) for (const message of steps) messages.push(withCallIdSuffix(message, `_${round}`));
   return { source: `${conversation.source} x${times}`, index: 0, messages };
 }
 

@@ -3,7 +3,7 @@
 // cold (a fresh assembler and fresh message objects) and warm (one message
 // appended to the previous turn's history), with the heap after the warm turns.
 import { ConservativeTokenEstimator, ContextContributorRegistry, createContextAssembler, resolveContextBudget, type CanonicalMessage } from '@strata/context';
-import { loadSweAgentConversations, loadTauBenchConversations } from '@strata/testing';
+import { loadSweAgentConversations, loadTauBenchConversations, withCallIdSuffix } from '@strata/testing';
 import { skippedResult, type BenchOptions, type BenchResult } from './bench-result.js';
 import { fixed, median, timeAsync } from './measure.js';
 
@@ -22,9 +22,9 @@ export function chainedHistory(size: number, warmTurns: number = WARM_TURNS.full
   for (let round = 0; history.length < size; round += 1) {
     for (const message of runs[round % runs.length]!.messages) {
       if (message.role === 'system') continue;
-      if (message.role === 'assistant' && message.toolCalls) history.push({ ...message, toolCalls: message.toolCalls.map((call) => ({ ...call, id: `${call.id}_${round}` })) });
-      else if (message.role === 'tool') history.push({ ...message, toolCallId: `${message.toolCallId}_${round}` });
-      else history.push({ ...message });
+      const renamed = withCallIdSuffix(message, `_${round}`);
+      // Fresh objects every round, as a real history has.
+      history.push(renamed === message ? { ...message } : renamed);
     }
     for (let pair = 0; pair < 5; pair += 1) {
       while (steps[step % steps.length]!.role !== 'assistant' || !(steps[step % steps.length] as { toolCalls?: unknown }).toolCalls) step += 1;

@@ -65,3 +65,14 @@ export function loadAllSharedConversations(): SharedConversation[] | undefined {
   if (parts.some((part) => part === undefined)) return undefined;
   return parts.flatMap((part) => part!);
 }
+
+/**
+ * A copy of a message whose tool call ids (or result's call id) carry
+ * `suffix`: real steps repeated to build a longer history keep their ids
+ * unique. Any other message is returned as it is.
+ */
+export function withCallIdSuffix(message: CanonicalMessage, suffix: string): CanonicalMessage {
+  if (message.role === 'assistant' && message.toolCalls) return { ...message, toolCalls: message.toolCalls.map((call) => ({ ...call, id: `${call.id}${suffix}` })) };
+  if (message.role === 'tool') return { ...message, toolCallId: `${message.toolCallId}${suffix}` };
+  return message;
+}

@@ -12,6 +12,7 @@ export {
   loadShareGptConversations,
   loadAlpacaConversations,
   loadAllSharedConversations,
+  withCallIdSuffix,
 } from './conversations.js';
 export type { SharedConversation } from './conversations.js';
 
