@@ -48,6 +48,17 @@ test('any value in: a typed error naming the field, or a valid trimmed history (
   assert.throws(() => trimHistory([{ role: 'user' }], { maxTokens: 100 }), (error: unknown) => ContextInputError.isInstance(error) && /history\[0\]/.test(error.message));
   assert.throws(() => trimHistory(history, { maxTokens: 0 }), (error: unknown) => ConfigurationError.isInstance(error) && error.setting === 'maxTokens');
   assert.throws(() => trimHistory(history, { maxTokens: 10 }), (error: unknown) => ContextBudgetError.isInstance(error));
+  // Found by the property below: an old short message ("[empty message]") that the estimate under-counts by one must be counted exactly when it may be kept.
+  const short: CanonicalMessage[] = [
+    { role: 'system', content: 'You are a careful research agent.' },
+    { role: 'user', content: '\n' },
+    { role: 'assistant', content: '', toolCalls: [{ id: 'call_1', name: 'search', input: { query: 'q1' } }, { id: 'call_2', name: 'read_file', input: { query: 'q2' } }] },
+    { role: 'tool', toolCallId: 'call_1', toolName: 'search', content: 'the' },
+    { role: 'tool', toolCallId: 'call_2', toolName: 'read_file', content: '结果 the 工具调用' },
+    { role: 'user', content: 'tool JSON 工具调用 证据 the 上下文 证据 the the' },
+    { role: 'user', content: 'JSON 工具调用 42 JSON' },
+  ];
+  assert.ok(sum(trimHistory(short, { maxTokens: 50, model: 'gpt-4o' }), exact) <= 50);
   fc.assert(
     fc.property(historyArbitrary({ open: true, maxSteps: 20 }), fc.integer({ min: 50, max: 8_000 }), fc.constantFrom(undefined, 'gpt-4o', 'cl100k', 'claude-sonnet-4'), (raw, maxTokens, model) => {
       let trimmed: CanonicalMessage[];

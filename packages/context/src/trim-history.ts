@@ -53,23 +53,26 @@ export function trimHistory(messages: unknown, options: TrimHistoryOptions): Can
 }
 
 /**
- * Exact counts for the messages that decide the cut: the newest ones until
- * their estimate reaches twice the budget, and those the window always keeps
- * (leading system messages, the latest user request, the latest checkpoint).
- * Older messages keep their estimate, which only over-counts: one of them is
- * kept only when it fits even so. Exact counting is the slow part of a trim;
- * this bounds it by the budget, not the history.
+ * Exact counts for every message that could be kept: those the window
+ * always keeps (leading system messages, the latest user request, the
+ * latest checkpoint, the newest unit) and any whose estimate is within the
+ * budget. A message estimated over the budget alone cannot fit however it
+ * is counted, so its estimate stands: exact counting, the slow part of a
+ * trim, is spent only where it can change the cut. (An estimate is not a
+ * bound on a short text, so a message that may be kept is never left to it.)
  */
 function exactWhereItDecides(messages: readonly CanonicalMessage[], estimator: TokenEstimator, exact: TokenEstimator, maxTokens: number): (message: CanonicalMessage) => number {
-  const counted = new Set<CanonicalMessage>();
-  let estimated = 0;
-  for (let index = messages.length - 1; index >= 0 && estimated <= 2 * maxTokens; index -= 1) {
-    counted.add(messages[index]!);
-    estimated += estimator.countMessage(messages[index]!);
-  }
-  for (let index = 0; index < messages.length && messages[index]!.role === 'system'; index += 1) counted.add(messages[index]!);
+  const pinned = new Set<CanonicalMessage>();
+  for (let index = 0; index < messages.length && messages[index]!.role === 'system'; index += 1) pinned.add(messages[index]!);
   const anchor = messages.findLast(isTaskAnchorCandidate);
   const checkpoint = messages.findLast((message) => message.role === 'user' && message.checkpoint === true);
-  for (const message of [anchor, checkpoint]) if (message) counted.add(message);
-  return (message) => (counted.has(message) ? exact : estimator).countMessage(message);
+  for (const message of [anchor, checkpoint]) if (message) pinned.add(message);
+  // The newest unit: trailing results and the message they answer.
+  let newest = messages.length - 1;
+  while (newest > 0 && messages[newest]!.role === 'tool') newest -= 1;
+  for (let index = Math.max(0, newest); index < messages.length; index += 1) pinned.add(messages[index]!);
+  return (message) => {
+    const estimate = estimator.countMessage(message);
+    return estimate > maxTokens && !pinned.has(message) ? estimate : exact.countMessage(message);
+  };
 }
