@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { CHARACTER_KINDS, KIND_COUNT, PAIR_TABLE_SIZE, characterClassOf, characterKindOf, countKindPairs, kindNumber, startsRun, weighText } from './character-classes.js';
+import { CHARACTER_KINDS, KIND_COUNT, PAIR_TABLE_SIZE, characterClassOf, characterKindOf, countKindPairs, kindNumber, pairTableOf, startsRun, weighText } from './character-classes.js';
 
 test('each character lands in the class of its Unicode script, ASCII by what a BPE does with it', () => {
   const expected: Record<string, string> = {
@@ -42,16 +42,17 @@ test('weighText sums the weight of each kind pair and counts UTF-8 bytes', () =>
   weights[pair('e', 'l')] = 0.5;
   weights[pair('l', 'l')] = 0.25;
   weights[pair('l', 'o')] = 0.125;
-  weights[pair('o', 'han')] = 100;
-  assert.deepEqual(weighText('Hello世', weights), { weight: 10 + 1 + 0.5 + 0.25 + 0.125 + 100, utf8Bytes: 8 });
-  assert.deepEqual(weighText('', weights), { weight: 0, utf8Bytes: 0 });
+  weights[pair('o', 'han')] = 50;
+  const table = pairTableOf(weights);
+  assert.deepEqual(weighText('Hello世', table), { weight: 10 + 1 + 0.5 + 0.25 + 0.125 + 50, utf8Bytes: 8 });
+  assert.deepEqual(weighText('', table), { weight: 0, utf8Bytes: 0 });
 });
 
 test('the byte count is the UTF-8 length of well-formed text, and every unit is one pair', () => {
   fc.assert(
     fc.property(fc.string({ unit: 'grapheme', maxLength: 200 }), (text) => {
       const ones = new Float64Array(PAIR_TABLE_SIZE).fill(1);
-      const { weight, utf8Bytes } = weighText(text, ones);
+      const { weight, utf8Bytes } = weighText(text, pairTableOf(ones));
       assert.equal(utf8Bytes, Buffer.byteLength(text));
       assert.equal(weight, text.length);
       let pairs = 0;
@@ -60,4 +61,40 @@ test('the byte count is the UTF-8 length of well-formed text, and every unit is 
     }),
   );
   assert.ok(KIND_COUNT < 128, 'a kind fits the unit table\'s 7 bits');
+});
+
+/** The sum weighText must give, in ten-thousandths of a token: each kind pair's count times its weight. */
+function referenceWeight(text: string, weights: Float64Array): number {
+  let scaled = 0;
+  for (const [pair, count] of countKindPairs(text)) {
+    const [previous, current] = pair.split(' ') as [(typeof CHARACTER_KINDS)[number], (typeof CHARACTER_KINDS)[number]];
+    scaled += count * Math.round(weights[kindNumber(previous) * KIND_COUNT + kindNumber(current)]! * 10_000);
+  }
+  return scaled / 10_000;
+}
+
+test('the all-ASCII path and the unit path give the same sum as counting pairs, across chunks and flushes', () => {
+  const weightsArbitrary = fc.array(fc.integer({ min: 0, max: 30_000 }), { minLength: PAIR_TABLE_SIZE, maxLength: PAIR_TABLE_SIZE }).map((scaled) => Float64Array.from(scaled, (value) => value / 10_000));
+  const piece = fc.oneof(fc.string({ unit: fc.constantFrom(...'{"id": 12, "name":\n  "x_y-z"}AaQq09 ') }), fc.string({ unit: 'grapheme' }), fc.constantFrom('中文', 'é', '😀', ''));
+  fc.assert(
+    fc.property(weightsArbitrary, fc.array(piece, { maxLength: 8 }), (weights, pieces) => {
+      const text = pieces.join('');
+      assert.equal(weighText(text, pairTableOf(weights)).weight, referenceWeight(text, weights));
+    }),
+  );
+  // Longer than one chunk (65,536 units) and one flush: an ASCII chunk, then a chunk with Han, then ASCII again.
+  const weights = Float64Array.from({ length: PAIR_TABLE_SIZE }, (_, index) => ((index * 7919) % 30_000) / 10_000);
+  const long = `${'{"key": "value_1", "n": 42}\n'.repeat(3_000)}${'混合 text 文本 '.repeat(8_000)}${'plain ascii words '.repeat(5_000)}`;
+  const { weight, utf8Bytes } = weighText(long, pairTableOf(weights));
+  assert.equal(weight, referenceWeight(long, weights));
+  assert.equal(utf8Bytes, Buffer.byteLength(long));
+});
+
+test('a pair table refuses weights it cannot sum exactly', () => {
+  const weights = new Float64Array(PAIR_TABLE_SIZE);
+  weights[3] = 53;
+  assert.throws(() => pairTableOf(weights), (error: unknown) => error instanceof RangeError && /pair weight "start digit" is 53/.test(error.message));
+  weights[3] = Number.NaN;
+  assert.throws(() => pairTableOf(weights), RangeError);
+  assert.throws(() => pairTableOf(new Float64Array(3)), RangeError);
 });

@@ -203,35 +203,141 @@ export function characterClassOf(codeUnit: number): CharacterClass {
 }
 
 /**
- * Sums `pairWeights[previous * KIND_COUNT + current]` over the kinds of the
- * text's UTF-16 units (previous is `start` for the first), and counts the text's UTF-8
- * bytes. The hot path of the estimator: two table lookups and two additions
- * per unit, no allocation; two units per step into two sums, so the
- * additions do not wait on each other.
+ * Pair weights in ten-thousandths of a token: profiles are rounded up to four
+ * decimals, so integer sums are exact (a float sum can land a hair above a
+ * whole count and ceil one token too many) and integer additions do not wait
+ * on each other the way float additions do.
  */
-export function weighText(text: string, pairWeights: Float64Array): { weight: number; utf8Bytes: number } {
-  let even = 0;
-  let odd = 0;
+export const WEIGHT_SCALE = 10_000;
+/** Additions per accumulator between flushes into the float total: with MAX_UNIT_WEIGHT, an int32 cannot overflow. */
+const FLUSH_EVERY = 4_096;
+/** The heaviest pair weight a table takes, in tokens: (2^31 - 1) / FLUSH_EVERY / WEIGHT_SCALE, rounded down. */
+export const MAX_UNIT_WEIGHT = 52;
+
+/** What `weighText` reads: scaled pair weights by kind, and by ASCII code for the all-ASCII fast path. */
+export interface PairTable {
+  /** `kinds[previous * KIND_COUNT + current]`, scaled by WEIGHT_SCALE. */
+  readonly kinds: Int32Array;
+  /** `ascii[previousCode << 7 | currentCode]` for two ASCII units: the same weights, without the unit-table lookup. */
+  readonly ascii: Int32Array;
+}
+
+const ASCII_KINDS = Uint8Array.from({ length: 128 }, (_, code) => UNIT_TABLE[code]! & KIND_MASK);
+
+/**
+ * Scales a table of pair weights (tokens, indexed like `PAIR_TABLE_SIZE`)
+ * into a `PairTable`, rounding up to WEIGHT_SCALE (never under the given
+ * weight by more than float noise). Throws RangeError for a weight that is
+ * negative, not finite, or above MAX_UNIT_WEIGHT.
+ */
+export function pairTableOf(pairWeights: Float64Array): PairTable {
+  if (pairWeights.length !== PAIR_TABLE_SIZE) throw new RangeError(`a pair table has ${PAIR_TABLE_SIZE} weights, not ${pairWeights.length}`);
+  const kinds = new Int32Array(PAIR_TABLE_SIZE);
+  for (let index = 0; index < PAIR_TABLE_SIZE; index += 1) {
+    const weight = pairWeights[index]!;
+    if (!(weight >= 0 && weight <= MAX_UNIT_WEIGHT)) {
+      const pair = `${CHARACTER_KINDS[Math.floor(index / KIND_COUNT)]} ${CHARACTER_KINDS[index % KIND_COUNT]}`;
+      throw new RangeError(`pair weight "${pair}" is ${weight}; a weight is between 0 and ${MAX_UNIT_WEIGHT}`);
+    }
+    kinds[index] = Math.ceil(weight * WEIGHT_SCALE - 1e-6);
+  }
+  const ascii = new Int32Array(128 * 128);
+  for (let previous = 0; previous < 128; previous += 1) {
+    for (let current = 0; current < 128; current += 1) ascii[(previous << 7) | current] = kinds[ASCII_KINDS[previous]! * KIND_COUNT + ASCII_KINDS[current]!]!;
+  }
+  return { kinds, ascii };
+}
+
+/** Units encoded per `encodeInto` call: an all-ASCII chunk of this many units fills the buffer at most. */
+const CHUNK_UNITS = 1 << 16;
+const ENCODER = new TextEncoder();
+const CHUNK_BYTES = new Uint8Array(CHUNK_UNITS);
+
+/**
+ * Sums the pair weights over the kinds of the text's UTF-16 units (the
+ * previous kind is `start` for the first), and counts the text's UTF-8 bytes.
+ * The hot path of the estimator, with no allocation beyond the result:
+ *
+ * - A chunk that is all ASCII (most tool output, code and English) is
+ *   encoded into a reused byte buffer by the engine's native `encodeInto`
+ *   (which also tells whether it was all ASCII; it is not tried where the
+ *   chunk's first, middle or last unit is not ASCII), then weighed by byte pairs
+ *   from the ASCII table: a typed-array read is cheaper than `charCodeAt`,
+ *   and the byte is its own index, with no unit-table lookup.
+ * - Any other chunk is weighed unit by unit through the unit table.
+ *
+ * Both sum integers into two accumulators, so the additions do not wait on
+ * each other.
+ */
+export function weighText(text: string, table: PairTable): { weight: number; utf8Bytes: number } {
+  const { kinds, ascii } = table;
+  let total = 0;
   let utf8Bytes = 0;
-  let previous = 0;
-  const length = text.length;
-  let index = 0;
-  for (; index + 1 < length; index += 2) {
-    const first = UNIT_TABLE[text.charCodeAt(index)]!;
-    const second = UNIT_TABLE[text.charCodeAt(index + 1)]!;
-    const firstKind = first & KIND_MASK;
-    const secondKind = second & KIND_MASK;
-    even += pairWeights[previous * KIND_COUNT + firstKind]!;
-    odd += pairWeights[firstKind * KIND_COUNT + secondKind]!;
-    utf8Bytes += (first >>> KIND_BITS) + (second >>> KIND_BITS);
-    previous = secondKind;
+  let previous = 0; // the kind before the next unit: `start`
+  for (let offset = 0; offset < text.length; offset += CHUNK_UNITS) {
+    const end = Math.min(text.length, offset + CHUNK_UNITS);
+    let even = 0;
+    let odd = 0;
+    let flush = FLUSH_EVERY;
+    let read = 0;
+    // Three probes keep text that is mostly another script (Chinese, say) from a wasted encoding.
+    if ((text.charCodeAt(offset) | text.charCodeAt((offset + end) >>> 1) | text.charCodeAt(end - 1)) < 128) {
+      const chunk = offset === 0 && end === text.length ? text : text.slice(offset, end);
+      const encoded = ENCODER.encodeInto(chunk, CHUNK_BYTES);
+      if (encoded.read === chunk.length && encoded.written === encoded.read) read = encoded.read;
+    }
+    if (read > 0) {
+      let code = CHUNK_BYTES[0]!;
+      even = kinds[previous * KIND_COUNT + ASCII_KINDS[code]!]!;
+      let index = 1;
+      for (; index + 1 < read; index += 2) {
+        const first = CHUNK_BYTES[index]!;
+        const second = CHUNK_BYTES[index + 1]!;
+        odd = (odd + ascii[(code << 7) | first]!) | 0;
+        even = (even + ascii[(first << 7) | second]!) | 0;
+        code = second;
+        if (--flush === 0) {
+          total += even + odd;
+          even = 0;
+          odd = 0;
+          flush = FLUSH_EVERY;
+        }
+      }
+      if (index < read) {
+        const last = CHUNK_BYTES[index]!;
+        odd = (odd + ascii[(code << 7) | last]!) | 0;
+        code = last;
+      }
+      utf8Bytes += read;
+      previous = ASCII_KINDS[code]!;
+    } else {
+      let index = offset;
+      for (; index + 1 < end; index += 2) {
+        const first = UNIT_TABLE[text.charCodeAt(index)]!;
+        const second = UNIT_TABLE[text.charCodeAt(index + 1)]!;
+        const firstKind = first & KIND_MASK;
+        const secondKind = second & KIND_MASK;
+        even = (even + kinds[previous * KIND_COUNT + firstKind]!) | 0;
+        odd = (odd + kinds[firstKind * KIND_COUNT + secondKind]!) | 0;
+        utf8Bytes += (first >>> KIND_BITS) + (second >>> KIND_BITS);
+        previous = secondKind;
+        if (--flush === 0) {
+          total += even + odd;
+          even = 0;
+          odd = 0;
+          flush = FLUSH_EVERY;
+        }
+      }
+      if (index < end) {
+        const last = UNIT_TABLE[text.charCodeAt(index)]!;
+        even = (even + kinds[previous * KIND_COUNT + (last & KIND_MASK)]!) | 0;
+        utf8Bytes += last >>> KIND_BITS;
+        previous = last & KIND_MASK;
+      }
+    }
+    total += even + odd;
   }
-  if (index < length) {
-    const last = UNIT_TABLE[text.charCodeAt(index)]!;
-    even += pairWeights[previous * KIND_COUNT + (last & KIND_MASK)]!;
-    utf8Bytes += last >>> KIND_BITS;
-  }
-  return { weight: even + odd, utf8Bytes };
+  return { weight: total / WEIGHT_SCALE, utf8Bytes };
 }
 
 /** How often each (previous, current) kind pair occurs in `text`, keyed `"previous current"`: what `weighText` weighs, for fitting and tests. */

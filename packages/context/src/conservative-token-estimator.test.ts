@@ -153,3 +153,12 @@ test('counts are cached per message object', () => {
   assert.equal(calls, 1);
   assert.ok(first > estimator.countText(message.content), 'message framing is charged');
 });
+
+test('an unknown tokenizer family is a ConfigurationError naming the setting', () => {
+  for (const family of ['p50k', '', 'toString', '__proto__', 42, {}]) {
+    assert.throws(
+      () => new ConservativeTokenEstimator({ family: family as never }),
+      (error: unknown) => context.ConfigurationError.isInstance(error) && error.setting === 'family',
+    );
+  }
+});

@@ -1,4 +1,5 @@
-import { CHARACTER_KINDS, KIND_COUNT, PAIR_TABLE_SIZE, SMALL_LETTERS, classOfKind, isSmallLetter, startsRun, weighText, type CharacterClass, type SmallLetter } from './character-classes.js';
+import { CHARACTER_KINDS, KIND_COUNT, PAIR_TABLE_SIZE, SMALL_LETTERS, classOfKind, isSmallLetter, pairTableOf, startsRun, weighText, type CharacterClass, type PairTable, type SmallLetter } from './character-classes.js';
+import { ConfigurationError } from './errors/configuration-error.js';
 import type { CanonicalMessage, MediaPart } from './messages.js';
 import { jsonText, messageText } from './message-text.js';
 import type { TokenEstimator, TokenizerFamily, ToolSchema } from './token-estimator.js';
@@ -559,7 +560,17 @@ export function pairWeightsOf(profile: EstimatorProfile): Float64Array {
   return table;
 }
 
-const PAIR_WEIGHTS = new WeakMap<EstimatorProfile, Float64Array>();
+const PAIR_TABLES = new WeakMap<EstimatorProfile, PairTable>();
+
+/** The profile's pair table, built once per profile. */
+function pairTableFor(profile: EstimatorProfile): PairTable {
+  let table = PAIR_TABLES.get(profile);
+  if (table === undefined) {
+    table = pairTableOf(pairWeightsOf(profile));
+    PAIR_TABLES.set(profile, table);
+  }
+  return table;
+}
 
 /** Role and framing tokens of one chat message (OpenAI charges 3, plus a name). */
 export const MESSAGE_OVERHEAD_TOKENS = 4;
@@ -573,12 +584,11 @@ export const TOOL_SCHEMA_OVERHEAD_TOKENS = 12;
  * a byte-level BPE never emits more tokens than the text has bytes.
  */
 export function estimateTextTokens(text: string, profile: EstimatorProfile): number {
-  let pairWeights = PAIR_WEIGHTS.get(profile);
-  if (pairWeights === undefined) {
-    pairWeights = pairWeightsOf(profile);
-    PAIR_WEIGHTS.set(profile, pairWeights);
-  }
-  const { weight, utf8Bytes } = weighText(text, pairWeights);
+  return tokensOf(text, pairTableFor(profile));
+}
+
+function tokensOf(text: string, table: PairTable): number {
+  const { weight, utf8Bytes } = weighText(text, table);
   return Math.min(Math.ceil(weight), utf8Bytes);
 }
 
@@ -658,15 +668,19 @@ export abstract class CachingTokenEstimator implements TokenEstimator {
 export class ConservativeTokenEstimator extends CachingTokenEstimator {
   readonly family: TokenizerFamily;
   readonly exact = false;
-  private readonly profile: EstimatorProfile;
+  private readonly table: PairTable;
 
   constructor(options: { family?: TokenizerFamily } = {}) {
     super();
-    this.family = options.family ?? 'unknown';
-    this.profile = ESTIMATOR_PROFILES[this.family];
+    const family = options?.family ?? 'unknown';
+    if (!Object.hasOwn(ESTIMATOR_PROFILES, family)) {
+      throw new ConfigurationError({ setting: 'family', message: `ConservativeTokenEstimator family must be one of ${Object.keys(ESTIMATOR_PROFILES).join(', ')}, got ${JSON.stringify(family)}` });
+    }
+    this.family = family;
+    this.table = pairTableFor(ESTIMATOR_PROFILES[family]);
   }
 
   countText(text: string): number {
-    return estimateTextTokens(text, this.profile);
+    return tokensOf(text, this.table);
   }
 }
