@@ -29,7 +29,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
   const oracle = await loadProviderRules();
   if (!tau || !swe || !oracle) return skippedResult(TITLE, '../shared is absent (set STRATA_SHARED_DIR)');
   const smoke = options.size === 'smoke';
-  // The long run is replayed five times: stored-output ids are random, their token counts shift when cuts fall, and one replay alone varies by a few percent.
+  // The long run is replayed five times, each with its own (reproducible) stored-output ids: an id's token count can tip a cut to another turn, and one id set alone can favour one policy by a percent or two.
   const long = chainedSweRun(swe[2]!, 10);
   const sets: Array<[string, SharedConversation[], boolean]> = smoke
     ? [['tau-bench airline (first 2 runs)', tau.slice(0, 2), false]]

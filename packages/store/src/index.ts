@@ -7,10 +7,10 @@ export { SessionConflictError } from './errors/session-conflict-error.js';
 export { createMemoryStores, createPostgresStores, openDefaultStores, openSqliteStores, openStores, type OpenStoresOptions, type Stores } from './open-stores.js';
 export type { SqliteStoreOptions } from './sqlite/sqlite-database.js';
 export type { PostgresStoreOptions } from './postgres/postgres-connection.js';
-export { createMemoryToolOutputStore } from './memory/memory-tool-output-store.js';
+export { createMemoryToolOutputStore, type MemoryToolOutputStoreOptions } from './memory/memory-tool-output-store.js';
 
 // Tool-output bodies
-export { countLines, measureToolOutput } from './tool-output-body.js';
+export { countLines, measureToolOutput, toolOutputIdSequence } from './tool-output-body.js';
 
 // The blackboard over SQLite and PostgreSQL
 export { openSqliteBlackboardStore, type SqliteBlackboardStoreOptions } from './blackboard/sqlite-blackboard-store.js';

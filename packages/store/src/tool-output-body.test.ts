@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { countLines, decodeBody, encodeBody, isToolOutputId, measureToolOutput, newToolOutputId } from './tool-output-body.js';
+import { countLines, decodeBody, encodeBody, isToolOutputId, measureToolOutput, newToolOutputId, toolOutputIdSequence } from './tool-output-body.js';
 
 test('well-formed bodies are kept as UTF-8, bodies with a lone surrogate as UTF-16LE', () => {
   assert.equal(encodeBody('中文 ok').encoding, 'utf8');
@@ -47,4 +47,20 @@ test('ids are out_ + 26 base-32 characters, sort by time, and do not repeat', ()
   assert.deepEqual([...made].sort(), made);
   assert.equal(isToolOutputId('out_short'), false);
   assert.equal(isToolOutputId('out_0000000000ILOU0000000000'), false);
+});
+
+test('an id sequence is the same for the same seed, in the store shape, distinct and in order', () => {
+  fc.assert(
+    fc.property(fc.string(), fc.integer({ min: 1, max: 50 }), (seed, count) => {
+      const first = toolOutputIdSequence(seed);
+      const second = toolOutputIdSequence(seed);
+      const ids = Array.from({ length: count }, () => first());
+      assert.deepEqual(Array.from({ length: count }, () => second()), ids);
+      assert.ok(ids.every(isToolOutputId));
+      assert.equal(new Set(ids).size, count);
+      assert.deepEqual([...ids].sort(), ids);
+    }),
+  );
+  assert.notEqual(toolOutputIdSequence('run a')(), toolOutputIdSequence('run b')());
+  assert.throws(() => toolOutputIdSequence(7 as never), (error: unknown) => error instanceof Error && error.name === 'StoreInputError');
 });

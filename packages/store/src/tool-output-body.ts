@@ -82,6 +82,29 @@ export function newToolOutputId(nowMs: number = Date.now()): string {
   return `out_${base32(BigInt(newest.ms), 10)}${base32(newest.random, 16)}`;
 }
 
+/** Milliseconds of 2026-01-01T00:00:00Z: where the time part of a sequence's ids starts counting. */
+const SEQUENCE_EPOCH_MS = Date.UTC(2026, 0, 1);
+
+/**
+ * Ids in `newToolOutputId`'s shape, the same for the same seed: the nth id
+ * has the time part of one second per id after a start derived from the seed,
+ * and a random part from SHA-256 of the seed and n. For replays and tests
+ * that must give the same references (and so the same token counts) on every
+ * run and to every policy compared; never for a store that other seeds or
+ * processes write to.
+ */
+export function toolOutputIdSequence(seed: string): () => string {
+  if (typeof seed !== 'string') throw new StoreInputError({ code: 'STORE_INVALID_SEED', culprit: 'seed', message: `toolOutputIdSequence seed must be a string, got ${typeof seed}` });
+  const start = SEQUENCE_EPOCH_MS + Number(BigInt(`0x${createHash('sha256').update(`start:${seed}`).digest('hex').slice(0, 12)}`) % 31_536_000_000n);
+  let next = 0;
+  return () => {
+    const random = BigInt(`0x${createHash('sha256').update(`${seed}:${next}`).digest('hex').slice(0, 20)}`);
+    const id = `out_${base32(BigInt(start + next * 1_000), 10)}${base32(random, 16)}`;
+    next += 1;
+    return id;
+  };
+}
+
 /** `value` as `digits` Crockford base-32 digits, most significant first. */
 function base32(value: bigint, digits: number): string {
   let text = '';

@@ -1,6 +1,6 @@
 // One recorded run replayed under every chosen policy, measured.
 import { ContextBudgetError, ContextValidationError, messageText, type CanonicalHistory, type CanonicalMessage, type ToolOutputStore, type TokenEstimator } from '@strata/context';
-import { createMemoryToolOutputStore } from '@strata/store';
+import { createMemoryToolOutputStore, toolOutputIdSequence } from '@strata/store';
 import { createReadToolOutputTool } from '@strata/tools';
 import { RECOVERABLE_POLICIES, runPolicy, type PolicyTurn, type ReplayPolicy } from './policy-turns.js';
 import { anchorAndGoal, emptyTally, oracleViolations, pairingProblems, tallyTokens, tokensFromToolOutputs, MessageTokens, type OracleLike, type PolicyTally } from './replay-metrics.js';
@@ -23,9 +23,14 @@ export interface RunReplayResult {
   readonly failures: Map<ReplayPolicy, string>;
 }
 
-/** A store that remembers what each reference was given, apart from its own read path. */
-function recordingStore(): { store: ToolOutputStore; originals: Map<string, string> } {
-  const backing = createMemoryToolOutputStore();
+/**
+ * A store that remembers what each reference was given, apart from its own
+ * read path. Its ids follow the run's own sequence, the same for every
+ * policy and every replay: an id's token count then never tips one policy's
+ * cut to another turn than another's.
+ */
+function recordingStore(seed: string): { store: ToolOutputStore; originals: Map<string, string> } {
+  const backing = createMemoryToolOutputStore({ newId: toolOutputIdSequence(seed) });
   const originals = new Map<string, string>();
   const store: ToolOutputStore = {
     ...backing,
@@ -66,7 +71,7 @@ export async function replayRun(options: RunReplayOptions): Promise<RunReplayRes
   const failures = new Map<ReplayPolicy, string>();
   for (const policy of options.policies) {
     const tally = emptyTally(options.oracle !== undefined);
-    const { store, originals } = recordingStore();
+    const { store, originals } = recordingStore(contextId);
     let run;
     try {
       run = await runPolicy({ policy, trajectory, contextId: `${contextId}/${policy}`, windowTokens: options.windowTokens, counter: options.counter, exactEstimator: options.exactEstimator, store });

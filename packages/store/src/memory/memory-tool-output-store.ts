@@ -1,6 +1,7 @@
 import type { PutToolOutput, PutToolOutputStream, StoredToolOutput, StoredToolOutputEntry, ToolOutputRef, ToolOutputStore } from '@strata/context';
 import { StoreAccessError } from '../errors/store-access-error.js';
-import { newToolOutputId, validatePut } from '../tool-output-body.js';
+import { StoreInputError } from '../errors/store-input-error.js';
+import { isToolOutputId, newToolOutputId, validatePut } from '../tool-output-body.js';
 import { writePieces } from '../tool-output-pieces.js';
 
 export const MEMORY_LOCATION = 'memory:';
@@ -10,13 +11,25 @@ interface MemoryOutput extends StoredToolOutput {
   readonly sha256: string;
 }
 
+export interface MemoryToolOutputStoreOptions {
+  /**
+   * Makes each new reference id (default `newToolOutputId`): a replay passes
+   * `toolOutputIdSequence(seed)` so every run gets the same ids. An id that
+   * is not in the store's shape, or that the store already holds, fails the
+   * put with a StoreInputError and stores nothing.
+   */
+  readonly newId?: () => string;
+}
+
 /**
- * Keeps bodies in this process only; for tests and throwaway runs. Bodies go
+ * Keeps bodies in this process only; for tests, replays and throwaway runs. Bodies go
  * through the same pieces and SHA-256 as the SQL stores (checked on read by
  * encoding the pieces again); each is kept as one string, so a read makes
  * no copy (a streamed body is joined once, when its last chunk arrives).
  */
-export function createMemoryToolOutputStore(): ToolOutputStore {
+export function createMemoryToolOutputStore(options: MemoryToolOutputStoreOptions = {}): ToolOutputStore {
+  const newId = options?.newId ?? newToolOutputId;
+  if (typeof newId !== 'function') throw new StoreInputError({ code: 'STORE_INVALID_OPTION', culprit: 'newId', message: `createMemoryToolOutputStore newId must be a function, got ${typeof newId}` });
   const outputs = new Map<string, MemoryOutput>();
   let closed = false;
   const ensureOpen = (operation: string): void => {
@@ -29,7 +42,11 @@ export function createMemoryToolOutputStore(): ToolOutputStore {
     const digest = await writePieces({ body: output.body, signal: 'signal' in output ? output.signal : undefined, write: (piece) => void pieces.push(piece.text) });
     ensureOpen('put');
     const body = typeof output.body === 'string' ? output.body : pieces.join('');
-    const ref: ToolOutputRef = { id: newToolOutputId(), ...digest.measure };
+    const id: unknown = newId();
+    if (typeof id !== 'string' || !isToolOutputId(id) || outputs.has(id)) {
+      throw new StoreInputError({ code: 'STORE_INVALID_ID', culprit: 'newId', message: `memory store: newId gave ${JSON.stringify(id)}, ${typeof id === 'string' && isToolOutputId(id) ? 'an id the store already holds' : 'not an id of the form out_ and 26 base-32 characters'}` });
+    }
+    const ref: ToolOutputRef = { id, ...digest.measure };
     outputs.set(ref.id, { ref, contextId: output.contextId, toolCallId: output.toolCallId, toolName: output.toolName, body, sha256: digest.sha256, createdAt: new Date().toISOString() });
     return ref;
   };
