@@ -191,8 +191,8 @@ export class ContextAssembler {
       compaction = compacted.compaction;
       // 8. Re-collect only if the model-visible history changed.
       if (compacted.history !== history) {
-        memory.atCapacity = true;
         history = compacted.history;
+        memory.reachCapacity(history);
         collected = await this.timed(turn, 'collect', () => this.collect(turn, history));
         candidate = this.prepare(turn, collected, history);
       }
@@ -200,6 +200,7 @@ export class ContextAssembler {
     // 9. Window: the history into what the cap leaves, never splitting a tool call from its results.
     const historyBudget = historyBudgetTokens(candidate, budget);
     const { window, replaced } = await this.timed(turn, 'window', () => this.checkReferences(turn, this.window(turn, candidate, historyBudget)));
+    if (window.stats.droppedUnits > 0) memory.reachCapacity(history);
     // Call-local data goes after the history: every call in it is answered, so nothing sits between a call and its results.
     const candidateInput: ModelInput = { messages: [...candidate.system, ...window.messages, ...candidate.composed.callLocal], tools: turn.tools };
     // 10. Validate: the last gate before a provider.
@@ -274,7 +275,7 @@ export class ContextAssembler {
       const admitted = this.timedSync(turn, 'budget', () => this.stages.budget.admit({ collection: collected.collection, limits: this.options.budget, estimator: counter }));
       const rendered = this.timedSync(turn, 'render', () => this.stages.renderer.render(admitted.sections));
       const composed = this.timedSync(turn, 'compose', () =>
-        this.stages.composer.compose({ contextId: turn.contextId, history, messages: admitted.messages, attachments: admitted.attachments, atCapacity: turn.memory.atCapacity }),
+        this.stages.composer.compose({ contextId: turn.contextId, history, messages: admitted.messages, attachments: admitted.attachments, capacityStep: turn.memory.capacityStep }),
       );
       return countCandidate({ admitted, rendered, composed, tools: turn.tools, counter, historyTokens: turn.memory.historyTokens(composed.history, counter) });
     };
@@ -310,7 +311,6 @@ export class ContextAssembler {
       previousStart: turn.memory.windowStart,
     });
     turn.memory.windowStart = window.start;
-    if (window.stats.droppedUnits > 0) turn.memory.atCapacity = true;
     return window;
   }
 

@@ -22,8 +22,12 @@ export function sharedPrefixLength(previous: readonly unknown[], next: readonly 
 export class ContextMemory {
   /** Where the window started last turn, to keep the prompt prefix stable. */
   windowStart: CanonicalMessage | undefined;
-  /** Set once a turn of this context was compacted or cut for size: from then on it lives at its cap. */
-  atCapacity = false;
+  /**
+   * The model step (assistant messages in the history) at which a turn of
+   * this context was first compacted or cut for size: from then on it lives
+   * at its cap. Undefined until then.
+   */
+  capacityStep: number | undefined;
   /** Stored-output references already confirmed to read back from this context's store. */
   readonly readableOutputRefs = new Set<string>();
   private checked: CanonicalHistory = [];
@@ -44,6 +48,14 @@ export class ContextMemory {
     const stillValid = this.planCall === null || this.planCall.index < shared;
     this.planCall = (stillValid ? lastPlanCall(this.checked, shared) ?? this.planCall : lastPlanCall(this.checked)) ?? null;
     return this.checked;
+  }
+
+  /** Records that the context reached capacity now, at the step `history` ends with, unless it already had. */
+  reachCapacity(history: CanonicalHistory): void {
+    if (this.capacityStep !== undefined) return;
+    let steps = 0;
+    for (const message of history) if (message.role === 'assistant') steps += 1;
+    this.capacityStep = steps;
   }
 
   /** The latest `update_plan` call of the history last checked (`null`: none), for the trace's plan progress. */

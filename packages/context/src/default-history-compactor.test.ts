@@ -199,3 +199,23 @@ test('round threshold: more model steps than it trigger message-count compaction
   assert.ok(rounds(result.history) <= 6, `${rounds(result.history)} rounds remain`);
   assert.equal(compactor.exceedsMessageCount(result.history), false);
 });
+
+test('under pressure a body is projected only where its preview saves at least half its tokens; a forced pass projects it anyway', async () => {
+  // A body just over the preview floor: its preview keeps most of its tokens.
+  const modest = 'line of output, ordinary words\n'.repeat(17);
+  const history = longRun(6);
+  history.splice(4, 0, { role: 'assistant', content: 'look', toolCalls: [{ id: 'm', name: 'shell', input: {} }] }, withRefs([{ role: 'tool', toolCallId: 'm', toolName: 'shell', content: modest }])[0]!);
+  const preview = (await new DefaultHistoryCompactor({ maxPreviewShare: 1 }).compact(request(history, { targetHistoryTokens: 1_000 }))).history[5] as ToolResultMessage;
+  assert.equal(preview.masked, true, 'with maxPreviewShare 1 every body with a smaller preview is projected');
+  assert.ok(estimator.countMessage(preview) > estimator.countMessage(history[5]!) * 0.5, 'this preview keeps more than half the tokens');
+
+  const underPressure = await new DefaultHistoryCompactor().compact(request(history, { targetHistoryTokens: 1_000 }));
+  assert.equal(underPressure.history[5], history[5], 'kept whole: projecting it would rewrite the cache after it for a small saving');
+  assert.equal((underPressure.history[3] as ToolResultMessage).masked, true, 'a big body before it is still projected');
+  const forced = await new DefaultHistoryCompactor().compact(request(history, { targetHistoryTokens: 1_000, reason: 'forced' }));
+  assert.equal((forced.history[5] as ToolResultMessage).masked, true, 'a forced pass projects every body');
+
+  for (const maxPreviewShare of [0, -0.5, 1.5, Number.NaN, '0.5']) {
+    assert.throws(() => new DefaultHistoryCompactor({ maxPreviewShare: maxPreviewShare as never }), (error: unknown) => error instanceof Error && error.name === 'ConfigurationError');
+  }
+});

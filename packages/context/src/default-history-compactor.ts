@@ -5,7 +5,8 @@ import { EMPTY_COMPACTION_TRACE, type CompactionRequest, type CompactionResult, 
 import type { CanonicalHistory, CanonicalMessage, ToolOutputRef, UserMessage } from './messages.js';
 import type { Summarizer } from './ports.js';
 import type { TokenEstimator } from './token-estimator.js';
-import { PREVIEW_DEFAULTS, previewToolResult, type PreviewOptions } from './tool-result-preview.js';
+import { MASK_PREVIEW_SHARE, PREVIEW_DEFAULTS, previewToolResult, type PreviewOptions } from './tool-result-preview.js';
+import { ConfigurationError } from './errors/configuration-error.js';
 
 export interface HistoryCompactorOptions {
   readonly summarizer?: Summarizer;
@@ -25,13 +26,22 @@ export interface HistoryCompactorOptions {
    * several turns and the prompt prefix stays cacheable. Default 0.5.
    */
   readonly headroomShare?: number;
+  /**
+   * Under pressure, a stored body is projected only where its preview is at
+   * most this share of its tokens: projecting an old message writes every
+   * message after it to the prompt cache again, which a small saving does not
+   * pay for. Forced passes (overflow recovery) project every body. Default
+   * `MASK_PREVIEW_SHARE`; 1 projects every body with a smaller preview.
+   */
+  readonly maxPreviewShare?: number;
 }
 
-const DEFAULTS: Readonly<{ summaryAttempts: number; summaryTimeoutMs: number; recentShare: number; headroomShare: number }> = Object.freeze({
+const DEFAULTS: Readonly<{ summaryAttempts: number; summaryTimeoutMs: number; recentShare: number; headroomShare: number; maxPreviewShare: number }> = Object.freeze({
   summaryAttempts: 2,
   summaryTimeoutMs: 120_000,
   recentShare: 0.3,
   headroomShare: 0.5,
+  maxPreviewShare: MASK_PREVIEW_SHARE,
 });
 
 /** Model steps: assistant messages. */
@@ -58,6 +68,10 @@ export class DefaultHistoryCompactor implements HistoryCompactor {
 
   constructor(options: HistoryCompactorOptions = {}) {
     this.options = { ...DEFAULTS, ...options };
+    const share = this.options.maxPreviewShare;
+    if (!(typeof share === 'number' && share > 0 && share <= 1)) {
+      throw new ConfigurationError({ setting: 'maxPreviewShare', message: `DefaultHistoryCompactor maxPreviewShare must be a number above 0 and at most 1, got ${String(share)}` });
+    }
   }
 
   exceedsMessageCount(history: CanonicalHistory): boolean {
@@ -76,7 +90,7 @@ export class DefaultHistoryCompactor implements HistoryCompactor {
 
     // 1. Deterministic projection of old stored bodies, oldest first.
     // Every old body at once, not just enough for the goal: one prefix change frees room for many turns.
-    const old = this.project({ history: request.history, estimator, current: before, goal: -1, eligible: (unit, index) => !protectedUnits.has(index) && !isOpenUnit(unit) });
+    const old = this.project({ history: request.history, estimator, current: before, goal: -1, forced, eligible: (unit, index) => !protectedUnits.has(index) && !isOpenUnit(unit) });
     let history = old.history;
     let current = old.current;
     const compactedOutputRefs = [...old.refs];
@@ -99,7 +113,7 @@ export class DefaultHistoryCompactor implements HistoryCompactor {
     for (const [stepGoal, newest] of [[goal, false], [limit, true]] as const) {
       if (current <= stepGoal) continue;
       const newestStart = buildHistoryUnits(history).at(-1)?.start ?? 0;
-      const recent = this.project({ history, estimator, current, goal: stepGoal, eligible: (unit) => !isOpenUnit(unit) && (newest || unit.start < newestStart) });
+      const recent = this.project({ history, estimator, current, goal: stepGoal, forced, eligible: (unit) => !isOpenUnit(unit) && (newest || unit.start < newestStart) });
       history = recent.history;
       current = recent.current;
       compactedOutputRefs.push(...recent.refs);
@@ -112,12 +126,17 @@ export class DefaultHistoryCompactor implements HistoryCompactor {
     };
   }
 
-  /** Replaces stored bodies in eligible units by previews, oldest first, until `current` is at most `goal`. */
+  /**
+   * Replaces stored bodies in eligible units by previews, oldest first, until
+   * `current` is at most `goal`; unless `forced`, only previews of at most
+   * `maxPreviewShare` of their body's tokens.
+   */
   private project(options: {
     history: CanonicalHistory;
     estimator: TokenEstimator;
     current: number;
     goal: number;
+    forced: boolean;
     eligible: (unit: HistoryUnit, index: number) => boolean;
   }): { history: CanonicalHistory; current: number; refs: ToolOutputRef[] } {
     const units = buildHistoryUnits(options.history);
@@ -131,8 +150,11 @@ export class DefaultHistoryCompactor implements HistoryCompactor {
         if (message.role !== 'tool') return;
         const preview = previewToolResult(message, this.options.preview ?? PREVIEW_DEFAULTS);
         if (!preview) return;
+        const previewTokens = options.estimator.countMessage(preview);
+        const bodyTokens = options.estimator.countMessage(message);
+        if (!options.forced && previewTokens > bodyTokens * this.options.maxPreviewShare) return;
         projected[unit.start + offset] = preview;
-        current += options.estimator.countMessage(preview) - options.estimator.countMessage(message);
+        current += previewTokens - bodyTokens;
         refs.push(message.outputRef!);
       });
     }

@@ -82,7 +82,7 @@ export { DeterministicSystemPromptRenderer } from './system-prompt-renderer.js';
 export type { RenderedSystemPrompt, SystemPromptRenderer } from './system-prompt-renderer.js';
 export { ThresholdTokenPressurePolicy } from './token-pressure.js';
 export type { TokenPressure, TokenPressurePolicy, TokenPressureRequest } from './token-pressure.js';
-export { CACHE_PRICING, DefaultContextMessageComposer, MASK_PREVIEW_SHARE, interruptedResult } from './message-composer.js';
+export { CACHE_PRICING, DefaultContextMessageComposer, interruptedResult } from './message-composer.js';
 export type { ComposedMessages, ComposeRequest, ContextMessageComposer, MessageComposerOptions } from './message-composer.js';
 export { AtomicHistoryWindowPolicy } from './history-window.js';
 export { trimHistory, type TrimHistoryOptions } from './trim-history.js';
@@ -96,7 +96,7 @@ export { DefaultHistoryCompactor } from './default-history-compactor.js';
 export type { HistoryCompactorOptions } from './default-history-compactor.js';
 export type { CompactionReason, CompactionRequest, CompactionResult, CompactionTrace, HistoryCompactor } from './history-compactor.js';
 export { CHECKPOINT_INSTRUCTIONS } from './checkpoint-format.js';
-export { formatToolResultPreview, PREVIEW_DEFAULTS, previewToolResult } from './tool-result-preview.js';
+export { formatToolResultPreview, MASK_PREVIEW_SHARE, PREVIEW_DEFAULTS, previewToolResult } from './tool-result-preview.js';
 export type { PreviewOptions } from './tool-result-preview.js';
 
 // Configuration and budget

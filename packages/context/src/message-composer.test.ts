@@ -1,7 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { toOpenAIChat } from './adapters/openai-chat.js';
-import { DefaultContextMessageComposer, MASK_PREVIEW_SHARE, escapeWrapped } from './message-composer.js';
+import { DefaultContextMessageComposer, escapeWrapped } from './message-composer.js';
+import { MASK_PREVIEW_SHARE } from './tool-result-preview.js';
+import { ContextInputError } from './errors/context-input-error.js';
 import type { CanonicalMessage, ToolResultMessage } from './messages.js';
 import fc from 'fast-check';
 import { historyArbitrary, loadProviderRules } from '@strata/testing';
@@ -64,18 +66,25 @@ test('by default a result is masked when its preview pays: at most half its body
   const longRun = new DefaultContextMessageComposer().compose({ history: [history[0]!, ...chatter, { role: 'assistant', content: '', toolCalls: [{ id: 'd', name: 'fetch', input: {} }] }, late, { role: 'user', content: 'next' }], messages: [], attachments: [] });
   assert.equal((longRun.history[22] as ToolResultMessage).masked, true, 'masked late in a long run');
 
-  // At capacity, by default, every result is masked whenever its preview is smaller; an explicit share stays as given.
+  // After the step that reached capacity, by default, every result is masked whenever its preview is smaller;
+  // the results of earlier steps keep their bytes; an explicit share stays as given.
   const later = stored('c', 'later header\n' + 'y'.repeat(700));
   const grown = [history[0]!, history[1]!, long, history[3]!, short, { role: 'assistant' as const, content: '', toolCalls: [{ id: 'c', name: 'fetch', input: { page: 3 } }] }, later];
   const composer = new DefaultContextMessageComposer();
-  composer.compose({ history: grown.slice(0, 5), messages: [], attachments: [], contextId: 'run' });
-  const atCap = composer.compose({ history: grown, messages: [], attachments: [], contextId: 'run', atCapacity: true });
-  assert.equal((atCap.history[4] as ToolResultMessage).masked, true, 'a result sent whole before is masked from then on (the turn that reached capacity rewrote the cache anyway)');
-  assert.equal((atCap.history[6] as ToolResultMessage).masked, true, 'a new result is masked');
-  const again = composer.compose({ history: grown, messages: [], attachments: [], contextId: 'run', atCapacity: true });
-  assert.equal(again.history[4], atCap.history[4], 'the same preview object every turn after');
+  const before = composer.compose({ history: grown.slice(0, 5), messages: [], attachments: [], contextId: 'run' });
+  assert.equal(before.history[4], short, 'sent whole before capacity');
+  const atCap = composer.compose({ history: grown, messages: [], attachments: [], contextId: 'run', capacityStep: 2 });
+  assert.equal(atCap.history[4], short, 'a result of a step before capacity keeps its bytes (changing it would write everything after it to the cache again)');
+  assert.equal((atCap.history[6] as ToolResultMessage).masked, true, 'a result of a later step is masked');
+  const again = composer.compose({ history: grown, messages: [], attachments: [], contextId: 'run', capacityStep: 2 });
+  assert.equal(again.history[6], atCap.history[6], 'the same preview object every turn after');
+  const fromTheStart = new DefaultContextMessageComposer().compose({ history: grown, messages: [], attachments: [], atCapacity: true });
+  assert.equal((fromTheStart.history[4] as ToolResultMessage).masked, true, 'atCapacity: every step is after capacity');
   const explicit = new DefaultContextMessageComposer({ maskStoredResults: { maxPreviewShare: MASK_PREVIEW_SHARE } }).compose({ history: grown, messages: [], attachments: [], atCapacity: true });
   assert.equal(explicit.history[6], later);
+  for (const capacityStep of [-1, 1.5, Number.NaN, '2']) {
+    assert.throws(() => composer.compose({ history: grown, messages: [], attachments: [], capacityStep: capacityStep as never }), (error: unknown) => ContextInputError.isInstance(error) && error.culprit === 'capacityStep');
+  }
 });
 
 test('wrapped data cannot open or close a wrapper, in any letter case', () => {

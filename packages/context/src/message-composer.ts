@@ -4,7 +4,7 @@ import { ContextInputError } from './errors/context-input-error.js';
 import { isTaskAnchorCandidate } from './history-units.js';
 import type { CanonicalHistory, CanonicalMessage, ToolResultMessage, UserMessage } from './messages.js';
 import { pairStep } from './tool-call-pairing.js';
-import { PREVIEW_DEFAULTS, previewToolResult, type PreviewOptions } from './tool-result-preview.js';
+import { MASK_PREVIEW_SHARE, PREVIEW_DEFAULTS, previewToolResult, type PreviewOptions } from './tool-result-preview.js';
 
 export interface MessageComposerOptions {
   /**
@@ -18,7 +18,8 @@ export interface MessageComposerOptions {
    * the body (a small saving costs more in cache writes than it saves);
    * `false` none. Default: `MASK_PREVIEW_SHARE`, more the longer the run
    * has gone (what pays over as many turns again), and every smaller
-   * preview once the context is at capacity (`ComposeRequest.atCapacity`).
+   * preview for the steps after the context reached capacity
+   * (`ComposeRequest.capacityStep`).
    */
   readonly maskStoredResults?: boolean | { readonly maxPreviewShare: number };
   /**
@@ -53,11 +54,17 @@ export interface ComposeRequest {
    */
   readonly contextId?: string;
   /**
-   * The context has already been compacted or cut for size. By default
-   * every stored result is then masked whenever its preview is smaller: at
-   * the cap every token saved also puts off the next cut, which writes the
-   * whole kept prefix to the cache again. Once set for a context, keep it set.
+   * The model step (the number of assistant messages in the history) at
+   * which the context was first compacted or cut for size. By default the
+   * stored results of later steps are masked whenever their preview is
+   * smaller: at the cap every token saved also puts off the next cut, which
+   * writes the whole kept prefix to the cache again. The results of earlier
+   * steps keep the bytes they were sent with: changing one would write
+   * everything after it to the cache again, for a saving the step rule
+   * already judged too small. Once set for a context, keep it.
    */
+  readonly capacityStep?: number;
+  /** The same as `capacityStep: 0`: every stored result is masked whenever its preview is smaller. */
   readonly atCapacity?: boolean;
 }
 
@@ -115,19 +122,6 @@ export function interruptedResult(callId: string, toolName: string): ToolResultM
   return { role: 'tool', toolCallId: callId, toolName, content: '[no result: this tool call was interrupted before it finished]', isError: true };
 }
 
-/**
- * The default masked view shows a stored result as its preview when the
- * preview is at most this share of the body, or at most
- * `payingPreviewShare` of it late in a long run, or whenever it is smaller
- * once the context is at capacity. Priced as providers bill prompt caches
- * (cached input 0.1, new 1, cache write 1.25), a preview barely smaller
- * than its body never pays; half pays within a few turns, sooner when it
- * spares a window cut (a cut writes every kept token again). Measured with
- * `npm run bench -- compaction` on tau-bench and SWE-agent: of a quarter, a
- * third, a half, 0.6, 0.75 and every preview, a half is the lowest cost or
- * within 1% of it in the most cells.
- */
-export const MASK_PREVIEW_SHARE = 0.5;
 
 /**
  * Prompt-cache prices per input token, relative to a new one: a token of the
@@ -172,8 +166,8 @@ interface Composition {
   conversationStarted: boolean;
   /** Model steps (assistant messages) in the stable part. */
   steps: number;
-  /** Whether it was composed for a context at capacity (results masked as then). */
-  atCapacity: boolean;
+  /** The capacity step it was composed for (results of later steps masked whenever smaller); undefined: none. */
+  capacityStep: number | undefined;
   /** Index in `history` of the first non-system message, or -1. */
   firstTurn: number;
   hasTaskAnchor: boolean;
@@ -182,7 +176,7 @@ interface Composition {
 }
 
 function emptyComposition(): Composition {
-  return { source: [], stableEnd: 0, history: [], diagnostics: [], callIds: new Set(), conversationStarted: false, steps: 0, atCapacity: false, firstTurn: -1, hasTaskAnchor: false };
+  return { source: [], stableEnd: 0, history: [], diagnostics: [], callIds: new Set(), conversationStarted: false, steps: 0, capacityStep: undefined, firstTurn: -1, hasTaskAnchor: false };
 }
 
 /** Where composition stands as it walks the history. */
@@ -246,15 +240,18 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
     if (!history.some((message) => message.role !== 'system')) {
       throw new ContextInputError({ code: 'CONTEXT_HISTORY_EMPTY', culprit: 'history', message: `the history has ${history.length === 0 ? 'no messages' : 'only system messages'}: a model call needs a user message` });
     }
-    const atCapacity = request.atCapacity === true;
-    const kept = this.resume(request.contextId, history, atCapacity);
-    const composition = kept ?? { ...emptyComposition(), atCapacity };
+    const capacityStep = request.capacityStep ?? (request.atCapacity === true ? 0 : undefined);
+    if (capacityStep !== undefined && !(Number.isInteger(capacityStep) && capacityStep >= 0)) {
+      throw new ContextInputError({ code: 'CONTEXT_INVALID_CAPACITY_STEP', culprit: 'capacityStep', message: `compose capacityStep must be a non-negative integer, got ${String(capacityStep)}` });
+    }
+    const kept = this.resume(request.contextId, history, capacityStep);
+    const composition = kept ?? { ...emptyComposition(), capacityStep };
     // Groups before the last one become part of the kept composition; the last one is composed afresh each turn.
     let index = composition.stableEnd;
     let newest: ComposedGroup | undefined;
     const cursor = { conversationStarted: composition.conversationStarted, steps: composition.steps };
     while (index < history.length) {
-      const group = this.composeGroup(history, index, composition.callIds, cursor, atCapacity);
+      const group = this.composeGroup(history, index, composition.callIds, cursor, capacityStep);
       if (group.end < history.length) this.keep(composition, group, cursor);
       else newest = group;
       composition.stableEnd = group.end < history.length ? group.end : index;
@@ -276,10 +273,10 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
    * same messages up to and including the first one after the kept part
    * (that message is what ended the kept part's last group).
    */
-  private resume(contextId: string | undefined, history: CanonicalHistory, atCapacity: boolean): Composition | undefined {
+  private resume(contextId: string | undefined, history: CanonicalHistory, capacityStep: number | undefined): Composition | undefined {
     if (contextId === undefined) return undefined;
     const kept = this.compositions.get(contextId);
-    if (!kept || history.length <= kept.stableEnd || kept.atCapacity !== atCapacity) return undefined;
+    if (!kept || history.length <= kept.stableEnd || kept.capacityStep !== capacityStep) return undefined;
     for (let index = 0; index <= kept.stableEnd; index += 1) if (kept.source[index] !== history[index]) return undefined;
     return kept;
   }
@@ -303,7 +300,7 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
   }
 
   /** Composes the group at `history[index]`, given the call ids used before it and whether the conversation has started. */
-  private composeGroup(history: CanonicalHistory, index: number, callIds: ReadonlySet<string>, cursor: ComposeCursor, atCapacity: boolean): ComposedGroup {
+  private composeGroup(history: CanonicalHistory, index: number, callIds: ReadonlySet<string>, cursor: ComposeCursor, capacityStep: number | undefined): ComposedGroup {
     const message = history[index]!;
     const single = (messages: readonly CanonicalMessage[], diagnostics: readonly ContextDiagnostic[] = []): ComposedGroup => ({ end: index + 1, messages, diagnostics, callIds: [], previewed: [] });
     const subject = `history[${index}]`;
@@ -314,6 +311,7 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
       const messages: CanonicalMessage[] = [step.assistant];
       const previewed: ToolResultMessage[] = [];
       for (const result of step.results) {
+        const atCapacity = capacityStep !== undefined && cursor.steps > capacityStep;
         const preview = this.maxPreviewShare === 0 || this.keepWhole.has(result.toolName) ? undefined : this.previewOf(result, atCapacity, cursor.steps);
         messages.push(preview ?? result);
         if (preview) previewed.push(result);
@@ -349,11 +347,11 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
 
   /**
    * The result's preview when it is shown masked (its step the `step`th of
-   * the run). The preview is made once per result, and whether it is shown
-   * depends on its step, fixed while the history keeps its prefix, and on
-   * the context reaching capacity: a result's bytes change at most once, on
-   * the turn the context is first compacted or cut, which rewrites the
-   * cache from an old message anyway.
+   * the run; `atCapacity` when that step came after the context reached
+   * capacity). The preview is made once per result, and whether it is shown
+   * depends only on its step, fixed while the history keeps its prefix: a
+   * result's bytes never change while it stays in the history (a compaction
+   * projects the body of a result in the canonical history itself).
    */
   private previewOf(result: ToolResultMessage, atCapacity: boolean, step: number): ToolResultMessage | undefined {
     let preview = this.previews.get(result);
