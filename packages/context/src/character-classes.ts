@@ -251,22 +251,43 @@ export function pairTableOf(pairWeights: Float64Array): PairTable {
 /** Units encoded per `encodeInto` call: an all-ASCII chunk of this many units fills the buffer at most. */
 const CHUNK_UNITS = 1 << 16;
 const ENCODER = new TextEncoder();
-const CHUNK_BYTES = new Uint8Array(CHUNK_UNITS);
+/** Room for a chunk's UTF-8: at most 3 bytes per UTF-16 unit. */
+const CHUNK_BYTES = new Uint8Array(CHUNK_UNITS * 3);
+
+/** `String.prototype.isWellFormed` (ES2024, in every engine Node 20 ships); typed here for the ES2022 library. */
+type WellFormedCheck = string & { isWellFormed(): boolean };
+
+/**
+ * True when `chunk`, which is `text[offset, end)`, holds no lone surrogate
+ * and cuts no pair at its ends, so its UTF-8 decodes back to the same units.
+ */
+function isWellFormedChunk(text: string, offset: number, end: number, chunk: string): boolean {
+  if (offset > 0 && (text.charCodeAt(offset) & 0xfc00) === 0xdc00) return false;
+  if (end < text.length && (text.charCodeAt(end - 1) & 0xfc00) === 0xd800) return false;
+  return (chunk as WellFormedCheck).isWellFormed();
+}
 
 /**
  * Sums the pair weights over the kinds of the text's UTF-16 units (the
  * previous kind is `start` for the first), and counts the text's UTF-8 bytes.
- * The hot path of the estimator, with no allocation beyond the result:
+ * The hot path of the estimator, with no allocation beyond the result. Each
+ * chunk of the text is encoded into a reused byte buffer by the engine's
+ * native `encodeInto` and read back from it: typed-array reads stay fast
+ * whatever representation the engine chose for the string, where
+ * `charCodeAt` slows to a generic path once a process has seen concatenated
+ * and sliced strings (2-3x, measured in `npm run bench` after other
+ * benchmarks).
  *
  * - A chunk that is all ASCII (most tool output, code and English) is
- *   encoded into a reused byte buffer by the engine's native `encodeInto`
- *   (which also tells whether it was all ASCII; it is not tried where the
- *   chunk's first, middle or last unit is not ASCII), then weighed by byte pairs
- *   from the ASCII table: a typed-array read is cheaper than `charCodeAt`,
- *   and the byte is its own index, with no unit-table lookup.
- * - Any other chunk is weighed unit by unit through the unit table.
+ *   weighed by byte pairs from the ASCII table: the byte is its own index,
+ *   with no unit-table lookup. It is not tried where the chunk's first,
+ *   middle or last unit is not ASCII.
+ * - Any other well-formed chunk is decoded from UTF-8 back to UTF-16 units
+ *   and weighed through the unit table.
+ * - A chunk with a lone surrogate (which UTF-8 cannot carry) is weighed
+ *   unit by unit with `charCodeAt`.
  *
- * Both sum integers into two accumulators, so the additions do not wait on
+ * All sum integers into two accumulators, so the additions do not wait on
  * each other.
  */
 export function weighText(text: string, table: PairTable): { weight: number; utf8Bytes: number } {
@@ -276,21 +297,19 @@ export function weighText(text: string, table: PairTable): { weight: number; utf
   let previous = 0; // the kind before the next unit: `start`
   for (let offset = 0; offset < text.length; offset += CHUNK_UNITS) {
     const end = Math.min(text.length, offset + CHUNK_UNITS);
+    const chunk = offset === 0 && end === text.length ? text : text.slice(offset, end);
     let even = 0;
     let odd = 0;
     let flush = FLUSH_EVERY;
-    let read = 0;
-    // Three probes keep text that is mostly another script (Chinese, say) from a wasted encoding.
-    if ((text.charCodeAt(offset) | text.charCodeAt((offset + end) >>> 1) | text.charCodeAt(end - 1)) < 128) {
-      const chunk = offset === 0 && end === text.length ? text : text.slice(offset, end);
-      const encoded = ENCODER.encodeInto(chunk, CHUNK_BYTES);
-      if (encoded.read === chunk.length && encoded.written === encoded.read) read = encoded.read;
-    }
-    if (read > 0) {
+    /** The chunk's UTF-8 bytes in CHUNK_BYTES, once encoded; -1 before. */
+    let written = -1;
+    if ((text.charCodeAt(offset) | text.charCodeAt((offset + end) >>> 1) | text.charCodeAt(end - 1)) < 128) written = ENCODER.encodeInto(chunk, CHUNK_BYTES).written;
+    if (written === chunk.length) {
+      // All ASCII: one byte per unit.
       let code = CHUNK_BYTES[0]!;
       even = kinds[previous * KIND_COUNT + ASCII_KINDS[code]!]!;
       let index = 1;
-      for (; index + 1 < read; index += 2) {
+      for (; index + 1 < written; index += 2) {
         const first = CHUNK_BYTES[index]!;
         const second = CHUNK_BYTES[index + 1]!;
         odd = (odd + ascii[(code << 7) | first]!) | 0;
@@ -303,24 +322,40 @@ export function weighText(text: string, table: PairTable): { weight: number; utf
           flush = FLUSH_EVERY;
         }
       }
-      if (index < read) {
+      if (index < written) {
         const last = CHUNK_BYTES[index]!;
         odd = (odd + ascii[(code << 7) | last]!) | 0;
         code = last;
       }
-      utf8Bytes += read;
+      utf8Bytes += written;
       previous = ASCII_KINDS[code]!;
-    } else {
-      let index = offset;
-      for (; index + 1 < end; index += 2) {
-        const first = UNIT_TABLE[text.charCodeAt(index)]!;
-        const second = UNIT_TABLE[text.charCodeAt(index + 1)]!;
-        const firstKind = first & KIND_MASK;
-        const secondKind = second & KIND_MASK;
-        even = (even + kinds[previous * KIND_COUNT + firstKind]!) | 0;
-        odd = (odd + kinds[firstKind * KIND_COUNT + secondKind]!) | 0;
-        utf8Bytes += (first >>> KIND_BITS) + (second >>> KIND_BITS);
-        previous = secondKind;
+    } else if (isWellFormedChunk(text, offset, end, chunk)) {
+      if (written < 0) written = ENCODER.encodeInto(chunk, CHUNK_BYTES).written;
+      let index = 0;
+      while (index < written) {
+        const lead = CHUNK_BYTES[index]!;
+        let unit: number;
+        if (lead < 0x80) {
+          unit = lead;
+          index += 1;
+        } else if (lead < 0xe0) {
+          unit = ((lead & 0x1f) << 6) | (CHUNK_BYTES[index + 1]! & 0x3f);
+          index += 2;
+        } else if (lead < 0xf0) {
+          unit = ((lead & 0x0f) << 12) | ((CHUNK_BYTES[index + 1]! & 0x3f) << 6) | (CHUNK_BYTES[index + 2]! & 0x3f);
+          index += 3;
+        } else {
+          // Outside the BMP: its surrogate pair, the high half weighed here, the low one below.
+          const point = (((lead & 0x07) << 18) | ((CHUNK_BYTES[index + 1]! & 0x3f) << 12) | ((CHUNK_BYTES[index + 2]! & 0x3f) << 6) | (CHUNK_BYTES[index + 3]! & 0x3f)) - 0x10000;
+          const high = UNIT_TABLE[0xd800 | (point >>> 10)]! & KIND_MASK;
+          even = (even + kinds[previous * KIND_COUNT + high]!) | 0;
+          previous = high;
+          unit = 0xdc00 | (point & 0x3ff);
+          index += 4;
+        }
+        const kind = UNIT_TABLE[unit]! & KIND_MASK;
+        odd = (odd + kinds[previous * KIND_COUNT + kind]!) | 0;
+        previous = kind;
         if (--flush === 0) {
           total += even + odd;
           even = 0;
@@ -328,11 +363,19 @@ export function weighText(text: string, table: PairTable): { weight: number; utf
           flush = FLUSH_EVERY;
         }
       }
-      if (index < end) {
-        const last = UNIT_TABLE[text.charCodeAt(index)]!;
-        even = (even + kinds[previous * KIND_COUNT + (last & KIND_MASK)]!) | 0;
-        utf8Bytes += last >>> KIND_BITS;
-        previous = last & KIND_MASK;
+      utf8Bytes += written;
+    } else {
+      for (let index = offset; index < end; index += 1) {
+        const entry = UNIT_TABLE[text.charCodeAt(index)]!;
+        const kind = entry & KIND_MASK;
+        even = (even + kinds[previous * KIND_COUNT + kind]!) | 0;
+        utf8Bytes += entry >>> KIND_BITS;
+        previous = kind;
+        if (--flush === 0) {
+          total += even;
+          even = 0;
+          flush = FLUSH_EVERY;
+        }
       }
     }
     total += even + odd;
