@@ -71,6 +71,6 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     method: `Every message text of alpaca en and zh and every tau-bench tool result${options.size === 'smoke' ? ' (first 20 of each)' : ''}. Speed: median of ${passes} passes, each on a fresh encoder (gpt-tokenizer's merge cache cleared). Exact reference: gpt-tokenizer o200k.`,
     tables: [{ title: 'speed and accuracy against exact o200k', rows }],
     targets: options.size === 'smoke' ? [] : targets,
-    notes: ['The estimator targets per corpus and script (under-counts, median over-count) are measured by bench/src/estimator.bench.ts and the estimator tests.'],
+    notes: ['The estimator targets per corpus and script (no under-counted item of 200+ characters or conversation, median over-count) are asserted by packages/context/src/conservative-token-estimator.test.ts, on the shared corpora and the generated ones.'],
   };
 }
