@@ -251,41 +251,34 @@ export function pairTableOf(pairWeights: Float64Array): PairTable {
 /** Units encoded per `encodeInto` call: an all-ASCII chunk of this many units fills the buffer at most. */
 const CHUNK_UNITS = 1 << 16;
 const ENCODER = new TextEncoder();
-/** Room for a chunk's UTF-8: at most 3 bytes per UTF-16 unit. */
-const CHUNK_BYTES = new Uint8Array(CHUNK_UNITS * 3);
-
-/** `String.prototype.isWellFormed` (ES2024, in every engine Node 20 ships); typed here for the ES2022 library. */
-type WellFormedCheck = string & { isWellFormed(): boolean };
+/** Room for an all-ASCII chunk's UTF-8: a byte per unit (`encodeInto` stops where it is full). */
+const CHUNK_BYTES = new Uint8Array(CHUNK_UNITS);
 
 /**
- * True when `chunk`, which is `text[offset, end)`, holds no lone surrogate
- * and cuts no pair at its ends, so its UTF-8 decodes back to the same units.
+ * A chunk's UTF-16 units, copied by Node's `Buffer.write` (a plain copy for
+ * two-byte strings; lone surrogates kept as they are) and read as 16-bit
+ * units: the unit path without `charCodeAt`.
  */
-function isWellFormedChunk(text: string, offset: number, end: number, chunk: string): boolean {
-  if (offset > 0 && (text.charCodeAt(offset) & 0xfc00) === 0xdc00) return false;
-  if (end < text.length && (text.charCodeAt(end - 1) & 0xfc00) === 0xd800) return false;
-  return (chunk as WellFormedCheck).isWellFormed();
-}
+const CHUNK_UNITS_BUFFER = Buffer.alloc(CHUNK_UNITS * 2);
+const CHUNK_UNIT_VIEW = new Uint16Array(CHUNK_UNITS_BUFFER.buffer, CHUNK_UNITS_BUFFER.byteOffset, CHUNK_UNITS);
 
 /**
  * Sums the pair weights over the kinds of the text's UTF-16 units (the
  * previous kind is `start` for the first), and counts the text's UTF-8 bytes.
  * The hot path of the estimator, with no allocation beyond the result. Each
- * chunk of the text is encoded into a reused byte buffer by the engine's
- * native `encodeInto` and read back from it: typed-array reads stay fast
- * whatever representation the engine chose for the string, where
- * `charCodeAt` slows to a generic path once a process has seen concatenated
- * and sliced strings (2-3x, measured in `npm run bench` after other
- * benchmarks).
+ * chunk of the text is copied by native code into a reused buffer and read
+ * back from it: typed-array reads stay fast whatever representation the
+ * engine chose for the string, where `charCodeAt` slows to a generic path
+ * once a process has seen concatenated and sliced strings (2-3x, measured in
+ * `npm run bench` after other benchmarks).
  *
  * - A chunk that is all ASCII (most tool output, code and English) is
- *   weighed by byte pairs from the ASCII table: the byte is its own index,
- *   with no unit-table lookup. It is not tried where the chunk's first,
- *   middle or last unit is not ASCII.
- * - Any other well-formed chunk is decoded from UTF-8 back to UTF-16 units
- *   and weighed through the unit table.
- * - A chunk with a lone surrogate (which UTF-8 cannot carry) is weighed
- *   unit by unit with `charCodeAt`.
+ *   encoded by `TextEncoder.encodeInto` (which also tells whether it was all
+ *   ASCII) and weighed by byte pairs from the ASCII table: the byte is its
+ *   own index, with no unit-table lookup. It is not tried where the chunk's
+ *   first, middle or last unit is not ASCII.
+ * - Any other chunk is copied as UTF-16 units by `Buffer.write` (lone
+ *   surrogates as they are) and weighed through the unit table.
  *
  * All sum integers into two accumulators, so the additions do not wait on
  * each other.
@@ -301,10 +294,13 @@ export function weighText(text: string, table: PairTable): { weight: number; utf
     let even = 0;
     let odd = 0;
     let flush = FLUSH_EVERY;
-    /** The chunk's UTF-8 bytes in CHUNK_BYTES, once encoded; -1 before. */
-    let written = -1;
-    if ((text.charCodeAt(offset) | text.charCodeAt((offset + end) >>> 1) | text.charCodeAt(end - 1)) < 128) written = ENCODER.encodeInto(chunk, CHUNK_BYTES).written;
-    if (written === chunk.length) {
+    /** The chunk's bytes in CHUNK_BYTES when it is all ASCII (one per unit); 0 otherwise. */
+    let written = 0;
+    if ((text.charCodeAt(offset) | text.charCodeAt((offset + end) >>> 1) | text.charCodeAt(end - 1)) < 128) {
+      const encoded = ENCODER.encodeInto(chunk, CHUNK_BYTES);
+      if (encoded.read === chunk.length && encoded.written === encoded.read) written = encoded.written;
+    }
+    if (written > 0) {
       // All ASCII: one byte per unit.
       let code = CHUNK_BYTES[0]!;
       even = kinds[previous * KIND_COUNT + ASCII_KINDS[code]!]!;
@@ -329,33 +325,18 @@ export function weighText(text: string, table: PairTable): { weight: number; utf
       }
       utf8Bytes += written;
       previous = ASCII_KINDS[code]!;
-    } else if (isWellFormedChunk(text, offset, end, chunk)) {
-      if (written < 0) written = ENCODER.encodeInto(chunk, CHUNK_BYTES).written;
+    } else {
+      const units = CHUNK_UNITS_BUFFER.write(chunk, 0, 'utf16le') >>> 1;
       let index = 0;
-      while (index < written) {
-        const lead = CHUNK_BYTES[index]!;
-        let unit: number;
-        if (lead < 0x80) {
-          unit = lead;
-          index += 1;
-        } else if (lead < 0xe0) {
-          unit = ((lead & 0x1f) << 6) | (CHUNK_BYTES[index + 1]! & 0x3f);
-          index += 2;
-        } else if (lead < 0xf0) {
-          unit = ((lead & 0x0f) << 12) | ((CHUNK_BYTES[index + 1]! & 0x3f) << 6) | (CHUNK_BYTES[index + 2]! & 0x3f);
-          index += 3;
-        } else {
-          // Outside the BMP: its surrogate pair, the high half weighed here, the low one below.
-          const point = (((lead & 0x07) << 18) | ((CHUNK_BYTES[index + 1]! & 0x3f) << 12) | ((CHUNK_BYTES[index + 2]! & 0x3f) << 6) | (CHUNK_BYTES[index + 3]! & 0x3f)) - 0x10000;
-          const high = UNIT_TABLE[0xd800 | (point >>> 10)]! & KIND_MASK;
-          even = (even + kinds[previous * KIND_COUNT + high]!) | 0;
-          previous = high;
-          unit = 0xdc00 | (point & 0x3ff);
-          index += 4;
-        }
-        const kind = UNIT_TABLE[unit]! & KIND_MASK;
-        odd = (odd + kinds[previous * KIND_COUNT + kind]!) | 0;
-        previous = kind;
+      for (; index + 1 < units; index += 2) {
+        const first = UNIT_TABLE[CHUNK_UNIT_VIEW[index]!]!;
+        const second = UNIT_TABLE[CHUNK_UNIT_VIEW[index + 1]!]!;
+        const firstKind = first & KIND_MASK;
+        const secondKind = second & KIND_MASK;
+        even = (even + kinds[previous * KIND_COUNT + firstKind]!) | 0;
+        odd = (odd + kinds[firstKind * KIND_COUNT + secondKind]!) | 0;
+        utf8Bytes += (first >>> KIND_BITS) + (second >>> KIND_BITS);
+        previous = secondKind;
         if (--flush === 0) {
           total += even + odd;
           even = 0;
@@ -363,19 +344,11 @@ export function weighText(text: string, table: PairTable): { weight: number; utf
           flush = FLUSH_EVERY;
         }
       }
-      utf8Bytes += written;
-    } else {
-      for (let index = offset; index < end; index += 1) {
-        const entry = UNIT_TABLE[text.charCodeAt(index)]!;
-        const kind = entry & KIND_MASK;
-        even = (even + kinds[previous * KIND_COUNT + kind]!) | 0;
-        utf8Bytes += entry >>> KIND_BITS;
-        previous = kind;
-        if (--flush === 0) {
-          total += even;
-          even = 0;
-          flush = FLUSH_EVERY;
-        }
+      if (index < units) {
+        const last = UNIT_TABLE[CHUNK_UNIT_VIEW[index]!]!;
+        even = (even + kinds[previous * KIND_COUNT + (last & KIND_MASK)]!) | 0;
+        utf8Bytes += last >>> KIND_BITS;
+        previous = last & KIND_MASK;
       }
     }
     total += even + odd;
