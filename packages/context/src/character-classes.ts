@@ -209,9 +209,13 @@ export function characterClassOf(codeUnit: number): CharacterClass {
  * on each other the way float additions do.
  */
 export const WEIGHT_SCALE = 10_000;
-/** Additions per accumulator between flushes into the float total: with MAX_UNIT_WEIGHT, an int32 cannot overflow. */
-const FLUSH_EVERY = 4_096;
-/** The heaviest pair weight a table takes, in tokens: (2^31 - 1) / FLUSH_EVERY / WEIGHT_SCALE, rounded down. */
+/**
+ * Units weighed per chunk. Each of a chunk's two int32 accumulators takes at
+ * most half of them before it is added to the float total, so with
+ * MAX_UNIT_WEIGHT neither can overflow.
+ */
+const CHUNK_UNITS = 8_192;
+/** The heaviest pair weight a table takes, in tokens: (2^31 - 1) / (CHUNK_UNITS / 2) / WEIGHT_SCALE, rounded down. */
 export const MAX_UNIT_WEIGHT = 52;
 
 /** What `weighText` reads: scaled pair weights by kind, and by ASCII code for the all-ASCII fast path. */
@@ -248,8 +252,6 @@ export function pairTableOf(pairWeights: Float64Array): PairTable {
   return { kinds, ascii };
 }
 
-/** Units encoded per `encodeInto` call: an all-ASCII chunk of this many units fills the buffer at most. */
-const CHUNK_UNITS = 1 << 16;
 const ENCODER = new TextEncoder();
 /** Room for an all-ASCII chunk's UTF-8: a byte per unit (`encodeInto` stops where it is full). */
 const CHUNK_BYTES = new Uint8Array(CHUNK_UNITS);
@@ -293,7 +295,6 @@ export function weighText(text: string, table: PairTable): { weight: number; utf
     const chunk = offset === 0 && end === text.length ? text : text.slice(offset, end);
     let even = 0;
     let odd = 0;
-    let flush = FLUSH_EVERY;
     /** The chunk's bytes in CHUNK_BYTES when it is all ASCII (one per unit); 0 otherwise. */
     let written = 0;
     if ((text.charCodeAt(offset) | text.charCodeAt((offset + end) >>> 1) | text.charCodeAt(end - 1)) < 128) {
@@ -311,12 +312,6 @@ export function weighText(text: string, table: PairTable): { weight: number; utf
         odd = (odd + ascii[(code << 7) | first]!) | 0;
         even = (even + ascii[(first << 7) | second]!) | 0;
         code = second;
-        if (--flush === 0) {
-          total += even + odd;
-          even = 0;
-          odd = 0;
-          flush = FLUSH_EVERY;
-        }
       }
       if (index < written) {
         const last = CHUNK_BYTES[index]!;
@@ -337,12 +332,6 @@ export function weighText(text: string, table: PairTable): { weight: number; utf
         odd = (odd + kinds[firstKind * KIND_COUNT + secondKind]!) | 0;
         utf8Bytes += (first >>> KIND_BITS) + (second >>> KIND_BITS);
         previous = secondKind;
-        if (--flush === 0) {
-          total += even + odd;
-          even = 0;
-          odd = 0;
-          flush = FLUSH_EVERY;
-        }
       }
       if (index < units) {
         const last = UNIT_TABLE[CHUNK_UNIT_VIEW[index]!]!;

@@ -30,7 +30,8 @@ export interface HistoryCompactorOptions {
    * Under pressure, a stored body is projected only where its preview is at
    * most this share of its tokens: projecting an old message writes every
    * message after it to the prompt cache again, which a small saving does not
-   * pay for. Forced passes (overflow recovery) project every body. Default
+   * pay for. Passes not triggered by token pressure (overflow recovery, the
+   * message-count trigger) project every body. Default
    * `MASK_PREVIEW_SHARE`; 1 projects every body with a smaller preview.
    */
   readonly maxPreviewShare?: number;
