@@ -7,7 +7,7 @@ const require = createRequire(new URL('../package.json', import.meta.url));
 const o200k = (await import(require.resolve('gpt-tokenizer/encoding/o200k_base'))).default;
 const cl100k = (await import(require.resolve('gpt-tokenizer/encoding/cl100k_base'))).default;
 const { countKindPairs } = await import('../dist/character-classes.js');
-const { icuCorpus, mixedScriptCorpus, stressCorpus } = await import('../dist/estimator-corpus.js');
+const { icuCorpus, mixedScriptCorpus, stressCorpus, gettextCorpus, readGettextCatalogs } = await import('../dist/estimator-corpus.js');
 const ctx = await import('../dist/index.js');
 process.env.STRATA_SHARED_DIR ??= new URL('../../../../shared', import.meta.url).pathname;
 const testing = await import('@strata/testing');
@@ -22,7 +22,7 @@ const lines = readFileSync(`${process.env.STRATA_SHARED_DIR}/data/llama-factory/
 lines.forEach((line, index) => { for (const m of JSON.parse(line).messages) items.push({ corpus: 'reason_tool_use', conversation: `r#${index}`, text: m.content.map((p) => p.value).join('\n') }); });
 const prose = testing.loadAlpacaConversations('alpaca_en_demo.json').slice(0, 200).map((c) => c.messages.map(ctx.messageText).join('\n'));
 const code = Object.values(ctx).filter((v) => typeof v === 'function').map(String);
-items.push(...icuCorpus(), ...mixedScriptCorpus(), ...stressCorpus({ prose, codeSources: code }));
+items.push(...icuCorpus(), ...mixedScriptCorpus(), ...stressCorpus({ prose, codeSources: code }), ...gettextCorpus(readGettextCatalogs()));
 const out = items.map((i) => ({ corpus: i.corpus, conversation: i.conversation, len: i.text.length, o: o200k.countTokens(i.text, opts), c: cl100k.countTokens(i.text, opts), bytes: Buffer.byteLength(i.text), pairs: Object.fromEntries(countKindPairs(i.text)) }));
 writeFileSync(process.argv[2] ?? 'items.json', JSON.stringify(out));
 console.log(out.length);

@@ -9,12 +9,18 @@
  * Han) is never priced like one they split into bytes (Ol Chiki, Syriac).
  * Scripts without a class of their own fall into `other`; characters
  * outside the BMP are counted by their surrogate halves.
+ *
+ * Some characters of classed scripts are split into bytes by the encoders,
+ * unlike the rest of their script, and are classed `other` (see
+ * BYTE_SPLIT_RANGES): C1 controls, conjoining Hangul jamo (Korean in NFD,
+ * as macOS file names hold it) and the half-width katakana and Hangul of
+ * legacy Japanese and Korean text.
  */
 export const CHARACTER_CLASSES = Object.freeze([
   // Before the first character: a run always starts here.
   'start',
-  // ASCII
-  'upper', 'lower', 'digit', 'punctuation', 'space', 'break',
+  // ASCII: a line break is CR or LF; `control` is every other C0 control and DEL
+  'upper', 'lower', 'digit', 'punctuation', 'space', 'break', 'tab', 'control',
   // Scripts shared by many languages (Unicode's Common and Inherited)
   'commonPunctuation', 'commonSymbol', 'commonOther', 'combining',
   // Scripts with a class of their own
@@ -102,12 +108,27 @@ const SCRIPT_CLASSES: ReadonlyArray<readonly [CharacterClass, string]> = [
   ['kana', 'Hiragana'], ['kana', 'Katakana'], ['hangul', 'Hangul'], ['combining', 'Inherited'],
 ];
 
+/**
+ * Code point ranges classed `other` whatever their script: the encoders
+ * split them into bytes (2 to 3 tokens a character, measured with o200k and
+ * cl100k), where the rest of their script costs about one token or less.
+ */
+const BYTE_SPLIT_RANGES: ReadonlyArray<readonly [number, number]> = [
+  [0x80, 0x9f], // C1 controls
+  [0x1100, 0x11ff], // Hangul jamo (conjoining)
+  [0xa960, 0xa97f], // Hangul jamo extended A
+  [0xd7b0, 0xd7ff], // Hangul jamo extended B
+  [0xff61, 0xffdc], // half-width CJK punctuation, katakana and Hangul
+];
+
 function asciiClass(code: number): CharacterClass {
   if (code >= 65 && code <= 90) return 'upper';
   if (code >= 97 && code <= 122) return 'lower';
   if (code >= 48 && code <= 57) return 'digit';
   if (code === 32) return 'space';
-  if (code < 32 || code === 127) return 'break';
+  if (code === 10 || code === 13) return 'break';
+  if (code === 9) return 'tab';
+  if (code < 32 || code === 127) return 'control';
   return 'punctuation';
 }
 
@@ -173,6 +194,7 @@ function buildUnitTable(): void {
     else if (name === 'hangul') name = 'uncommonHangul';
     kinds.fill(kindNumber(name), match.index, match.index + match[0].length);
   }
+  for (const [first, last] of BYTE_SPLIT_RANGES) kinds.fill(kindNumber('other'), first, last + 1);
   for (const character of commonCharacters()) {
     const code = character.charCodeAt(0);
     if (kinds[code] === kindNumber('uncommonHan')) kinds[code] = kindNumber('han');

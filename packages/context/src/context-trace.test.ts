@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { sectionTokens } from './budget.js';
 import { ConservativeTokenEstimator } from './conservative-token-estimator.js';
 import { ContextContributorRegistry } from './contributor-registry.js';
 import { resolveContextBudget } from './context-configuration.js';
@@ -41,7 +42,7 @@ test('golden: the v5 trace of a minimal dynamic turn', async () => {
       systemPromptUsedTokens: systemTokens,
       callLocalTokens: 0,
       historyBudgetTokens: 1_000 - toolTokens - systemTokens,
-      contributorTokens: { identity: 15 },
+      contributorTokens: { identity: sectionTokens(section, estimator) },
       countedWith: 'estimate',
       tokenizerFamily: 'unknown',
       totalTokens: toolTokens + systemTokens + userTokens,

@@ -1,3 +1,6 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
 // Test corpora for the conservative estimator, made at run time: natural text
 // in every locale the engine's ICU data knows (no download, nothing copied),
 // text mixing scripts, and the text shapes that break character-based guesses
@@ -207,7 +210,8 @@ export function minify(source: string): string {
  * text, minified code (from `codeSources`), dense JSON of tool calls and numbers, emoji sequences (skin tones, ZWJ
  * families, flags, keycaps, tag sequences), combining marks, full-width and
  * mathematical letters, long runs of one character (every small letter among
- * them), and random strings and words of small letters.
+ * them), random strings and words of small letters, terminal output
+ * (`terminalItems`) and legacy text forms (`legacyFormItems`).
  */
 export function stressCorpus(options: { prose?: readonly string[]; codeSources?: readonly string[] } = {}): CorpusItem[] {
   const items: CorpusItem[] = [];
@@ -266,6 +270,95 @@ export function stressCorpus(options: { prose?: readonly string[]; codeSources?:
   // Small letters priced by letter pair: text no language writes, in runs and in random words, vowels or none.
   const randomWords = (alphabet: string) => Array.from({ length: 300 }, () => randomLetters(alphabet, 2 + Math.floor(random() * 9))).join(' ');
   add('runs', 'random small letters', [randomLetters(LETTERS, 2_000), randomWords(LETTERS), randomWords('bcdfghjklmnpqrstvwxz'), randomWords('aeiouy')]);
+  // Strings over small alphabets: DNA in both cases, bits.
+  add('runs', 'small alphabets', [randomLetters('ACGT', 2_000), randomLetters('acgt', 2_000), randomLetters('01', 2_000), randomLetters('ACGTN', 400).replace(/.{60}/g, '$&\n')]);
+  items.push(...terminalItems(random, options.prose ?? [], options.codeSources ?? []), ...legacyFormItems(random, options.prose ?? []));
+  return items;
+}
+
+/**
+ * What terminals and files put in tool outputs: test-runner output coloured
+ * with ANSI escapes, progress bars redrawn with carriage returns, CRLF line
+ * ends, short lines of words, code identifiers in every case style,
+ * tab-indented code, tab-separated tables, NUL-separated paths, form feeds.
+ */
+function terminalItems(random: () => number, prose: readonly string[], codeSources: readonly string[]): CorpusItem[] {
+  const items: CorpusItem[] = [];
+  const add = (conversation: string, texts: readonly string[]) => {
+    for (const text of texts) if (text.length > 0) items.push({ corpus: 'terminal', conversation, text });
+  };
+  const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)]!;
+  const words = (prose.join(' ').match(/[a-z]{3,}/g) ?? ['value', 'state', 'parse']).slice(0, 2_000);
+  const path = () => `src/${pick(words)}/${pick(words)}${pick(['.test.ts', '.ts', '.js', '.py', '.go'])}`;
+  const escape = (codes: string) => `\u001b[${codes}m`;
+  const colours = ['0', '1', '2', '22', '31', '32', '33', '36', '39', '90', '1;31', '38;5;208', '4'];
+  const coloured = (count: number) =>
+    Array.from({ length: count }, (_, index) => {
+      const passed = random() > 0.2;
+      const line = `${escape(passed ? '32' : '31')}${passed ? '✓' : '✗'}${escape('39')} ${pick(words)} ${pick(words)} ${escape('90')}(${Math.floor(random() * 900)}ms)${escape('0')}`;
+      return index % 5 === 0 ? `${escape('1')}${escape(pick(colours))} ${passed ? 'PASS' : 'FAIL'} ${escape('22')}${path()}` : line;
+    }).join('\n');
+  add('ansi colours', [coloured(20), coloured(60), coloured(200)]);
+  const spinner = (count: number) => Array.from({ length: count }, (_, index) => `\u001b[2K\u001b[1G${'⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏'[index % 10]} ${pick(words)} ${index}/${count}`).join('');
+  add('ansi redraw', [spinner(30), spinner(120)]);
+  const bar = (count: number) => Array.from({ length: count }, (_, index) => `\r[${'#'.repeat(index % 40)}${' '.repeat(40 - (index % 40))}] ${(index * 2.5).toFixed(1)}% ${Math.floor(random() * 9_999)} kB/s`).join('');
+  add('carriage returns', [bar(20), bar(80)]);
+  add('crlf', prose.slice(0, 40).map((text) => text.replace(/\n/g, '\r\n')));
+  add('crlf code', codeSources.slice(0, 30).map((source) => source.replace(/\n/g, '\r\n')));
+  add('tab-indented code', codeSources.slice(0, 60).map((source) => source.replace(/^( {2})+/gm, (indent) => '\t'.repeat(indent.length / 2))));
+  const table = (rows: number) =>
+    Array.from({ length: rows }, (_, index) => [index, pick(words), (random() * 1_000).toFixed(2), random() > 0.5 ? 'true' : 'false', pick(words).toUpperCase()].join('\t')).join('\n');
+  add('tab-separated', [table(15), table(60), table(300)]);
+  const lines = (separator: string) =>
+    words.slice(0, 600).reduce<string[][]>((rows, word) => {
+      const row = rows.at(-1);
+      if (row && row.length < 2 + ((rows.length * 7) % 5)) row.push(word);
+      else rows.push([word]);
+      return rows;
+    }, []).map((row) => row.join(' ')).join(separator);
+  add('short lines', [lines('\n'), lines('\r\n')]);
+  const capitalised = (word: string) => word[0]!.toUpperCase() + word.slice(1);
+  const identifier = (style: number) => {
+    const parts = Array.from({ length: 2 + Math.floor(random() * 3) }, () => pick(words));
+    if (style === 0) return parts[0]! + parts.slice(1).map(capitalised).join('');
+    if (style === 1) return parts.map(capitalised).join('');
+    if (style === 2) return parts.join('_');
+    return parts.join('_').toUpperCase();
+  };
+  for (let style = 0; style < 4; style += 1) {
+    const names = Array.from({ length: 120 }, () => identifier(style));
+    add('identifiers', [names.join('.'), names.join(', '), names.join('\n')]);
+  }
+  add('nul-separated', [Array.from({ length: 40 }, path).join('\u0000'), Array.from({ length: 200 }, path).join('\u0000')]);
+  add('form feeds', [prose.slice(0, 8).join('\f\n'), prose.slice(8, 20).join('\n\u000b')]);
+  return items;
+}
+
+/**
+ * Text in forms older systems write: Korean and Vietnamese decomposed (NFD,
+ * as macOS file names hold them), half-width katakana, full-width Latin
+ * prose and numbers, and letters under stacks of combining marks.
+ */
+function legacyFormItems(random: () => number, prose: readonly string[]): CorpusItem[] {
+  const items: CorpusItem[] = [];
+  const add = (conversation: string, texts: readonly string[]) => {
+    for (const text of texts) if (text.length > 0) items.push({ corpus: 'legacy-forms', conversation, text });
+  };
+  for (const locale of ['ko', 'vi']) {
+    const phrases = localePhrases(locale).flat().map((phrase) => phrase.normalize('NFD'));
+    add(`${locale} decomposed`, itemsOf(phrases, (chunk) => chunk.join(' ')));
+  }
+  // Half-width katakana: the inverse of what NFKC does to U+FF66..U+FF9F.
+  const halfWidth = new Map<string, string>();
+  for (let code = 0xff66; code <= 0xff9d; code += 1) halfWidth.set(String.fromCharCode(code).normalize('NFKC'), String.fromCharCode(code));
+  const katakana = localePhrases('ja').flat().filter((phrase) => /^[\p{Script=Katakana}ー・\s]+$/u.test(phrase));
+  add('half-width katakana', itemsOf(katakana.map((phrase) => [...phrase].map((character) => halfWidth.get(character) ?? character).join('')), (chunk) => chunk.join(' ')));
+  const toFullWidth = (text: string) => text.replace(/[!-~]/g, (character) => String.fromCharCode(character.charCodeAt(0) + 0xfee0));
+  add('full-width prose', [...prose.slice(0, 20).map(toFullWidth), ...prose.slice(20, 30).map((text) => toFullWidth(text.toUpperCase()))]);
+  add('full-width numbers', [Array.from({ length: 80 }, () => toFullWidth(`No.${Math.floor(random() * 99_999)} ${(random() * 100).toFixed(2)}%`)).join('、')]);
+  const marks = range(0x300, 0x36f).map((code) => String.fromCharCode(code));
+  const stacked = (text: string) => [...text].map((character) => (/\p{L}/u.test(character) ? character + Array.from({ length: 1 + Math.floor(random() * 6) }, () => marks[Math.floor(random() * marks.length)]).join('') : character)).join('');
+  add('stacked marks', prose.slice(0, 10).map((text) => stacked(text.slice(0, 300))));
   return items;
 }
 
@@ -276,4 +369,66 @@ function range(first: number, last: number): number[] {
 /** A few thousand characters of ICU text in many scripts (for base64 and hex of real UTF-8). */
 function icuCorpusSample(): string {
   return [...localesByScript().values()].map((locale) => localePhrases(locale)[1]!.slice(0, 6).join(' ')).join('\n');
+}
+
+/** Where Debian installs compiled gettext catalogs (`<locale>/LC_MESSAGES/<domain>.mo`). */
+export const GETTEXT_ROOT = '/usr/share/locale';
+
+/**
+ * The translated messages of one compiled gettext catalog (`.mo`): the
+ * header, then a table of (length, offset) pairs whose strings are the
+ * translations; plural forms are NUL-separated. Read by hand: only the
+ * translation table is needed, which a parser library would not shorten.
+ */
+export function gettextMessages(bytes: Uint8Array): string[] {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (bytes.byteLength < 20) return [];
+  const magic = view.getUint32(0, true);
+  const little = magic === 0x950412de;
+  if (!little && magic !== 0xde120495) return [];
+  const count = view.getUint32(8, little);
+  const table = view.getUint32(16, little);
+  const decoder = new TextDecoder();
+  const messages: string[] = [];
+  for (let index = 0; index < count && table + index * 8 + 8 <= bytes.byteLength; index += 1) {
+    const length = view.getUint32(table + index * 8, little);
+    const offset = view.getUint32(table + index * 8 + 4, little);
+    if (offset + length > bytes.byteLength) continue;
+    const text = decoder.decode(bytes.subarray(offset, offset + length));
+    if (text.length > 0 && !text.startsWith('Project-Id-Version')) messages.push(...text.split('\0'));
+  }
+  return messages;
+}
+
+/** Every catalog under `root` (`<locale>/LC_MESSAGES/<domain>.mo`), read in place; none where the folder is absent. */
+export function readGettextCatalogs(root = GETTEXT_ROOT): Array<{ locale: string; domain: string; bytes: Uint8Array }> {
+  const catalogs: Array<{ locale: string; domain: string; bytes: Uint8Array }> = [];
+  if (!existsSync(root)) return catalogs;
+  for (const locale of readdirSync(root).sort()) {
+    const folder = join(root, locale, 'LC_MESSAGES');
+    if (!existsSync(folder)) continue;
+    for (const file of readdirSync(folder).sort()) {
+      // ISO code lists are names, which the ICU corpus already has.
+      if (file.endsWith('.mo') && !file.startsWith('iso_')) catalogs.push({ locale, domain: file.slice(0, -3), bytes: readFileSync(join(folder, file)) });
+    }
+  }
+  return catalogs;
+}
+
+/**
+ * Natural translated prose in every language with a catalog (program
+ * messages: sentences, help text with aligned columns, format strings): at
+ * most `perCatalog` items of about 400 characters from each catalog, spread
+ * over it. One conversation per catalog.
+ */
+export function gettextCorpus(catalogs: ReadonlyArray<{ locale: string; domain: string; bytes: Uint8Array }>, perCatalog = 6): CorpusItem[] {
+  const items: CorpusItem[] = [];
+  for (const { locale, domain, bytes } of catalogs) {
+    const runs = itemsOf(gettextMessages(bytes), (chunk) => chunk.join('\n'));
+    const step = Math.max(1, Math.floor(runs.length / perCatalog));
+    for (let index = 0; index < runs.length && index < perCatalog * step; index += step) {
+      items.push({ corpus: 'gettext', conversation: `${locale}/${domain}`, text: runs[index]! });
+    }
+  }
+  return items;
 }

@@ -17,7 +17,7 @@ const unknown = new ConservativeTokenEstimator({ family: 'unknown' });
 const cl100k = new ExactTokenEstimator({ family: 'cl100k' });
 const sum = (messages: readonly CanonicalMessage[], counter: { countMessage(message: CanonicalMessage): number }) => messages.reduce((total, message) => total + counter.countMessage(message), 0);
 
-const page = (n: number) => `Page ${n}: the sample was stable at 21.5 C. `.repeat(30);
+const page = (n: number) => `Page ${n}: the sample was stable at 21.5 C. 第${n}页：样品温度稳定。`.repeat(20);
 const history: CanonicalMessage[] = [{ role: 'system', content: 'You are a lab assistant.' }, { role: 'user', content: 'Read every page and report the temperature.' }];
 for (let n = 1; n <= 12; n += 1) {
   history.push({ role: 'assistant', content: '', toolCalls: [{ id: `p${n}`, name: 'read_notes', input: { page: n } }] });
@@ -35,9 +35,14 @@ test('trimHistory keeps the newest whole steps, the system prompt and the reques
 });
 
 test('with a model whose tokenizer is known, exact counts decide near the budget and keep more', () => {
-  const estimated = trimHistory(history, { maxTokens: 1_500 });
-  const counted = trimHistory(history, { maxTokens: 1_500, model: 'gpt-4o' });
-  assert.ok(sum(counted, exact) <= 1_500, 'within the budget by the exact count');
+  // A budget that the system prompt, the request and the newest four steps fill by the exact count: the estimate, which over-counts, fits fewer.
+  const kept = [...history.slice(0, 2), ...history.slice(-8)];
+  const budget = sum(kept, exact) + 2;
+  assert.ok(sum(kept, unknown) > budget, 'the estimate over-counts these messages (the premise of this test)');
+  const estimated = trimHistory(history, { maxTokens: budget });
+  const counted = trimHistory(history, { maxTokens: budget, model: 'gpt-4o' });
+  assert.ok(sum(counted, exact) <= budget, 'within the budget by the exact count');
+  assert.equal(counted.length, 10, 'the system prompt, the request and four whole steps');
   assert.ok(counted.length > estimated.length, `${counted.length} messages kept against ${estimated.length} on estimates`);
   // Far below the budget nothing is cut and nothing is counted exactly.
   assert.deepEqual(trimHistory(history, { maxTokens: 100_000, model: 'gpt-4o' }), history);
