@@ -1,4 +1,4 @@
-import type { AssembledTurn, AssistantMessage } from '@strata/context';
+import type { AssembledTurn, AssistantMessage, TurnRecovery } from '@strata/context';
 import { ContextOverflowError, type ModelCallError, type ModelClient, type ModelEvent, type ModelUsage } from '@strata/model';
 import { untilAborted } from './abort-race.js';
 
@@ -19,7 +19,7 @@ export interface ModelAttempt {
 
 export interface ModelTurnOptions {
   /** Assembles (and commits) the turn's context; `recovery` is set for the one forced pass after an overflow. */
-  readonly assemble: (recovery?: { readonly reason: string; readonly attempt: number }) => Promise<AssembledTurn>;
+  readonly assemble: (recovery?: TurnRecovery) => Promise<AssembledTurn>;
   readonly client: ModelClient;
   readonly signal: AbortSignal;
   readonly onEvent?: (event: ModelEvent) => void;
@@ -61,19 +61,22 @@ async function streamOnce(client: ModelClient, assembled: AssembledTurn, signal:
 
 /**
  * One LLM turn with overflow recovery: when the provider still rejects the
- * request for context-window overflow, the context is assembled again with
- * one forced pressure pass and the same turn is retried exactly once. A
- * second overflow is returned to the caller; there is no retry loop.
+ * request for context-window overflow, the context is assembled again for a
+ * smaller cap (scaled by the provider's limit over its count, when its error
+ * says them) with one forced pressure pass, and the same turn is retried
+ * exactly once. A second overflow is returned to the caller; there is no
+ * retry loop.
  */
 export async function runModelTurn(options: ModelTurnOptions): Promise<ModelTurnOutcome> {
   const first = await attempt(options);
   if (first.type !== 'error' || !ContextOverflowError.isInstance(first.error)) return first;
   options.onRecovery?.(1);
-  return attempt(options, { reason: `context overflow: ${first.error.message}`, attempt: 1 });
+  const { requestedTokens, limitTokens } = first.error;
+  return attempt(options, { reason: `context overflow: ${first.error.message}`, attempt: 1, requestedTokens, limitTokens });
 }
 
 /** Assembles and streams one request, timed, and reports it. */
-async function attempt(options: ModelTurnOptions, recovery?: { readonly reason: string; readonly attempt: number }): Promise<ModelTurnOutcome> {
+async function attempt(options: ModelTurnOptions, recovery?: TurnRecovery): Promise<ModelTurnOutcome> {
   const now = options.now ?? (() => performance.now());
   const started = now();
   const assembled = await (recovery ? options.assemble(recovery) : options.assemble());

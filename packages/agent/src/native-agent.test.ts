@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { resolveContextConfiguration, toOpenAIChat, type CanonicalMessage, type ContextTraceV5, type ToolDefinition } from '@strata/context';
+import { ExactTokenEstimator, resolveContextConfiguration, toOpenAIChat, type CanonicalMessage, type ContextTraceV5, type ToolDefinition } from '@strata/context';
 import { loadProviderRules } from '@strata/testing';
 import { ContextOverflowError, createModelClient, openAIOverflowError, ScriptedLanguageModel, type ScriptedTurn } from '@strata/model';
 import { createMemoryStores, openSqliteStores } from '@strata/store';
@@ -104,6 +104,22 @@ test('overflow: one forced pressure pass and exactly one retry of the same turn'
   const before = JSON.stringify(model.calls[2]!.prompt).length;
   const after = JSON.stringify(model.calls[3]!.prompt).length;
   assert.ok(after < before, 'the retried request is smaller');
+  assertProviderSafe(traces);
+});
+
+test('overflow when the view already masks every stored result: the retry is assembled for the cap the provider figures give', async () => {
+  // The forced pass can only project bodies the view already shows as previews: without a smaller cap the same prompt would go again.
+  const model = new ScriptedLanguageModel([toolTurn('m1', 'a'), toolTurn('m2', 'b'), toolTurn('m3', 'c'), { throws: openAIOverflowError({ limitTokens: 16_000, requestedTokens: 20_000 }) }, answer('done')]);
+  const { bindings, traces } = bindingsFor(model, { window: 24_000 });
+  const result = await createAgentRun({ id: 'tester', maskStoredResults: true }, bindings, { contextId: 'run-masked-overflow', prompt: 'Measure a, b and c.' }).execute();
+  assert.equal(result.stopReason, 'completed');
+  const failed = traces.find((trace) => trace.turn === 4 && trace.recoveryAttempt === null)!;
+  const retried = traces.find((trace) => trace.turn === 4 && trace.recoveryAttempt === 1)!;
+  const exact = new ExactTokenEstimator({ family: 'o200k' });
+  const size = (trace: typeof failed) => trace.llmInput.messages.reduce((total, message) => total + exact.countMessage(message), 0);
+  // The provider counted 25% over its limit: the retry aims at 0.8 of the rejected input, less a tenth.
+  assert.ok(size(retried) <= size(failed) * 0.8 * 0.9 * 1.05, `${size(retried)} tokens retried against ${size(failed)} rejected`);
+  assert.ok(retried.budget!.inputCapTokens < failed.budget!.inputCapTokens);
   assertProviderSafe(traces);
 });
 

@@ -1,4 +1,4 @@
-import { ContextBudgetError, ContextInputError, ContextValidationError, redactCredentials, type AssembledTurn, type AssistantMessage, type ContextAssembler, type ContextDiagnostic, type ContextScope, type ModelCallTrace, type TokenEstimator, type ToolOutputStore } from '@strata/context';
+import { ContextBudgetError, ContextInputError, ContextValidationError, redactCredentials, type AssembledTurn, type AssistantMessage, type ContextAssembler, type ContextDiagnostic, type ContextScope, type ModelCallTrace, type TokenEstimator, type ToolOutputStore, type TurnRecovery } from '@strata/context';
 import { ContextOverflowError, type ModelCallError, type ModelClient } from '@strata/model';
 import { toolErrorCodeOf, type ToolRegistry } from '@strata/tools';
 import type { AgentEvent, AgentStopReason } from './agent-events.js';
@@ -149,7 +149,7 @@ export class NativeAgent {
    * changed the session meanwhile, the compaction is made again over the
    * newest version (and the discarded assembly's trace is dropped).
    */
-  private async assemble(turn: number, recovery?: { readonly reason: string; readonly attempt: number }): Promise<AssembledTurn> {
+  private async assemble(turn: number, recovery?: TurnRecovery): Promise<AssembledTurn> {
     const { state, assembler, registry, deadline, traceSink } = this.options;
     for (let attempt = 1; ; attempt += 1) {
       const before = state.history.length;

@@ -120,6 +120,42 @@ test('trace v5 holds every stage and is written once per turn, recovery beside i
   assert.deepEqual((written[1]!.body as typeof trace).compaction.recovery, { reason: 'context overflow', attempt: 1 });
 });
 
+test('overflow recovery assembles a smaller input: scaled by the provider figures, or by a fixed share without them', async () => {
+  // Results with no stored body: compaction cannot shrink them, only the window can.
+  const long: CanonicalMessage[] = [{ role: 'user', content: 'Read every log and find the failing test.' }];
+  for (let step = 1; step <= 40; step += 1) {
+    long.push({ role: 'assistant', content: '', toolCalls: [{ id: `r${step}`, name: 'search', input: { query: `log ${step}` } }] });
+    long.push({ role: 'tool', toolCallId: `r${step}`, toolName: 'search', content: `log ${step}: test_${step} passed in ${step * 7} ms; worker ${step % 4} idle. `.repeat(25) });
+  }
+  const exact = new ExactTokenEstimator({ family: 'o200k' });
+  const size = (messages: readonly CanonicalMessage[]) => messages.reduce((total, message) => total + exact.countMessage(message), 0);
+  /** A turn, then its recovery, on a fresh assembler. */
+  const recover = async (figures: object, input: CanonicalMessage[] = long) => {
+    const subject = assembler();
+    const first = await subject.assemble({ contextId: 'overflow', turn: 5, history: input, tools });
+    const retry = await subject.assemble({ contextId: 'overflow', turn: 5, history: input, tools, recovery: { reason: 'context overflow', attempt: 1, ...figures } });
+    return { first, retry };
+  };
+  const stated = await recover({ requestedTokens: 20_000, limitTokens: 16_000 });
+  const firstSize = size(stated.first.input.messages);
+  // The provider counted 25% more than it allows: the retry aims at 0.8 of the first input, less a tenth.
+  assert.ok(size(stated.retry.input.messages) <= firstSize * 0.8 * 0.9 * 1.05, `${size(stated.retry.input.messages)} against ${firstSize}`);
+  const unstated = await recover({});
+  assert.ok(size(unstated.retry.input.messages) <= firstSize * 0.75 * 1.05, `${size(unstated.retry.input.messages)} against ${firstSize}`);
+  assert.ok(unstated.retry.trace.budget!.inputCapTokens <= Math.floor(unstated.first.trace.budget!.inputCapTokens * 0.75), 'the trace shows the budget the retry was assembled for');
+  for (const { retry } of [stated, unstated]) {
+    assert.ok(retry.input.messages.some((message) => message.role === 'tool' && message.toolCallId === 'r40'), 'the newest step is still sent');
+    if (rules) for (const provider of ['openai', 'anthropic'] as const) assert.deepEqual(rules.violations(toOpenAIChat(retry.input.messages), provider), []);
+  }
+  // Figures that are not numbers, or say nothing was over, fall back to the fixed share.
+  for (const figures of [{ requestedTokens: Number.NaN, limitTokens: 16_000 }, { requestedTokens: 1_000, limitTokens: 16_000 }, { requestedTokens: '20000', limitTokens: null }]) {
+    assert.equal((await recover(figures)).retry.trace.budget!.inputCapTokens, unstated.retry.trace.budget!.inputCapTokens);
+  }
+  // A cap too small for what the window must keep sends just that, never an error.
+  const smallest = await recover({ requestedTokens: 1_000_000, limitTokens: 1_000 }, history);
+  assert.deepEqual(smallest.retry.input.messages.filter((message) => history.includes(message)), history);
+});
+
 test('a trace that cannot be written is a diagnostic, never a failed turn', async () => {
   const sink: TraceSink = { write: async () => { throw new Error('disk full'); } };
   const turn = await assembler({ traceSink: sink }).assemble({ contextId: 'ctx', turn: 1, history, tools });

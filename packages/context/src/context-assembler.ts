@@ -1,4 +1,5 @@
 import type { ContextBudgetPolicy } from './budget.js';
+import { ContextBudgetError } from './errors/context-budget-error.js';
 import { ContextMemory } from './context-memory.js';
 import { countCandidate, fixedTokens, historyBudgetTokens, sortToolsByName, unwindowedTokens, WINDOW_HEADROOM_SHARE, type ContextCandidate } from './context-candidate.js';
 import type { ContextConfiguration, ContextMode, ResolvedContextBudget } from './context-configuration.js';
@@ -87,6 +88,17 @@ export interface ContextAssemblerOptions {
   readonly exactThresholdRatio?: number;
 }
 
+/** Why a turn is assembled again after the provider rejected it for overflow. */
+export interface TurnRecovery {
+  /** Recorded in the trace: the provider's message. */
+  readonly reason: string;
+  /** 1 for the first retry. */
+  readonly attempt: number;
+  /** What the provider said it counted and allows, when it said (any value: non-numbers are ignored). */
+  readonly requestedTokens?: number;
+  readonly limitTokens?: number;
+}
+
 export interface TurnRequest {
   readonly contextId: string;
   /** 1-based model turn number. */
@@ -97,8 +109,8 @@ export interface TurnRequest {
   /** The governed tool set for this turn. */
   readonly tools: readonly ToolSchema[];
   readonly signal?: AbortSignal;
-  /** Overflow recovery: run one forced pressure pass. */
-  readonly recovery?: { readonly reason: string; readonly attempt: number };
+  /** Overflow recovery: assemble for a smaller cap (see `recoveryBudget`) with one forced pressure pass. */
+  readonly recovery?: TurnRecovery;
   /** The `update_plan` call that declared the run's active plan, as the run's state knows it (compaction may have removed it from the history); for the trace's planProgress only. */
   readonly activePlanCallId?: string;
 }
@@ -171,11 +183,11 @@ export class ContextAssembler {
       const input = this.options.legacyInput(request);
       return { input, trace: await this.writeTrace(turn, legacyTurnTrace(turn, input)), history: request.history, historyChanged: false };
     }
-    const { budget } = this.options;
+    const budget = request.recovery ? recoveryBudget(this.options.budget, request.recovery, memory.lastInputTokens) : this.options.budget;
 
     // 1. Message-count compaction, the trigger kept for compatibility.
     let history = request.history;
-    let compaction: CompactionTrace = { ...EMPTY_COMPACTION_TRACE, recovery: request.recovery ?? null };
+    let compaction: CompactionTrace = { ...EMPTY_COMPACTION_TRACE, recovery: tracedRecovery(request.recovery) };
     if (this.options.compactor?.exceedsMessageCount(history)) {
       const limits = { targetHistoryTokens: budget.pressureTokens, limitHistoryTokens: budget.inputCapTokens };
       ({ history, compaction } = await this.timed(turn, 'message-count-compaction', () => this.compact(turn, history, 'message-count', limits, this.options.estimator)));
@@ -198,11 +210,14 @@ export class ContextAssembler {
       }
     }
     // 9. Window: the history into what the cap leaves, never splitting a tool call from its results.
-    const historyBudget = historyBudgetTokens(candidate, budget);
-    const { window, replaced } = await this.timed(turn, 'window', () => this.checkReferences(turn, this.window(turn, candidate, historyBudget)));
+    const { historyBudget, window, replaced } = await this.timed(turn, 'window', async () => {
+      const { historyBudget, selected } = this.windowFor(turn, candidate, budget);
+      return { historyBudget, ...(await this.checkReferences(turn, selected)) };
+    });
     if (window.stats.droppedUnits > 0) memory.reachCapacity(history);
     // Call-local data goes after the history: every call in it is answered, so nothing sits between a call and its results.
     const candidateInput: ModelInput = { messages: [...candidate.system, ...window.messages, ...candidate.composed.callLocal], tools: turn.tools };
+    memory.lastInputTokens = fixedTokens(candidate) + window.stats.usedTokens;
     // 10. Validate: the last gate before a provider.
     this.timedSync(turn, 'validate', () => this.validate(turn, candidate, replaced, candidateInput));
     // 11. Trace. Shadow mode sends the legacy input and traces the dynamic candidate.
@@ -298,7 +313,26 @@ export class ContextAssembler {
     estimator: TokenEstimator,
   ): Promise<{ history: CanonicalHistory; compaction: CompactionTrace }> {
     const result = await this.options.compactor!.compact({ contextId: turn.contextId, history, reason, ...limits, estimator, signal: turn.signal });
-    return { history: result.changed ? result.history : history, compaction: { ...result.trace, recovery: turn.recovery ?? null } };
+    return { history: result.changed ? result.history : history, compaction: { ...result.trace, recovery: tracedRecovery(turn.recovery) } };
+  }
+
+  /**
+   * The history budget and the window cut to it. A recovery attempt whose
+   * smaller cap cannot hold what the window must keep (the task anchor, the
+   * newest step) sends just that: the smallest input there is.
+   */
+  private windowFor(turn: Turn, candidate: ContextCandidate, budget: ResolvedContextBudget): { historyBudget: number; selected: HistoryWindow } {
+    if (!turn.recovery) {
+      const historyBudget = historyBudgetTokens(candidate, budget);
+      return { historyBudget, selected: this.window(turn, candidate, historyBudget) };
+    }
+    const historyBudget = Math.max(0, budget.inputCapTokens - fixedTokens(candidate));
+    try {
+      return { historyBudget, selected: this.window(turn, candidate, historyBudget) };
+    } catch (error) {
+      if (!ContextBudgetError.isInstance(error) || error.code !== 'CONTEXT_WINDOW_MUST_KEEP_OVER_BUDGET') throw error;
+      return { historyBudget: error.requiredTokens, selected: this.window(turn, candidate, error.requiredTokens) };
+    }
   }
 
   private window(turn: Turn, candidate: ContextCandidate, budgetTokens: number): HistoryWindow {
@@ -362,4 +396,36 @@ export class ContextAssembler {
       return { ...trace, diagnostics: [...trace.diagnostics, { code: 'CONTEXT_TRACE_WRITE_FAILED', severity: 'warning', message }] };
     }
   }
+}
+
+/** The cap a recovery attempt aims for when the provider gave no figures: three quarters of the input it rejected. */
+const RECOVERY_SHARE = 0.75;
+/** Below the provider's own limit, the share of it a recovery aims for: its count and ours still differ. */
+const RECOVERY_MARGIN = 0.9;
+
+/**
+ * The budget an overflow-recovery attempt is assembled for. The provider
+ * rejected an input this context's counter put at `rejectedTokens` (or at
+ * most the cap): the retry's cap is that input scaled by the provider's limit
+ * over its count, less a tenth, when it gave both figures and they say the
+ * input was over; by RECOVERY_SHARE otherwise. The pressure line scales with
+ * the cap. So the retry is always smaller than what was rejected, by as much
+ * as the provider says the counter was off.
+ */
+function recoveryBudget(budget: ResolvedContextBudget, recovery: TurnRecovery, rejectedTokens: number | undefined): ResolvedContextBudget {
+  const { requestedTokens, limitTokens } = recovery;
+  const stated = isPositiveNumber(requestedTokens) && isPositiveNumber(limitTokens) && requestedTokens > limitTokens;
+  const share = stated ? (limitTokens / requestedTokens) * RECOVERY_MARGIN : RECOVERY_SHARE;
+  const rejected = Math.min(budget.inputCapTokens, rejectedTokens ?? budget.inputCapTokens);
+  const inputCapTokens = Math.max(1, Math.floor(rejected * share));
+  return { ...budget, inputCapTokens, pressureTokens: Math.min(budget.pressureTokens, Math.floor(budget.pressureTokens * (inputCapTokens / budget.inputCapTokens))) };
+}
+
+/** The recovery as the trace records it (its reason holds the provider's message, figures included). */
+function tracedRecovery(recovery: TurnRecovery | undefined): CompactionTrace['recovery'] {
+  return recovery ? { reason: recovery.reason, attempt: recovery.attempt } : null;
+}
+
+function isPositiveNumber(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0;
 }

@@ -28,6 +28,8 @@ export class ContextMemory {
    * at its cap. Undefined until then.
    */
   capacityStep: number | undefined;
+  /** What the last assembled input of this context was counted at: what an overflow recovery shrinks from. */
+  lastInputTokens: number | undefined;
   /** Stored-output references already confirmed to read back from this context's store. */
   readonly readableOutputRefs = new Set<string>();
   private checked: CanonicalHistory = [];

@@ -73,7 +73,7 @@ export type {
 
 // The turn: the assembler and its stages, in pipeline order
 export { ContextAssembler } from './context-assembler.js';
-export type { ContextAssemblerOptions, ContextStages, ContextStageName, ContextStageEvent, TurnRequest, AssembledTurn } from './context-assembler.js';
+export type { ContextAssemblerOptions, ContextStages, ContextStageName, ContextStageEvent, TurnRecovery, TurnRequest, AssembledTurn } from './context-assembler.js';
 export { createContextAssembler, defaultContextStages, legacyModelInput } from './default-pipeline.js';
 export type { CreateContextAssemblerOptions } from './default-pipeline.js';
 export { applyContextBudget, SlotOrderBudgetPolicy } from './budget.js';
