@@ -15,7 +15,8 @@ const measure: ToolDefinition = {
   name: 'measure',
   description: 'Measures a sample.',
   parameters: { type: 'object', properties: { sample: { type: 'string' } }, required: ['sample'] },
-  execute: () => ({ content: report }),
+  // S2's output is over the inline limit: it enters the history as a preview.
+  execute: (input) => ({ content: (input as { sample: string }).sample === 'ARG-S2' ? report.repeat(40) : report }),
 };
 const call = (id: string, sample: string): ScriptedTurn => ({ parts: [{ type: 'tool-call', id, name: 'measure', input: { sample: `ARG-${sample}` } }], usage: { inputTokens: 900, outputTokens: 10, cachedInputTokens: 512 } });
 
@@ -62,6 +63,7 @@ test('one span per model turn, children per pipeline stage and per tool call, Ge
   assert.equal(turns[0]!.attributes['gen_ai.usage.cache_read.input_tokens'], 512);
   const tools = spans.filter((span) => span.attributes['gen_ai.operation.name'] === 'execute_tool');
   assert.deepEqual(tools.map((span) => span.attributes['gen_ai.tool.call.id']), ['c1', 'c2']);
+  assert.deepEqual(tools.map((span) => span.attributes['strata.tool.result_characters']), [report.length, report.length * 40], 'the whole output, not its preview');
   assert.ok(tools.every((span) => turns.some((turn) => idOf(turn) === parentOf(span))));
   const compacted = turns.filter((turn) => turn.attributes['gen_ai.conversation.compacted'] === true);
   assert.ok(compacted.length > 0, 'the small window compacted a turn');

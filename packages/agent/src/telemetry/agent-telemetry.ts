@@ -87,7 +87,8 @@ export function createAgentTelemetry(options: AgentTelemetryOptions): AgentTelem
         case 'tool-call-end': {
           const span = toolSpans.get(event.call.id);
           if (!span) break;
-          span.setAttribute('strata.tool.result_characters', event.result.content.length);
+          // The whole output's length: a stored output's message may carry only its preview.
+          span.setAttribute('strata.tool.result_characters', event.result.outputRef?.chars ?? event.result.content.length);
           if (options.captureContent) span.setAttribute('gen_ai.tool.call.result', event.result.content);
           if (event.result.isError) span.setStatus({ code: SpanStatusCode.ERROR, message: 'the tool returned an error result' });
           span.end();
