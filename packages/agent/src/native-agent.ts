@@ -136,7 +136,15 @@ export class NativeAgent {
       return { type: 'stop', reason: 'completed' };
     }
     this.emit({ type: 'turn-end', turn });
-    const refused = refuseStep({ message, maxToolCalls: this.options.maxToolCallsPerStep ?? MAX_TOOL_CALLS_PER_STEP, inputCapTokens: this.options.inputCapTokens, estimator: this.options.estimator });
+    // What a turn at the full cap leaves for history (a recovery attempt was assembled for a smaller cap).
+    const budget = outcome.assembled.trace.budget;
+    const refused = refuseStep({
+      message,
+      maxToolCalls: this.options.maxToolCallsPerStep ?? MAX_TOOL_CALLS_PER_STEP,
+      inputCapTokens: this.options.inputCapTokens,
+      historyBudgetTokens: budget ? budget.historyBudgetTokens + this.options.inputCapTokens - budget.inputCapTokens : undefined,
+      estimator: this.options.estimator,
+    });
     if (refused) {
       this.diagnose({ code: refused.code, severity: 'error', subject: `turn ${turn}`, message: refused.message });
       return { type: 'stop', reason: 'step-refused', error: refused };

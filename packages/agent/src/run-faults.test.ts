@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { resolveContextConfiguration, type CanonicalMessage, type JsonValue, type ContextTraceV5, type SessionStore, type Summarizer, type ToolDefinition, type ToolOutputStore } from '@strata/context';
+import { ConservativeTokenEstimator, resolveContextConfiguration, type CanonicalMessage, type JsonValue, type ContextTraceV5, type SessionStore, type Summarizer, type ToolDefinition, type ToolOutputStore } from '@strata/context';
 import { loadProviderRules } from '@strata/testing';
 import { createModelClient, openAIOverflowError, ScriptedLanguageModel, type ModelClient, type ModelEvent, type ScriptedTurn } from '@strata/model';
 import { createFileTraceSink, createMemoryStores } from '@strata/store';
@@ -306,6 +306,24 @@ test('a credential in a provider\'s error text is redacted from the run\'s error
 });
 
 // --- steps that cannot be taken ---------------------------------------------------------------------------------------
+
+test('a step that fits the cap but not the room the system prompt and tools leave for history is refused before any tool runs', async () => {
+  let runs = 0;
+  const parts = Array.from({ length: 100 }, (_, index) => ({ type: 'tool-call' as const, id: `call_${index}`, name: 'lookup', input: { page: index } }));
+  const identity = 'You are a careful research agent who reads every page the user names. '.repeat(30);
+  const { bindings, traces } = setup({ script: [{ parts }, answer('never')], window: 2_000, tools: [tool('lookup', () => ((runs += 1), { content: 'x' }))] });
+  const result = await createAgentRun({ id: 'tester', sections: { identity } }, bindings, { contextId: 'no-room', prompt: 'Go' }).execute();
+  // The premise: the step with empty results fits the cap, not the history's share of it.
+  const estimator = new ConservativeTokenEstimator();
+  const calls = parts.map((part) => ({ id: part.id, name: part.name, input: part.input }));
+  const step = estimator.countMessage({ role: 'assistant', content: '', toolCalls: calls }) + calls.reduce((total, call) => total + estimator.countMessage({ role: 'tool', toolCallId: call.id, toolName: call.name, content: '' }), 0);
+  assert.ok(traces.length > 0, `${result.stopReason}: ${String(result.error)}`);
+  const budget = traces[0]!.budget!;
+  assert.ok(step <= budget.inputCapTokens && step > budget.historyBudgetTokens, `step ${step}, cap ${budget.inputCapTokens}, history ${budget.historyBudgetTokens}`);
+  assert.equal(result.stopReason, 'step-refused', String(result.error));
+  assert.ok(StepRefusedError.isInstance(result.error) && result.error.code === 'AGENT_STEP_CANNOT_FIT', String(result.error));
+  assert.equal(runs, 0, 'no tool ran');
+});
 
 test('10,000 calls in one assistant message are refused before any tool runs', async () => {
   let runs = 0;

@@ -9,14 +9,20 @@ export interface StepAdmissionOptions {
   readonly maxToolCalls: number;
   /** Everything sent to the model is charged against this cap. */
   readonly inputCapTokens: number;
+  /**
+   * What the turn's assembly left of the cap for history, once tools, the
+   * system prompt and call-local data were charged (its trace's
+   * `budget.historyBudgetTokens`): the step is sent inside it. Default: the cap.
+   */
+  readonly historyBudgetTokens?: number;
   readonly estimator: TokenEstimator;
 }
 
 /**
  * Refuses a step before its tools run when it has too many calls, or when
- * the assistant message and an empty result per call already exceed the
- * input cap (the results, however small, could never be sent). Cheap: one
- * count per call. Returns undefined when the step may run.
+ * the assistant message and an empty result per call already exceed what
+ * the cap leaves for history (the results, however small, could never be
+ * sent). Cheap: one count per call. Returns undefined when the step may run.
  */
 export function refuseStep(options: StepAdmissionOptions): StepRefusedError | undefined {
   const calls = options.message.toolCalls ?? [];
@@ -32,10 +38,11 @@ export function refuseStep(options: StepAdmissionOptions): StepRefusedError | un
     const empty: ToolResultMessage = { role: 'tool', toolCallId: call.id, toolName: call.name, content: '' };
     tokens += options.estimator.countMessage(empty);
   }
-  if (tokens <= options.inputCapTokens) return undefined;
+  const room = Math.min(options.inputCapTokens, options.historyBudgetTokens ?? options.inputCapTokens);
+  if (tokens <= room) return undefined;
   return new StepRefusedError({
     code: 'AGENT_STEP_CANNOT_FIT',
     calls: calls.length,
-    message: `the step's ${calls.length} tool calls need at least ${tokens} tokens with empty results, over the input cap of ${options.inputCapTokens}; the step was refused before any tool ran`,
+    message: `the step's ${calls.length} tool calls need at least ${tokens} tokens with empty results, over the ${room} the input cap of ${options.inputCapTokens} leaves for history; the step was refused before any tool ran`,
   });
 }
