@@ -21,6 +21,7 @@ import {
   type ResolvedContextBudget,
   type SessionStore,
   type Summarizer,
+  type Timers,
   type TokenEstimator,
   type ToolOutputStore,
   type TraceSink,
@@ -30,7 +31,7 @@ import { deferredToolsContributorFactory, READ_SKILL_NAME, type ToolRegistry } f
 import type { AgentEvent } from './agent-events.js';
 import { AgentRunState } from './agent-run-state.js';
 import { NativeAgent, type AgentRunResult } from './native-agent.js';
-import { RunDeadline, type Timers } from './run-deadline.js';
+import { RunDeadline } from './run-deadline.js';
 import { RunTraceSink } from './run-trace-sink.js';
 import { profileSectionsFactory, type ProfileSections } from './profile-sections.js';
 import { goalSnapshotFactory, originalRequest } from './goal-snapshot.js';
@@ -207,12 +208,13 @@ export function createAgentRun(profile: AgentProfile, bindings: AgentBindings, i
         outputStore: bindings.outputStore,
         mode: bindings.configuration.mode,
         configuration: bindings.configuration,
-        compactor: new DefaultHistoryCompactor({ ...compactorSettings(bindings.configuration), ...profile.compaction, summarizer: bindings.summarizer }),
+        compactor: new DefaultHistoryCompactor({ ...compactorSettings(bindings.configuration), ...profile.compaction, summarizer: bindings.summarizer, timers: bindings.timers }),
         estimator,
         exactEstimator: bindings.exactEstimator,
         traceSink,
         onStage: bindings.onStage,
         now: bindings.now,
+        timers: bindings.timers,
         legacySystemPrompt: profile.legacySystemPrompt,
         // A skill's body is instructions: the view never shows it as a preview (compaction may still remove it, and the skill lane then says so).
         stages: { composer: new DefaultContextMessageComposer({ ...(profile.maskStoredResults === undefined ? {} : { maskStoredResults: profile.maskStoredResults }), keepWholeTools: [READ_SKILL_NAME] }) },

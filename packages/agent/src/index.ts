@@ -20,7 +20,8 @@ export { createReviewTool, REVIEW_VERDICTS, type ReviewToolOptions, type ReviewV
 export { DELEGATE_TOOL_NAME, REVIEW_TOOL_NAME } from './lanes/lane-reducers.js';
 
 // Timeouts
-export { RunTimeout, type Timers } from './run-deadline.js';
+export { RunTimeout } from './run-deadline.js';
+export type { Timers } from '@strata/context';
 export { untilAborted } from './abort-race.js';
 
 // Errors

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RunDeadline } from './run-deadline.js';
-import { manualTimers } from './testing/run-fixtures.js';
+import { manualTimers } from '@strata/testing';
 
 test('an external wait pauses the run clock: after it, only the unused active time is left', () => {
   let now = 0;

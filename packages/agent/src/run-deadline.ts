@@ -1,3 +1,5 @@
+import { SYSTEM_TIMERS, type Timers } from '@strata/context';
+
 /**
  * The run's clocks: total active time, idle time without progress, and
  * external waits (permission, subagents) that pause the total deadline.
@@ -28,7 +30,7 @@ export class RunDeadline {
     now?: () => number;
     timers?: Timers;
   }) {
-    this.options = { ...options, now: options.now ?? (() => performance.now()), timers: options.timers ?? NODE_TIMERS };
+    this.options = { ...options, now: options.now ?? (() => performance.now()), timers: options.timers ?? SYSTEM_TIMERS };
     this.usedMs = options.usedMs ?? 0;
     this.signal = options.signal ? AbortSignal.any([options.signal, this.controller.signal]) : this.controller.signal;
     this.resumeClock();
@@ -122,16 +124,6 @@ export class RunDeadline {
   }
 }
 
-/** Timer functions, injectable so tests control time. */
-export interface Timers {
-  set(callback: () => void, delayMs: number): unknown;
-  clear(handle: unknown): void;
-}
-
-const NODE_TIMERS: Timers = {
-  set: (callback, delayMs) => setTimeout(callback, delayMs),
-  clear: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-};
 
 export class RunTimeout extends Error {
   readonly which: 'run' | 'idle';

@@ -4,13 +4,14 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConservativeTokenEstimator, resolveContextConfiguration, type CanonicalMessage, type JsonValue, type ContextTraceV5, type SessionStore, type Summarizer, type ToolDefinition, type ToolOutputStore } from '@strata/context';
-import { loadProviderRules } from '@strata/testing';
+import { loadProviderRules, manualTimers } from '@strata/testing';
 import { createModelClient, openAIOverflowError, ScriptedLanguageModel, type ModelClient, type ModelEvent, type ScriptedTurn } from '@strata/model';
 import { createFileTraceSink, createMemoryStores } from '@strata/store';
 import { ToolRegistry } from '@strata/tools';
 import { createAgentRun, type AgentBindings, type AgentProfile } from './create-agent-run.js';
 import { StepRefusedError } from './errors/step-refused-error.js';
-import { assertProviderSafe, assertStepsWhole, manualTimers, settlesWithin, signalled } from './testing/run-fixtures.js';
+
+import { assertProviderSafe, assertStepsWhole, settlesWithin, signalled } from './testing/run-fixtures.js';
 
 const rules = await loadProviderRules();
 const user = (content: string): CanonicalMessage => ({ role: 'user', content });

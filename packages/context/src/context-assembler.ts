@@ -1,5 +1,6 @@
 import type { ContextBudgetPolicy } from './budget.js';
 import { ContextBudgetError } from './errors/context-budget-error.js';
+import type { Timers } from './timers.js';
 import { ContextMemory } from './context-memory.js';
 import { countCandidate, fixedTokens, historyBudgetTokens, sortToolsByName, unwindowedTokens, WINDOW_HEADROOM_SHARE, type ContextCandidate } from './context-candidate.js';
 import type { ContextConfiguration, ContextMode, ResolvedContextBudget } from './context-configuration.js';
@@ -76,6 +77,8 @@ export interface ContextAssemblerOptions {
   readonly contributorTimeoutMs?: number;
   /** Clock for contributor and stage durations. Default: performance.now. */
   readonly now?: () => number;
+  /** Run the contributor timeouts. Default: the process's timers. */
+  readonly timers?: Timers;
   /** Called after each stage of a turn, with its duration: the hook for telemetry spans. */
   readonly onStage?: (event: ContextStageEvent) => void;
   /**
@@ -277,6 +280,7 @@ export class ContextAssembler {
       signal: turn.signal,
       timeoutMs: this.options.contributorTimeoutMs,
       now: this.options.now,
+      timers: this.options.timers,
     });
   }
 

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { manualTimers } from '@strata/testing';
 import { ContextContributorRegistry } from './contributor-registry.js';
 import type { ContextContributor } from './contributor.js';
 import { ContextInputError } from './errors/context-input-error.js';
@@ -64,12 +65,23 @@ test('failures: optional becomes a warning, required fails the turn, raw output 
   await assert.rejects(strict.collectDetailed(base), /required contributor "governance" failed: policy file missing/);
 });
 
+/** Yields event-loop turns (no time passes) until a timer is pending. */
+async function whenPending(clock: ReturnType<typeof manualTimers>): Promise<void> {
+  for (let turn = 0; turn < 1_000 && clock.pending.size === 0; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+}
+
 test('a hanging contributor is cut off by its timeout and by the run signal', async () => {
   const hang = () => new Promise<never>(() => undefined);
   const registry = new ContextContributorRegistry();
-  registry.register(contributor('slow', hang, { timeoutMs: 5 }));
-  const result = await registry.collectDetailed(base);
+  registry.register(contributor('slow', hang, { timeoutMs: 60_000 }));
+  const clock = manualTimers();
+  const collecting = registry.collectDetailed({ ...base, timers: clock.timers });
+  await whenPending(clock);
+  assert.equal(clock.fire(60_000), 1, 'the contributor timeout runs on the injected timers');
+  const result = await collecting;
   assert.equal(result.records[0]!.status, 'timed_out');
+  assert.equal(result.records[0]!.error, 'no answer within 60000 ms');
+  assert.equal(clock.pending.size, 0, 'nothing left pending');
 
   const aborted = new ContextContributorRegistry();
   let sawSignal: AbortSignal | undefined;

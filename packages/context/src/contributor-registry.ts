@@ -8,6 +8,7 @@ import type {
   ContributionRequest,
 } from './contributor.js';
 import { validateContribution } from './contribution-validation.js';
+import { TimeLimitExceeded, withTimeout, type Timers } from './timers.js';
 
 export type ContributorStatus = 'ok' | 'failed' | 'timed_out' | 'invalid' | 'aborted';
 
@@ -43,6 +44,8 @@ export interface CollectOptions {
   readonly timeoutMs?: number;
   /** Measures durations; injectable for deterministic tests. Default: performance.now. */
   readonly now?: () => number;
+  /** Runs the timeouts; injectable so tests control time. Default: the process's timers. */
+  readonly timers?: Timers;
 }
 
 export const CONTRIBUTOR_TIMEOUT_MS = 5_000;
@@ -142,34 +145,21 @@ export class ContextContributorRegistry {
 
   private async runOne(contributor: ContextContributor, options: CollectOptions, runSignal: AbortSignal, now: () => number): Promise<ContributorRunRecord> {
     const timeoutMs = contributor.timeoutMs ?? options.timeoutMs ?? CONTRIBUTOR_TIMEOUT_MS;
-    const timeout = new AbortController();
-    const signal = AbortSignal.any([runSignal, timeout.signal]);
     const started = now();
     const base = { contributorId: contributor.id, required: contributor.required === true };
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const cutOff = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        reject(new TimeoutMarker());
-        timeout.abort();
-      }, timeoutMs);
-      signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-    });
     try {
-      const raw = await Promise.race([
-        Promise.resolve().then(() =>
-          contributor.contribute({ contextId: options.contextId, scope: options.scope, turn: options.turn, history: options.history, signal }),
-        ),
-        cutOff,
-      ]);
+      const raw = await withTimeout({
+        run: (signal) => contributor.contribute({ contextId: options.contextId, scope: options.scope, turn: options.turn, history: options.history, signal }),
+        limitMs: timeoutMs,
+        signal: runSignal,
+        timers: options.timers,
+      });
       return { ...base, status: 'ok', durationMs: now() - started, raw };
     } catch (error) {
       const durationMs = now() - started;
-      if (error instanceof TimeoutMarker) return { ...base, status: 'timed_out', durationMs, error: `no answer within ${timeoutMs} ms` };
+      if (error instanceof TimeLimitExceeded) return { ...base, status: 'timed_out', durationMs, error: error.message };
       if (runSignal.aborted) return { ...base, status: 'aborted', durationMs, error: 'the run was aborted' };
       return { ...base, status: 'failed', durationMs, error: error instanceof Error ? error.message : String(error) };
-    } finally {
-      clearTimeout(timer);
-      cutOff.catch(() => undefined);
     }
   }
 
@@ -180,4 +170,3 @@ export class ContextContributorRegistry {
   }
 }
 
-class TimeoutMarker {}

@@ -7,7 +7,7 @@ import { buildHistoryUnits } from './history-units.js';
 import type { CompactionRequest } from './history-compactor.js';
 import type { CanonicalMessage, ToolResultMessage } from './messages.js';
 import type { Summarizer } from './ports.js';
-import { historyArbitrary } from '@strata/testing';
+import { historyArbitrary, manualTimers } from '@strata/testing';
 
 const estimator = new ConservativeTokenEstimator();
 
@@ -125,8 +125,13 @@ for (const [name, answers, reason] of [
 }
 
 test('the summarizer times out: the projection stands', async () => {
-  const result = await new DefaultHistoryCompactor({ summarizer: scripted('hang'), summaryAttempts: 1, summaryTimeoutMs: 10 }).compact(request(longRun(30), { targetHistoryTokens: 3_000 }));
-  assert.match(result.trace.summaryRejections[0]!.reason, /no checkpoint within 10 ms/);
+  const clock = manualTimers();
+  const compacting = new DefaultHistoryCompactor({ summarizer: scripted('hang'), summaryAttempts: 1, summaryTimeoutMs: 60_000, timers: clock.timers }).compact(request(longRun(30), { targetHistoryTokens: 3_000 }));
+  for (let turn = 0; turn < 1_000 && clock.pending.size === 0; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(clock.fire(60_000), 1, 'the summary timeout runs on the injected timers');
+  const result = await compacting;
+  assert.match(result.trace.summaryRejections[0]!.reason, /no checkpoint within 60000 ms/);
+  assert.equal(clock.pending.size, 0);
   assert.ok(!result.history.some((message) => message.role === 'user' && message.checkpoint));
 });
 

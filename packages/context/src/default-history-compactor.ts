@@ -7,6 +7,7 @@ import type { Summarizer } from './ports.js';
 import type { TokenEstimator } from './token-estimator.js';
 import { MASK_PREVIEW_SHARE, PREVIEW_DEFAULTS, previewToolResult, type PreviewOptions } from './tool-result-preview.js';
 import { ConfigurationError } from './errors/configuration-error.js';
+import { TimeLimitExceeded, withTimeout, type Timers } from './timers.js';
 
 export interface HistoryCompactorOptions {
   readonly summarizer?: Summarizer;
@@ -18,6 +19,8 @@ export interface HistoryCompactorOptions {
   readonly summaryAttempts?: number;
   /** Default: 120,000 ms per summary attempt. */
   readonly summaryTimeoutMs?: number;
+  /** Runs the summary timeout; injectable so tests control time. Default: the process's timers. */
+  readonly timers?: Timers;
   readonly preview?: PreviewOptions;
   /** Share of the target kept verbatim as the recent suffix. Default 0.3. */
   readonly recentShare?: number;
@@ -240,23 +243,16 @@ export class DefaultHistoryCompactor implements HistoryCompactor {
   }
 
   private async callSummarizer(source: readonly CanonicalMessage[], runSignal: AbortSignal): Promise<string> {
-    const timeout = new AbortController();
-    const signal = AbortSignal.any([runSignal, timeout.signal]);
     const limitMs = this.options.summaryTimeoutMs;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const cutOff = new Promise<never>((_, reject) => {
-      // A ref'd timer: AbortSignal.timeout alone would let the process exit mid-wait.
-      timer = setTimeout(() => {
-        reject(new Error(`no checkpoint within ${limitMs} ms`));
-        timeout.abort();
-      }, limitMs);
-      runSignal.addEventListener('abort', () => reject(runSignal.reason), { once: true });
-    });
     try {
-      return await Promise.race([this.options.summarizer!.summarize({ transcript: source, instructions: CHECKPOINT_INSTRUCTIONS, signal }), cutOff]);
-    } finally {
-      clearTimeout(timer);
-      cutOff.catch(() => undefined);
+      return await withTimeout({
+        run: (signal) => this.options.summarizer!.summarize({ transcript: source, instructions: CHECKPOINT_INSTRUCTIONS, signal }),
+        limitMs,
+        signal: runSignal,
+        timers: this.options.timers,
+      });
+    } catch (error) {
+      throw error instanceof TimeLimitExceeded ? new Error(`no checkpoint within ${limitMs} ms`) : error;
     }
   }
 }

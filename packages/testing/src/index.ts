@@ -24,3 +24,6 @@ export { modelVisibleFields } from './model-visible.js';
 
 // LangChain messages as the oracle reads them
 export { langChainAsOpenAIChat } from './langchain-chat.js';
+
+// Timers a test fires by hand (no sleeping).
+export { manualTimers } from './manual-timers.js';

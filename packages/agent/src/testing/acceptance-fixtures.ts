@@ -5,7 +5,7 @@ import { createMemoryStores, type Stores } from '@strata/store';
 import { registerStandardTools, ToolRegistry } from '@strata/tools';
 import type { AgentBindings } from '../create-agent-run.js';
 import { createUpdatePlanTool } from '../lanes/plan-tool.js';
-import { manualTimers } from './run-fixtures.js';
+import { manualTimers } from '@strata/testing';
 
 export const call = (id: string, name: string, input: JsonValue): ScriptedTurn => ({ parts: [{ type: 'tool-call', id, name, input }] });
 export const calls = (...list: ReadonlyArray<[string, string, JsonValue]>): ScriptedTurn => ({ parts: list.map(([id, name, input]) => ({ type: 'tool-call' as const, id, name, input })) });

@@ -1,30 +1,6 @@
 // Test helpers of @strata/agent's own tests; not exported from the package index.
 import assert from 'node:assert/strict';
 import { buildHistoryUnits, toOpenAIChat, type CanonicalHistory, type ContextTraceV5 } from '@strata/context';
-import type { Timers } from '../run-deadline.js';
-
-/** Timers that fire only when the test says so; `fire(delayMs)` runs every pending timer set with that delay. */
-export function manualTimers() {
-  const pending = new Map<number, { callback: () => void; delayMs: number }>();
-  let next = 0;
-  const timers: Timers = {
-    set: (callback, delayMs) => {
-      next += 1;
-      pending.set(next, { callback, delayMs });
-      return next;
-    },
-    clear: (handle) => void pending.delete(handle as number),
-  };
-  const fire = (delayMs: number): number => {
-    const due = [...pending.entries()].filter(([, timer]) => timer.delayMs === delayMs);
-    for (const [handle, timer] of due) {
-      pending.delete(handle);
-      timer.callback();
-    }
-    return due.length;
-  };
-  return { timers, pending, fire };
-}
 
 /**
  * Whether a promise settles within a number of event-loop turns, without
