@@ -11,8 +11,10 @@ from scipy import sparse
 CLASSES = ['start','upper','lower','digit','punctuation','space','break','tab','control','commonPunctuation','commonSymbol','commonOther','combining','latin','greek','cyrillic','armenian','hebrew','arabic','devanagari','bengali','gurmukhi','gujarati','oriya','tamil','telugu','kannada','malayalam','sinhala','thai','lao','tibetan','myanmar','khmer','georgian','ethiopic','han','kana','hangul','other','highSurrogate','lowSurrogate']
 LETTERS = 'abcdefghijklmnopqrstuvwxyz'
 UNCOMMON = {'uncommonHan': 'han', 'uncommonHangul': 'hangul'}
+CAPITALS = {'capitalLatin': 'latin', 'capitalGreek': 'greek', 'capitalCyrillic': 'cyrillic', 'capitalArmenian': 'armenian'}
 def class_of(kind):
     if kind in UNCOMMON: return UNCOMMON[kind]
+    if kind in CAPITALS: return CAPITALS[kind]
     return 'lower' if kind in LETTERS else kind
 WORD = {'upper','lower','latin'}
 def starts_run(p, c):
@@ -26,7 +28,7 @@ PAIR_CLASSES = ['start','upper','lower','digit','punctuation','space','break','t
 PAIRS = [f'{p} {c}' for p in PAIR_CLASSES for c in PAIR_CLASSES if c != 'start']
 names = ([f'{c}.character' for c in CLASSES[1:] if c not in FIXED] + [f'{c}.run' for c in CLASSES[1:]] + ['pair.' + k for k in PAIRS]
          + [f'letters.{a}{b}' for a in LETTERS for b in LETTERS] + [f'wordStart.{a}' for a in LETTERS] + [f'wordEnd.{a}' for a in LETTERS]
-         + ['uncommon.han', 'uncommon.hangul'])
+         + ['uncommon.han', 'uncommon.hangul'] + [f'capital.{script}' for script in CAPITALS.values()])
 idx = {n: i for i, n in enumerate(names)}
 
 def features(kind_pairs):
@@ -42,6 +44,7 @@ def features(kind_pairs):
         if ck in LETTERS and pk not in LETTERS and pk != 'upper': x[idx[f'wordStart.{ck}']] += n
         if pk in LETTERS and ck not in LETTERS: x[idx[f'wordEnd.{pk}']] += n
         if ck in UNCOMMON: x[idx[f'uncommon.{UNCOMMON[ck]}']] += n
+        if ck in CAPITALS: x[idx[f'capital.{CAPITALS[ck]}']] += n
     return x, fixed
 
 family = sys.argv[1]
@@ -134,5 +137,6 @@ out.append('      },')
 out.append(f'      wordStarts: [{", ".join(number(weight(f"wordStart.{a}")) for a in LETTERS)}],')
 out.append(f'      wordEnds: [{", ".join(number(weight(f"wordEnd.{a}")) for a in LETTERS)}],')
 out.append(f'      uncommon: {{ han: {number(weight("uncommon.han"))}, hangul: {number(weight("uncommon.hangul"))} }},')
+out.append('      capitals: { ' + ', '.join(f'{script}: {number(weight("capital." + script))}' for script in CAPITALS.values()) + ' },')
 out.append('    },')
 print('\n'.join(out))
