@@ -70,3 +70,29 @@ test('assembler: any checked history gives a typed error or an input every provi
     { numRuns: RUNS },
   );
 });
+
+test('assembler: an overflow recovery with any figures gives a typed error or a valid input no larger than the one rejected', async () => {
+  const figure = fc.oneof(fc.integer({ min: -10, max: 200_000 }), fc.double(), fc.constantFrom(undefined, null, '9000', Number.NaN, Number.POSITIVE_INFINITY));
+  await fc.assert(
+    fc.asyncProperty(anyCheckedHistory, fc.constantFrom(6_000, 700), figure, figure, async (history, cap, requestedTokens, limitTokens) => {
+      const subject = assembler(cap);
+      let rejected: CanonicalMessage[];
+      let retried: CanonicalMessage[];
+      try {
+        rejected = [...(await subject.assemble({ contextId: 'fuzz', turn: 1, history, tools: [] })).input.messages];
+        const recovery = { reason: 'context overflow', attempt: 1, requestedTokens, limitTokens } as { reason: string; attempt: number; requestedTokens?: number; limitTokens?: number };
+        retried = [...(await subject.assemble({ contextId: 'fuzz', turn: 1, history, tools: [], recovery })).input.messages];
+      } catch (error) {
+        if (ContextInputError.isInstance(error) || ContextBudgetError.isInstance(error)) return;
+        throw error;
+      }
+      const size = (messages: readonly CanonicalMessage[]) => JSON.stringify(messages).length;
+      assert.ok(size(retried) <= size(rejected), 'the retry is never larger');
+      if (!rules) return;
+      const chat = toOpenAIChat(retried);
+      assert.deepEqual(rules.violations(chat, 'openai'), [], 'openai');
+      assert.deepEqual(rules.violations(chat, 'anthropic'), [], 'anthropic');
+    }),
+    { numRuns: RUNS },
+  );
+});
