@@ -15,7 +15,7 @@ test('each character lands in the class of its Unicode script, ASCII by what a B
 
 test('small letters are kinds of their own; capitals beyond ASCII too; Han and Hangul outside GB 2312 level 1 and KS X 1001 are uncommon', () => {
   const expected: Record<string, string> = {
-    a: 'a', q: 'q', z: 'z', A: 'upper', é: 'latin', É: 'capitalLatin', Я: 'capitalCyrillic', я: 'cyrillic', Ω: 'capitalGreek', Ա: 'capitalArmenian', '\u1c90': 'other', ა: 'georgian', 的: 'han', 国: 'han', 龘: 'uncommonHan', 㐀: 'uncommonHan', 한: 'hangul', 국: 'hangul', 똠: 'uncommonHangul', ㄱ: 'hangul',
+    a: 'a', q: 'q', z: 'z', A: 'upper', é: 'latin', É: 'capitalLatin', Я: 'capitalCyrillic', я: 'cyrillic', Ω: 'capitalGreek', Ա: 'capitalArmenian', '\u1c90': 'other', ა: 'georgian', ǎ: 'uncommonLatin', ɪ: 'uncommonLatin', ế: 'latin', ą: 'latin', ἀ: 'other', α: 'greek', 的: 'han', 国: 'han', 龘: 'uncommonHan', 㐀: 'uncommonHan', 한: 'hangul', 국: 'hangul', 똠: 'uncommonHangul', ㄱ: 'hangul',
   };
   for (const [character, kind] of Object.entries(expected)) assert.equal(characterKindOf(character.charCodeAt(0)), kind, character);
   assert.equal(characterClassOf('q'.charCodeAt(0)), 'lower');

@@ -13,8 +13,8 @@
  * Some characters of classed scripts are split into bytes by the encoders,
  * unlike the rest of their script, and are classed `other` (see
  * BYTE_SPLIT_RANGES): C1 controls, conjoining Hangul jamo (Korean in NFD,
- * as macOS file names hold it) and the half-width katakana and Hangul of
- * legacy Japanese and Korean text.
+ * as macOS file names hold it), the half-width katakana and Hangul of
+ * legacy Japanese and Korean text, Georgian capitals and polytonic Greek.
  */
 export const CHARACTER_CLASSES = Object.freeze([
   // Before the first character: a run always starts here.
@@ -49,12 +49,23 @@ export type SmallLetter = (typeof SMALL_LETTERS)[number];
  * kind `han` holds common Han characters, `hangul` common Hangul syllables,
  * and `lower` no character at all); each small ASCII letter is a kind of
  * class `lower`; `uncommonHan` and `uncommonHangul` hold the characters of
- * those scripts outside the common sets (see `commonCharacters`); the
+ * those scripts outside the common sets (see `commonCharacters`),
+ * `uncommonLatin` the Latin letters beyond Latin-1, Latin Extended-A and
+ * the Vietnamese letters (IPA, Latin Extended-B and later blocks, which the
+ * encoders split); the
  * capital kinds hold the capital letters of the cased scripts beyond ASCII,
  * which the encoders merge far less than small ones (Russian in capitals
  * costs o200k three times its small letters).
  */
-export const CHARACTER_KINDS = Object.freeze([...CHARACTER_CLASSES, ...SMALL_LETTERS, 'uncommonHan', 'uncommonHangul', 'capitalLatin', 'capitalGreek', 'capitalCyrillic', 'capitalArmenian'] as const);
+export const CHARACTER_KINDS = Object.freeze([
+  ...CHARACTER_CLASSES,
+  ...SMALL_LETTERS,
+  ...['uncommonHan', 'uncommonHangul', 'uncommonLatin'] as const,
+  ...['capitalLatin', 'capitalGreek', 'capitalCyrillic', 'capitalArmenian'] as const,
+] as const);
+
+/** The scripts with uncommon characters of their own, by the kind that holds them. */
+const UNCOMMON_KINDS = Object.freeze({ uncommonHan: 'han', uncommonHangul: 'hangul', uncommonLatin: 'latin' } as const);
 
 /** The cased scripts whose capitals are kinds of their own, by the kind that holds them. */
 const CAPITAL_KINDS = Object.freeze({ capitalLatin: 'latin', capitalGreek: 'greek', capitalCyrillic: 'cyrillic', capitalArmenian: 'armenian' } as const);
@@ -82,7 +93,7 @@ export function classOfKind(kind: CharacterKind): CharacterClass {
   if (CLASS_SET.has(kind)) return kind as CharacterClass;
   if (LETTER_SET.has(kind)) return 'lower';
   if (Object.hasOwn(CAPITAL_KINDS, kind)) return CAPITAL_KINDS[kind as keyof typeof CAPITAL_KINDS];
-  return kind === 'uncommonHan' ? 'han' : 'hangul';
+  return UNCOMMON_KINDS[kind as keyof typeof UNCOMMON_KINDS];
 }
 
 /** True for the kinds of small ASCII letters. */
@@ -126,6 +137,7 @@ const BYTE_SPLIT_RANGES: ReadonlyArray<readonly [number, number]> = [
   [0xa960, 0xa97f], // Hangul jamo extended A
   [0xd7b0, 0xd7ff], // Hangul jamo extended B
   [0x1c90, 0x1cbf], // Georgian Mtavruli (capitals)
+  [0x1f00, 0x1fff], // Greek Extended (polytonic Greek)
   [0xff61, 0xffdc], // half-width CJK punctuation, katakana and Hangul
 ];
 
@@ -201,6 +213,10 @@ function buildUnitTable(): void {
     if (name === 'han') name = 'uncommonHan';
     else if (name === 'hangul') name = 'uncommonHangul';
     kinds.fill(kindNumber(name), match.index, match.index + match[0].length);
+  }
+  // Latin beyond the blocks the encoders merge well (see CHARACTER_KINDS).
+  for (let code = 128; code < 0x10000; code += 1) {
+    if (kinds[code] === kindNumber('latin') && !((code >= 0xc0 && code <= 0x17f) || (code >= 0x1ea0 && code <= 0x1ef9))) kinds[code] = kindNumber('uncommonLatin');
   }
   const capitalOf = new Map(Object.entries(CAPITAL_KINDS).map(([kind, script]) => [kindNumber(script), kindNumber(kind as CharacterKind)]));
   for (const match of bmp.matchAll(/[\p{Lu}\p{Lt}]/gu)) {
