@@ -163,7 +163,9 @@ test('scripts the old classes priced as "other" are no longer under-counted (iss
   // Blocks the encoders split where the rest of their script merges: polytonic Greek, IPA.
   const polytonic = 'Ἐν ἀρχῇ ἦν ὁ λόγος, καὶ ὁ λόγος ἦν πρὸς τὸν θεόν. ';
   const ipa = 'ˈɪntərnæʃənəl fəˈnɛtɪk ˈælfəbɛt ʃʒŋθð ';
-  for (const text of [lao.repeat(8), gujarati.repeat(12), capitals.repeat(4), russian.repeat(4), greek.repeat(5), mtavruli.repeat(10), polytonic.repeat(5), ipa.repeat(6)]) {
+  // Lao prose, not names: it ran 5% over the Lao weight fitted on ICU text alone.
+  const laoProse = 'ປະເທດລາວຕັ້ງຢູ່ໃນພາກພື້ນອາຊີຕາເວັນອອກສຽງໃຕ້. ນະຄອນຫຼວງວຽງຈັນແມ່ນເມືອງຫຼວງຂອງປະເທດ. ແມ່ນ້ຳຂອງໄຫຼຜ່ານປະເທດລາວຈາກທິດເໜືອຫາທິດໃຕ້. ';
+  for (const text of [lao.repeat(8), gujarati.repeat(12), capitals.repeat(4), russian.repeat(4), greek.repeat(5), mtavruli.repeat(10), polytonic.repeat(5), ipa.repeat(6), laoProse.repeat(2)]) {
     for (const family of FAMILIES) assert.ok(new ConservativeTokenEstimator({ family }).countText(text) >= exactCounters[family](text), `${family}: ${text.slice(0, 20)}`);
   }
 });
