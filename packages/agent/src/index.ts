@@ -22,7 +22,7 @@ export { DELEGATE_TOOL_NAME, REVIEW_TOOL_NAME } from './lanes/lane-reducers.js';
 // Timeouts
 export { RunTimeout } from './run-deadline.js';
 export type { Timers } from '@strata/context';
-export { untilAborted } from './abort-race.js';
+export { untilAborted } from '@strata/context';
 
 // Errors
 export { StepRefusedError } from './errors/step-refused-error.js';

@@ -1,6 +1,5 @@
-import type { AssembledTurn, AssistantMessage, TurnRecovery } from '@strata/context';
+import { untilAborted, type AssembledTurn, type AssistantMessage, type TurnRecovery } from '@strata/context';
 import { ContextOverflowError, type ModelCallError, type ModelClient, type ModelEvent, type ModelUsage } from '@strata/model';
-import { untilAborted } from './abort-race.js';
 
 export type StreamOutcome =
   | { readonly type: 'finish'; readonly message: AssistantMessage; readonly usage: ModelUsage }

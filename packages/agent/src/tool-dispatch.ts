@@ -1,6 +1,5 @@
-import { interruptedResult, redactCredentials, type ContextDiagnostic, type ToolCall, type ToolOutcome, type ToolOutputStore, type ToolResultMessage } from '@strata/context';
+import { interruptedResult, redactCredentials, untilAborted, type ContextDiagnostic, type ToolCall, type ToolOutcome, type ToolOutputStore, type ToolResultMessage } from '@strata/context';
 import { gatherToolOutput, storeToolResult, type ToolRegistry } from '@strata/tools';
-import { untilAborted } from './abort-race.js';
 
 export interface ToolDispatchOptions {
   readonly registry: ToolRegistry;

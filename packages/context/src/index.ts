@@ -94,6 +94,7 @@ export type { ModelInput } from './model-input.js';
 // Compaction
 export { DefaultHistoryCompactor } from './default-history-compactor.js';
 export { SYSTEM_TIMERS, type Timers } from './timers.js';
+export { untilAborted } from './abort-race.js';
 export type { HistoryCompactorOptions } from './default-history-compactor.js';
 export type { CompactionReason, CompactionRequest, CompactionResult, CompactionTrace, HistoryCompactor } from './history-compactor.js';
 export { CHECKPOINT_INSTRUCTIONS } from './checkpoint-format.js';

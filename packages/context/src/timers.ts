@@ -1,3 +1,5 @@
+import { untilAborted } from './abort-race.js';
+
 /** Timer functions, injectable so tests control time. */
 export interface Timers {
   set(callback: () => void, delayMs: number): unknown;
@@ -23,30 +25,19 @@ export class TimeLimitExceeded extends Error {
 /**
  * Runs `run` with a signal that aborts when `limitMs` passes or `signal`
  * aborts, and settles as soon as either happens, even when `run` ignores its
- * signal: with `TimeLimitExceeded`, or with the signal's reason. Nothing is
- * left listening or pending afterwards.
+ * signal (`untilAborted`): with `TimeLimitExceeded`, or with the signal's
+ * reason. No timer is left pending afterwards.
  */
 export async function withTimeout<T>(options: { run: (signal: AbortSignal) => T | Promise<T>; limitMs: number; signal: AbortSignal; timers?: Timers }): Promise<T> {
-  const { signal, limitMs } = options;
-  signal.throwIfAborted();
+  const { limitMs } = options;
+  options.signal.throwIfAborted();
   const timers = options.timers ?? SYSTEM_TIMERS;
   const limit = new AbortController();
-  let onAbort: (() => void) | undefined;
-  let handle: unknown;
-  const cutOff = new Promise<never>((_, reject) => {
-    handle = timers.set(() => {
-      const exceeded = new TimeLimitExceeded(limitMs);
-      reject(exceeded);
-      limit.abort(exceeded);
-    }, limitMs);
-    onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
+  const handle = timers.set(() => limit.abort(new TimeLimitExceeded(limitMs)), limitMs);
+  const signal = AbortSignal.any([options.signal, limit.signal]);
   try {
-    return await Promise.race([Promise.resolve().then(() => options.run(AbortSignal.any([signal, limit.signal]))), cutOff]);
+    return await untilAborted(Promise.resolve().then(() => options.run(signal)), signal);
   } finally {
     timers.clear(handle);
-    signal.removeEventListener('abort', onAbort!);
-    cutOff.catch(() => undefined);
   }
 }
