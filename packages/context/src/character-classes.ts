@@ -52,8 +52,7 @@ export type SmallLetter = (typeof SMALL_LETTERS)[number];
  * those scripts outside the common sets (see `commonCharacters`),
  * `uncommonLatin` the Latin letters beyond Latin-1, Latin Extended-A and
  * the Vietnamese letters (IPA, Latin Extended-B and later blocks, which the
- * encoders split); the
- * capital kinds hold the capital letters of the cased scripts beyond ASCII,
+ * encoders split); the capital kinds hold the capital letters of the cased scripts beyond ASCII,
  * which the encoders merge far less than small ones (Russian in capitals
  * costs o200k three times its small letters).
  */
@@ -215,8 +214,9 @@ function buildUnitTable(): void {
     kinds.fill(kindNumber(name), match.index, match.index + match[0].length);
   }
   // Latin beyond the blocks the encoders merge well (see CHARACTER_KINDS).
+  const [latin, uncommonLatin] = [kindNumber('latin'), kindNumber('uncommonLatin')];
   for (let code = 128; code < 0x10000; code += 1) {
-    if (kinds[code] === kindNumber('latin') && !((code >= 0xc0 && code <= 0x17f) || (code >= 0x1ea0 && code <= 0x1ef9))) kinds[code] = kindNumber('uncommonLatin');
+    if (kinds[code] === latin && !((code >= 0xc0 && code <= 0x17f) || (code >= 0x1ea0 && code <= 0x1ef9))) kinds[code] = uncommonLatin;
   }
   const capitalOf = new Map(Object.entries(CAPITAL_KINDS).map(([kind, script]) => [kindNumber(script), kindNumber(kind as CharacterKind)]));
   for (const match of bmp.matchAll(/[\p{Lu}\p{Lt}]/gu)) {

@@ -220,7 +220,6 @@ export class ContextAssembler {
     if (window.stats.droppedUnits > 0) memory.reachCapacity(history);
     // Call-local data goes after the history: every call in it is answered, so nothing sits between a call and its results.
     const candidateInput: ModelInput = { messages: [...candidate.system, ...window.messages, ...candidate.composed.callLocal], tools: turn.tools };
-    memory.lastInputTokens = fixedTokens(candidate) + window.stats.usedTokens;
     // 10. Validate: the last gate before a provider.
     this.timedSync(turn, 'validate', () => this.validate(turn, candidate, replaced, candidateInput));
     // 11. Trace. Shadow mode sends the legacy input and traces the dynamic candidate.
@@ -239,6 +238,7 @@ export class ContextAssembler {
       declaredPlan: memory.latestPlanCall(),
       activePlanCallId: request.activePlanCallId,
     });
+    memory.lastInputTokens = trace.budget!.totalTokens;
     return { input, trace: await this.timed(turn, 'trace', () => this.writeTrace(turn, trace)), history, historyChanged: history !== request.history };
   }
 
@@ -422,7 +422,7 @@ function recoveryBudget(budget: ResolvedContextBudget, recovery: TurnRecovery, r
   const share = stated ? (limitTokens / requestedTokens) * RECOVERY_MARGIN : RECOVERY_SHARE;
   const rejected = Math.min(budget.inputCapTokens, rejectedTokens ?? budget.inputCapTokens);
   const inputCapTokens = Math.max(1, Math.floor(rejected * share));
-  return { ...budget, inputCapTokens, pressureTokens: Math.min(budget.pressureTokens, Math.floor(budget.pressureTokens * (inputCapTokens / budget.inputCapTokens))) };
+  return { ...budget, inputCapTokens, pressureTokens: Math.floor(budget.pressureTokens * (inputCapTokens / budget.inputCapTokens)) };
 }
 
 /** The recovery as the trace records it (its reason holds the provider's message, figures included). */

@@ -122,7 +122,6 @@ export function interruptedResult(callId: string, toolName: string): ToolResultM
   return { role: 'tool', toolCallId: callId, toolName, content: '[no result: this tool call was interrupted before it finished]', isError: true };
 }
 
-
 /**
  * Prompt-cache prices per input token, relative to a new one: a token of the
  * prefix cached from the previous request, a new token, and a token written
@@ -310,8 +309,8 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
       const step = pairStep(history, index, callIds);
       const messages: CanonicalMessage[] = [step.assistant];
       const previewed: ToolResultMessage[] = [];
+      const atCapacity = capacityStep !== undefined && cursor.steps > capacityStep;
       for (const result of step.results) {
-        const atCapacity = capacityStep !== undefined && cursor.steps > capacityStep;
         const preview = this.maxPreviewShare === 0 || this.keepWhole.has(result.toolName) ? undefined : this.previewOf(result, atCapacity, cursor.steps);
         messages.push(preview ?? result);
         if (preview) previewed.push(result);

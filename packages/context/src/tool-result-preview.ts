@@ -29,7 +29,6 @@ export const PREVIEW_DEFAULTS: PreviewOptions = Object.freeze({ headChars: 160, 
  */
 export const MASK_PREVIEW_SHARE = 0.5;
 
-
 /** Cuts at `index` without splitting a surrogate pair. */
 function safeCut(text: string, index: number): number {
   const code = text.charCodeAt(index - 1);

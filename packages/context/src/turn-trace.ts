@@ -1,7 +1,7 @@
 import type { CollectionResult } from './contributor-registry.js';
 import type { ContextScope } from './contributor.js';
 import type { ContextConfiguration, ContextMode, ResolvedContextBudget } from './context-configuration.js';
-import { tokensByContributor, type ContextCandidate } from './context-candidate.js';
+import { fixedTokens, tokensByContributor, type ContextCandidate } from './context-candidate.js';
 import type { ContextTraceV5 } from './context-trace.js';
 import { EMPTY_COMPACTION_TRACE, type CompactionTrace } from './history-compactor.js';
 import type { HistoryWindow } from './history-window.js';
@@ -75,7 +75,7 @@ export function dynamicTurnTrace(options: {
       contributorTokens: tokensByContributor(candidate, collected.collection),
       countedWith: candidate.counter.exact ? 'exact' : 'estimate',
       tokenizerFamily: candidate.counter.family,
-      totalTokens: candidate.toolTokens + candidate.systemTokens + candidate.callLocalTokens + window.stats.usedTokens,
+      totalTokens: fixedTokens(candidate) + window.stats.usedTokens,
     },
     contributors: collected.records,
     collection: collected.collection,
