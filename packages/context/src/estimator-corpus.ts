@@ -215,7 +215,7 @@ export function minify(source: string): string {
  */
 export function stressCorpus(options: { prose?: readonly string[]; codeSources?: readonly string[] } = {}): CorpusItem[] {
   const items: CorpusItem[] = [];
-  const add = (corpus: string, conversation: string, texts: readonly string[]) => {
+  const add: AddItems = (corpus, conversation, texts) => {
     for (const text of texts) if (text.length > 0) items.push({ corpus, conversation, text });
   };
   const random = randomSource(14);
@@ -256,8 +256,7 @@ export function stressCorpus(options: { prose?: readonly string[]; codeSources?:
     add('emoji', `${name} in text`, itemsOf(sequence.map((emoji, index) => `${emoji} item ${index}`), (chunk) => chunk.join(', ')));
   }
 
-  const combining = range(0x300, 0x36f).map((code) => String.fromCharCode(code));
-  const stacked = Array.from({ length: 300 }, (_, index) => LETTERS[index % 26]! + combining[index % combining.length]! + combining[(index * 7) % combining.length]!);
+  const stacked = Array.from({ length: 300 }, (_, index) => LETTERS[index % 26]! + COMBINING_MARKS[index % COMBINING_MARKS.length]! + COMBINING_MARKS[(index * 7) % COMBINING_MARKS.length]!);
   add('symbols', 'combining marks', itemsOf(stacked, (chunk) => chunk.join('')));
   const fullWidth = 'Ｆｕｌｌ－ｗｉｄｔｈ ｔｅｘｔ，ＡＢＣ １２３！ '.repeat(20);
   const mathematical = String.fromCodePoint(...range(0x1d400, 0x1d6a3).filter((code) => /\p{L}/u.test(String.fromCodePoint(code))));
@@ -272,9 +271,16 @@ export function stressCorpus(options: { prose?: readonly string[]; codeSources?:
   add('runs', 'random small letters', [randomLetters(LETTERS, 2_000), randomWords(LETTERS), randomWords('bcdfghjklmnpqrstvwxz'), randomWords('aeiouy')]);
   // Strings over small alphabets: DNA in both cases, bits.
   add('runs', 'small alphabets', [randomLetters('ACGT', 2_000), randomLetters('acgt', 2_000), randomLetters('01', 2_000), randomLetters('ACGTN', 400).replace(/.{60}/g, '$&\n')]);
-  items.push(...terminalItems(random, options.prose ?? [], options.codeSources ?? []), ...legacyFormItems(random, options.prose ?? []));
+  addTerminalItems(add, random, options.prose ?? [], options.codeSources ?? []);
+  addLegacyFormItems(add, random, options.prose ?? []);
   return items;
 }
+
+/** Adds the non-empty texts as items of one corpus and conversation. */
+type AddItems = (corpus: string, conversation: string, texts: readonly string[]) => void;
+
+/** The combining diacritical marks, U+0300 to U+036F. */
+const COMBINING_MARKS = range(0x300, 0x36f).map((code) => String.fromCharCode(code));
 
 /**
  * What terminals and files put in tool outputs: test-runner output coloured
@@ -282,11 +288,8 @@ export function stressCorpus(options: { prose?: readonly string[]; codeSources?:
  * ends, short lines of words, code identifiers in every case style,
  * tab-indented code, tab-separated tables, NUL-separated paths, form feeds.
  */
-function terminalItems(random: () => number, prose: readonly string[], codeSources: readonly string[]): CorpusItem[] {
-  const items: CorpusItem[] = [];
-  const add = (conversation: string, texts: readonly string[]) => {
-    for (const text of texts) if (text.length > 0) items.push({ corpus: 'terminal', conversation, text });
-  };
+function addTerminalItems(addItems: AddItems, random: () => number, prose: readonly string[], codeSources: readonly string[]): void {
+  const add = (conversation: string, texts: readonly string[]) => addItems('terminal', conversation, texts);
   const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)]!;
   const words = (prose.join(' ').match(/[a-z]{3,}/g) ?? ['value', 'state', 'parse']).slice(0, 2_000);
   const path = () => `src/${pick(words)}/${pick(words)}${pick(['.test.ts', '.ts', '.js', '.py', '.go'])}`;
@@ -331,7 +334,6 @@ function terminalItems(random: () => number, prose: readonly string[], codeSourc
   }
   add('nul-separated', [Array.from({ length: 40 }, path).join('\u0000'), Array.from({ length: 200 }, path).join('\u0000')]);
   add('form feeds', [prose.slice(0, 8).join('\f\n'), prose.slice(8, 20).join('\n\u000b')]);
-  return items;
 }
 
 /**
@@ -339,11 +341,8 @@ function terminalItems(random: () => number, prose: readonly string[], codeSourc
  * as macOS file names hold them), half-width katakana, full-width Latin
  * prose and numbers, and letters under stacks of combining marks.
  */
-function legacyFormItems(random: () => number, prose: readonly string[]): CorpusItem[] {
-  const items: CorpusItem[] = [];
-  const add = (conversation: string, texts: readonly string[]) => {
-    for (const text of texts) if (text.length > 0) items.push({ corpus: 'legacy-forms', conversation, text });
-  };
+function addLegacyFormItems(addItems: AddItems, random: () => number, prose: readonly string[]): void {
+  const add = (conversation: string, texts: readonly string[]) => addItems('legacy-forms', conversation, texts);
   for (const locale of ['ko', 'vi']) {
     const phrases = localePhrases(locale).flat().map((phrase) => phrase.normalize('NFD'));
     add(`${locale} decomposed`, itemsOf(phrases, (chunk) => chunk.join(' ')));
@@ -356,10 +355,8 @@ function legacyFormItems(random: () => number, prose: readonly string[]): Corpus
   const toFullWidth = (text: string) => text.replace(/[!-~]/g, (character) => String.fromCharCode(character.charCodeAt(0) + 0xfee0));
   add('full-width prose', [...prose.slice(0, 20).map(toFullWidth), ...prose.slice(20, 30).map((text) => toFullWidth(text.toUpperCase()))]);
   add('full-width numbers', [Array.from({ length: 80 }, () => toFullWidth(`No.${Math.floor(random() * 99_999)} ${(random() * 100).toFixed(2)}%`)).join('、')]);
-  const marks = range(0x300, 0x36f).map((code) => String.fromCharCode(code));
-  const stacked = (text: string) => [...text].map((character) => (/\p{L}/u.test(character) ? character + Array.from({ length: 1 + Math.floor(random() * 6) }, () => marks[Math.floor(random() * marks.length)]).join('') : character)).join('');
+  const stacked = (text: string) => [...text].map((character) => (/\p{L}/u.test(character) ? character + Array.from({ length: 1 + Math.floor(random() * 6) }, () => COMBINING_MARKS[Math.floor(random() * COMBINING_MARKS.length)]).join('') : character)).join('');
   add('stacked marks', prose.slice(0, 10).map((text) => stacked(text.slice(0, 300))));
-  return items;
 }
 
 function range(first: number, last: number): number[] {
@@ -400,9 +397,16 @@ export function gettextMessages(bytes: Uint8Array): string[] {
   return messages;
 }
 
+/** One compiled catalog: its locale folder, its domain (the file name) and its bytes. */
+export interface GettextCatalog {
+  readonly locale: string;
+  readonly domain: string;
+  readonly bytes: Uint8Array;
+}
+
 /** Every catalog under `root` (`<locale>/LC_MESSAGES/<domain>.mo`), read in place; none where the folder is absent. */
-export function readGettextCatalogs(root = GETTEXT_ROOT): Array<{ locale: string; domain: string; bytes: Uint8Array }> {
-  const catalogs: Array<{ locale: string; domain: string; bytes: Uint8Array }> = [];
+export function readGettextCatalogs(root = GETTEXT_ROOT): GettextCatalog[] {
+  const catalogs: GettextCatalog[] = [];
   if (!existsSync(root)) return catalogs;
   for (const locale of readdirSync(root).sort()) {
     const folder = join(root, locale, 'LC_MESSAGES');
@@ -421,7 +425,7 @@ export function readGettextCatalogs(root = GETTEXT_ROOT): Array<{ locale: string
  * most `perCatalog` items of about 400 characters from each catalog, spread
  * over it. One conversation per catalog.
  */
-export function gettextCorpus(catalogs: ReadonlyArray<{ locale: string; domain: string; bytes: Uint8Array }>, perCatalog = 6): CorpusItem[] {
+export function gettextCorpus(catalogs: readonly GettextCatalog[], perCatalog = 6): CorpusItem[] {
   const items: CorpusItem[] = [];
   for (const { locale, domain, bytes } of catalogs) {
     const runs = itemsOf(gettextMessages(bytes), (chunk) => chunk.join('\n'));
