@@ -124,7 +124,6 @@ export class RunDeadline {
   }
 }
 
-
 export class RunTimeout extends Error {
   readonly which: 'run' | 'idle';
   constructor(which: 'run' | 'idle', limitMs: number) {

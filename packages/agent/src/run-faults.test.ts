@@ -10,7 +10,6 @@ import { createFileTraceSink, createMemoryStores } from '@strata/store';
 import { ToolRegistry } from '@strata/tools';
 import { createAgentRun, type AgentBindings, type AgentProfile } from './create-agent-run.js';
 import { StepRefusedError } from './errors/step-refused-error.js';
-
 import { assertProviderSafe, assertStepsWhole, settlesWithin, signalled } from './testing/run-fixtures.js';
 
 const rules = await loadProviderRules();

@@ -65,18 +65,13 @@ test('failures: optional becomes a warning, required fails the turn, raw output 
   await assert.rejects(strict.collectDetailed(base), /required contributor "governance" failed: policy file missing/);
 });
 
-/** Yields event-loop turns (no time passes) until a timer is pending. */
-async function whenPending(clock: ReturnType<typeof manualTimers>): Promise<void> {
-  for (let turn = 0; turn < 1_000 && clock.pending.size === 0; turn += 1) await new Promise((resolve) => setImmediate(resolve));
-}
-
 test('a hanging contributor is cut off by its timeout and by the run signal', async () => {
   const hang = () => new Promise<never>(() => undefined);
   const registry = new ContextContributorRegistry();
   registry.register(contributor('slow', hang, { timeoutMs: 60_000 }));
   const clock = manualTimers();
   const collecting = registry.collectDetailed({ ...base, timers: clock.timers });
-  await whenPending(clock);
+  await clock.whenPending();
   assert.equal(clock.fire(60_000), 1, 'the contributor timeout runs on the injected timers');
   const result = await collecting;
   assert.equal(result.records[0]!.status, 'timed_out');

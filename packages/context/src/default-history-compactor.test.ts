@@ -127,7 +127,7 @@ for (const [name, answers, reason] of [
 test('the summarizer times out: the projection stands', async () => {
   const clock = manualTimers();
   const compacting = new DefaultHistoryCompactor({ summarizer: scripted('hang'), summaryAttempts: 1, summaryTimeoutMs: 60_000, timers: clock.timers }).compact(request(longRun(30), { targetHistoryTokens: 3_000 }));
-  for (let turn = 0; turn < 1_000 && clock.pending.size === 0; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+  await clock.whenPending();
   assert.equal(clock.fire(60_000), 1, 'the summary timeout runs on the injected timers');
   const result = await compacting;
   assert.match(result.trace.summaryRejections[0]!.reason, /no checkpoint within 60000 ms/);

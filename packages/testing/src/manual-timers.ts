@@ -1,6 +1,10 @@
 import type { Timers } from '@strata/context';
 
-/** Timers that fire only when the test says so; `fire(delayMs)` runs every pending timer set with that delay. */
+/**
+ * Timers that fire only when the test says so; `fire(delayMs)` runs every
+ * pending timer set with that delay; `whenPending()` yields event-loop turns
+ * (no time passes) until a timer is pending, or 1,000 turns went by.
+ */
 export function manualTimers() {
   const pending = new Map<number, { callback: () => void; delayMs: number }>();
   let next = 0;
@@ -20,5 +24,8 @@ export function manualTimers() {
     }
     return due.length;
   };
-  return { timers, pending, fire };
+  const whenPending = async (): Promise<void> => {
+    for (let turn = 0; turn < 1_000 && pending.size === 0; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+  };
+  return { timers, pending, fire, whenPending };
 }
