@@ -8,6 +8,7 @@ import type { TokenEstimator } from './token-estimator.js';
 import { MASK_PREVIEW_SHARE, PREVIEW_DEFAULTS, previewToolResult, type PreviewOptions } from './tool-result-preview.js';
 import { ConfigurationError } from './errors/configuration-error.js';
 import { TimeLimitExceeded, withTimeout, type Timers } from './timers.js';
+import { withDefaults } from './with-defaults.js';
 
 export interface HistoryCompactorOptions {
   readonly summarizer?: Summarizer;
@@ -40,7 +41,8 @@ export interface HistoryCompactorOptions {
   readonly maxPreviewShare?: number;
 }
 
-const DEFAULTS: Readonly<{ summaryAttempts: number; summaryTimeoutMs: number; recentShare: number; headroomShare: number; maxPreviewShare: number }> = Object.freeze({
+/** The compactor's defaults, merged once with its options (`withDefaults`). */
+export const HISTORY_COMPACTOR_DEFAULTS: Readonly<{ summaryAttempts: number; summaryTimeoutMs: number; recentShare: number; headroomShare: number; maxPreviewShare: number }> = Object.freeze({
   summaryAttempts: 2,
   summaryTimeoutMs: 120_000,
   recentShare: 0.3,
@@ -68,10 +70,10 @@ function sumTokens(messages: readonly CanonicalMessage[], estimator: TokenEstima
  * its input.
  */
 export class DefaultHistoryCompactor implements HistoryCompactor {
-  private readonly options: HistoryCompactorOptions & typeof DEFAULTS;
+  private readonly options: HistoryCompactorOptions & typeof HISTORY_COMPACTOR_DEFAULTS;
 
   constructor(options: HistoryCompactorOptions = {}) {
-    this.options = { ...DEFAULTS, ...options };
+    this.options = withDefaults(HISTORY_COMPACTOR_DEFAULTS, options);
     const share = this.options.maxPreviewShare;
     if (!(typeof share === 'number' && share > 0 && share <= 1)) {
       throw new ConfigurationError({ setting: 'maxPreviewShare', message: `DefaultHistoryCompactor maxPreviewShare must be a number above 0 and at most 1, got ${String(share)}` });

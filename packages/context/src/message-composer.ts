@@ -1,3 +1,4 @@
+import { BoundedCache } from './bounded-cache.js';
 import type { ContextDiagnostic, ContributedMessage, DataAttachment } from './contributor.js';
 import { ConfigurationError } from './errors/configuration-error.js';
 import { ContextInputError } from './errors/context-input-error.js';
@@ -215,7 +216,8 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
   private readonly options: MessageComposerOptions;
   /** Previews are made once per result, so each turn sends (and counts) the same objects. */
   private readonly previews = new WeakMap<ToolResultMessage, ToolResultMessage | null>();
-  private readonly compositions = new Map<string, Composition>();
+  /** A cache: the same messages without it, only slower. */
+  private readonly compositions = new BoundedCache<string, Composition>(CONTEXTS_KEPT);
 
   /** The largest preview, as a share of its body, shown instead of the body; 0: no masking. */
   private readonly maxPreviewShare: number;
@@ -257,7 +259,7 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
       index = group.end;
     }
     composition.source = history;
-    if (request.contextId !== undefined) this.remember(request.contextId, composition);
+    if (request.contextId !== undefined) this.compositions.set(request.contextId, composition);
 
     const composed = composition.history.concat(newest?.messages ?? []);
     const diagnostics = composition.diagnostics.concat(newest?.diagnostics ?? []);
@@ -278,12 +280,6 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
     if (!kept || history.length <= kept.stableEnd || kept.capacityStep !== capacityStep) return undefined;
     for (let index = 0; index <= kept.stableEnd; index += 1) if (kept.source[index] !== history[index]) return undefined;
     return kept;
-  }
-
-  private remember(contextId: string, composition: Composition): void {
-    this.compositions.delete(contextId);
-    if (this.compositions.size >= CONTEXTS_KEPT) this.compositions.delete(this.compositions.keys().next().value!);
-    this.compositions.set(contextId, composition);
   }
 
   private keep(composition: Composition, group: ComposedGroup, cursor: ComposeCursor): void {

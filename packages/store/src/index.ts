@@ -8,6 +8,7 @@ export { createMemoryStores, createPostgresStores, openDefaultStores, openSqlite
 export type { SqliteStoreOptions } from './sqlite/sqlite-database.js';
 export type { PostgresStoreOptions } from './postgres/postgres-connection.js';
 export { createMemoryToolOutputStore, type MemoryToolOutputStoreOptions } from './memory/memory-tool-output-store.js';
+export { createMemorySessionStore } from './memory/memory-session-store.js';
 
 // Tool-output bodies
 export { countLines, measureToolOutput, toolOutputIdSequence } from './tool-output-body.js';

@@ -1,9 +1,13 @@
-import { messageText, type CanonicalHistory, type ContextContributorFactory, type SessionStore, type TokenEstimator } from '@strata/context';
+import type { ContextContributorFactory } from './contributor.js';
+import { messageText } from './message-text.js';
+import type { CanonicalHistory } from './messages.js';
+import type { SessionStore } from './ports.js';
+import type { TokenEstimator } from './token-estimator.js';
 
 export const GOAL_SECTION_ID = 'run_contract.goal';
 
 /** The first user request of a history (hidden data messages are not requests). */
-function firstRequest(history: CanonicalHistory): string | undefined {
+export function firstRequest(history: CanonicalHistory): string | undefined {
   const first = history.find((message) => message.role === 'user' && message.hidden !== true);
   return first === undefined ? undefined : messageText(first);
 }
@@ -27,13 +31,26 @@ export async function originalRequest(options: { contextId: string; history: Can
  * means never truncated by the budget, so its size is bounded here, once:
  * a request over `maxTokens` (the caller gives half the system-prompt
  * budget) keeps its head and tail verbatim around a note, rather than fail
- * every turn of the run.
+ * every turn of the run. `goal` is the run's request, or, where one pipeline
+ * serves many contexts (a host loop), the request of each context (none: no
+ * section).
  */
-export function goalSnapshotFactory(options: { goal: string; maxTokens: number; estimator: TokenEstimator }): ContextContributorFactory {
-  const section = { id: GOAL_SECTION_ID, slot: 'run_contract' as const, title: "The run's original request (verbatim)", content: bounded(options.goal, options.maxTokens, options.estimator) };
+export function goalSnapshotFactory(options: { goal: string | ((contextId: string) => string | undefined); maxTokens: number; estimator: TokenEstimator }): ContextContributorFactory {
+  const sectionOf = (goal: string) => ({ id: GOAL_SECTION_ID, slot: 'run_contract' as const, title: "The run's original request (verbatim)", content: bounded(goal, options.maxTokens, options.estimator) });
+  const fixed = typeof options.goal === 'string' ? sectionOf(options.goal) : undefined;
+  const goalOf = options.goal;
   return {
     id: 'strata.goal-snapshot',
-    create: ({ scope }) => ({ id: 'goal-snapshot', scopes: [scope], required: true, contribute: () => ({ sections: [section] }) }),
+    create: ({ scope }) => ({
+      id: 'goal-snapshot',
+      scopes: [scope],
+      required: true,
+      contribute: ({ contextId }) => {
+        if (fixed) return { sections: [fixed] };
+        const goal = (goalOf as (contextId: string) => string | undefined)(contextId);
+        return goal?.trim() ? { sections: [sectionOf(goal)] } : {};
+      },
+    }),
   };
 }
 
