@@ -114,26 +114,14 @@ export class ConfinedDirectory {
     return pathComponents(path, await this.#roots());
   }
 
-  /** The directory at `components`, opened and verified; `create` makes missing directories. The caller closes it. */
-  openDirectory(components: readonly string[], options: { create?: boolean | undefined } = {}): Promise<FileHandle> {
-    return this.#walk(components, options.create === true, undefined);
+  /** The directory at `components`, opened and verified. The caller closes it. */
+  openDirectory(components: readonly string[]): Promise<FileHandle> {
+    return this.#walk(components, false, undefined);
   }
 
   /** The file at `components` opened for reading and verified (not yet checked to be a regular file). The caller closes it. */
   openFileForReading(components: readonly string[]): Promise<FileHandle> {
-    return this.#walk(components, false, async (directory, name, shown) => {
-      for (let attempt = 0; attempt < CREATE_ATTEMPTS; attempt += 1) {
-        try {
-          // O_NONBLOCK: a FIFO is opened without waiting for a writer (and then refused as not a regular file).
-          return await this.#verified(await open(under(directory, name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK), shown);
-        } catch (error) {
-          if (errorCode(error) !== 'ELOOP') throw error;
-        }
-        const linkTarget = await linkAt(directory, name);
-        if (linkTarget !== undefined) return { linkTarget };
-      }
-      throw this.#changing(shown);
-    });
+    return this.#walk(components, false, (directory, name, shown) => this.#openFile(directory, name, shown, { access: O_RDONLY, create: false }));
   }
 
   /**
@@ -143,27 +131,7 @@ export class ConfinedDirectory {
    * caller truncates, writes and closes.
    */
   openFileForWriting(components: readonly string[]): Promise<FileHandle> {
-    return this.#walk(components, true, async (directory, name, shown) => {
-      for (let attempt = 0; attempt < CREATE_ATTEMPTS; attempt += 1) {
-        try {
-          return await this.#verified(await open(under(directory, name), O_WRONLY | O_NOFOLLOW | O_NONBLOCK), shown);
-        } catch (error) {
-          if (errorCode(error) === 'ELOOP') {
-            const linkTarget = await linkAt(directory, name);
-            if (linkTarget !== undefined) return { linkTarget };
-            continue;
-          }
-          if (errorCode(error) !== 'ENOENT') throw error;
-        }
-        try {
-          // O_EXCL with O_CREAT never follows a link: the file is made in this directory or not at all.
-          return await this.#verified(await open(under(directory, name), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK, 0o666), shown);
-        } catch (error) {
-          if (errorCode(error) !== 'EEXIST') throw error;
-        }
-      }
-      throw this.#changing(shown);
-    });
+    return this.#walk(components, true, (directory, name, shown) => this.#openFile(directory, name, shown, { access: O_WRONLY, create: true }));
   }
 
   /** The entries of the directory open as `directory`. */
@@ -184,8 +152,8 @@ export class ConfinedDirectory {
 
   /**
    * Walks `components` from the work directory: each directory opened with
-   * O_NOFOLLOW under its parent, the last component by `openLast` (or as a
-   * directory). A link met is spliced into the path and the walk starts
+   * O_NOFOLLOW under its parent (made when `create` and missing), the last
+   * component by `openLast` (or as a directory). A link met is spliced into the path and the walk starts
    * again from the work directory, at most MAX_LINK_HOPS times.
    */
   async #walk(components: readonly string[], create: boolean, openLast: OpenLast | undefined): Promise<FileHandle> {
@@ -225,6 +193,34 @@ export class ConfinedDirectory {
         await directory?.close();
       }
     }
+  }
+
+  /**
+   * The file `name` of `directory` opened for `access` without following a
+   * link (a link's target is returned instead), or made when `create` and
+   * missing. O_NONBLOCK: a FIFO is opened without waiting for its other end
+   * (and then refused as not a regular file).
+   */
+  async #openFile(directory: FileHandle, name: string, shown: string, options: { access: number; create: boolean }): Promise<Opened> {
+    for (let attempt = 0; attempt < CREATE_ATTEMPTS; attempt += 1) {
+      try {
+        return await this.#verified(await open(under(directory, name), options.access | O_NOFOLLOW | O_NONBLOCK), shown);
+      } catch (error) {
+        if (errorCode(error) === 'ELOOP') {
+          const linkTarget = await linkAt(directory, name);
+          if (linkTarget !== undefined) return { linkTarget };
+          continue;
+        }
+        if (!options.create || errorCode(error) !== 'ENOENT') throw error;
+      }
+      try {
+        // O_EXCL with O_CREAT never follows a link: the file is made in this directory or not at all.
+        return await this.#verified(await open(under(directory, name), options.access | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK, 0o666), shown);
+      } catch (error) {
+        if (errorCode(error) !== 'EEXIST') throw error;
+      }
+    }
+    throw this.#changing(shown);
   }
 
   async #openChildDirectory(parent: FileHandle, name: string, shown: string, create: boolean): Promise<Opened> {
