@@ -4,7 +4,7 @@ import { openRunDirectory } from './run-directory.js';
 import { RunLog } from './run-log.js';
 import { createServiceApp } from './service-app.js';
 import { resolveServiceDatabase, type ServiceDatabase } from './service-database.js';
-import type { TraceViewer } from './service-app.js';
+import type { ServiceFailure, TraceViewer } from './service-app.js';
 
 export interface ServiceServerOptions {
   readonly database: ServiceDatabase;
@@ -18,6 +18,8 @@ export interface ServiceServerOptions {
   readonly maxBodyBytes?: number;
   /** The trace viewer mounted at `GET /runs/:id/view` (the CLI gives its own). */
   readonly viewer?: TraceViewer;
+  /** Every request answered with a 5xx, with its cause. Default: written to stderr. */
+  readonly onFailure?: (failure: ServiceFailure) => void;
 }
 
 export interface ServiceServer {
@@ -32,7 +34,7 @@ export async function startServiceServer(options: ServiceServerOptions): Promise
   const runs = await openRunDirectory({ database });
   const pool = new pg.Pool({ connectionString: database.url, max: 4 });
   pool.on('error', () => undefined);
-  const app = createServiceApp({ runs, runLog: new RunLog({ pool, schema: database.serviceSchema }), profiles: options.profiles, models: options.models, token: options.token, maxBodyBytes: options.maxBodyBytes, viewer: options.viewer });
+  const app = createServiceApp({ runs, runLog: new RunLog({ pool, schema: database.serviceSchema }), profiles: options.profiles, models: options.models, token: options.token, maxBodyBytes: options.maxBodyBytes, viewer: options.viewer, onFailure: options.onFailure });
   const hostname = options.hostname ?? '127.0.0.1';
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const started = serve({ fetch: app.fetch, hostname, port: options.port ?? 8787 }, () => resolve(started));
