@@ -4,6 +4,7 @@ import type { RunLog } from './run-log.js';
 import type { RunDirectory, RunSummary } from './run-directory.js';
 import type { RunRequest } from './run-workflows.js';
 import { createServiceApp, type ServiceFailure, type TraceViewer } from './service-app.js';
+import { BAD_RUN_IDS, PER_RUN_ROUTES } from './testing/bad-requests.js';
 
 const TOKEN = 'test-token-7f3a';
 
@@ -149,21 +150,6 @@ test('without a viewer the view route says so', async () => {
   await assertError(await request(`/runs/${id}/view`), 404, 'NOT_FOUND');
 });
 
-/** Each of the seven per-run routes, with a body where it takes one. */
-const PER_RUN_ROUTES: ReadonlyArray<readonly [method: string, suffix: string, body?: string]> = [
-  ['GET', ''],
-  ['POST', '/cancel'],
-  ['POST', '/messages', JSON.stringify({ approved: true })],
-  ['GET', '/traces'],
-  ['GET', '/view'],
-  ['GET', '/view/turns.json'],
-  ['GET', '/events'],
-];
-
-/** Run ids no run can have, as they appear in a path: NUL, too long, an escaped slash, control characters, non-ASCII, a bad escape. */
-const BAD_RUN_IDS = ['run%00x', 'r'.repeat(129), 'run%2Fx', 'run%2fturn-1', 'run%2E%2E%2F', 'run%01x', 'run%7Fx', 'run%0Ax', 'run%C2%85x', 'r%C3%BCn', 'run%E2%80%AEx', 'run%ZZ', 'run x', '-run'];
-
-export { BAD_RUN_IDS, PER_RUN_ROUTES };
 
 test('service API: a malformed run id on any per-run route is a 400 JSON error, never looked up', async () => {
   const looked: string[] = [];
