@@ -18,7 +18,7 @@ export type {
 export { messageText } from './message-text.js';
 export { buildHistoryUnits, isTaskAnchorCandidate } from './history-units.js';
 export type { HistoryUnit } from './history-units.js';
-export { checkCanonicalHistory, MAX_JSON_DEPTH } from './canonical-history-check.js';
+export { checkCanonicalHistory, checkJsonValue, MAX_JSON_DEPTH, MAX_JSON_NODES } from './canonical-history-check.js';
 
 // Adapters and trajectory importers
 export { fromOpenAIChat, toOpenAIChat, toOpenAIChatDetailed } from './adapters/openai-chat.js';
