@@ -218,3 +218,26 @@ test('service API: an event stream whose run log fails ends with an error event,
   assert.match(String(failures[0]!.error), /run log read failed/);
   assert.match(text, new RegExp(`event: error\ndata: .*incident ${failures[0]!.incident}`));
 });
+
+test('service API: a body over the limit is read to its end before the 413; past what is thrown away, the 413 closes the connection', async () => {
+  const app = createServiceApp({ runs: {} as RunDirectory, runLog: { events: async () => [], traces: async () => [] }, profiles: ['steps'], models: ['m'], token: TOKEN, maxBodyBytes: 1_024, maxDiscardedBodyBytes: 8_192 });
+  let pulled = 0;
+  const body = (chunks: number) =>
+    new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (pulled >= chunks) return controller.close();
+        pulled += 1;
+        controller.enqueue(new Uint8Array(1_000));
+      },
+    });
+  const post = (stream: ReadableStream<Uint8Array>) => app.request('http://127.0.0.1/runs', { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` }, body: stream, duplex: 'half' } as RequestInit);
+  const drained = await post(body(6));
+  await assertError(drained, 413, 'BODY_TOO_LARGE');
+  assert.equal(pulled, 6, 'read to its end');
+  assert.equal(drained.headers.get('connection'), null);
+  pulled = 0;
+  const closed = await post(body(100));
+  await assertError(closed, 413, 'BODY_TOO_LARGE');
+  assert.ok(pulled < 100, `stopped reading after ${pulled} chunks`);
+  assert.equal(closed.headers.get('connection'), 'close');
+});
