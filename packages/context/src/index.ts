@@ -18,7 +18,7 @@ export type {
 export { messageText } from './message-text.js';
 export { buildHistoryUnits, isTaskAnchorCandidate } from './history-units.js';
 export type { HistoryUnit } from './history-units.js';
-export { checkCanonicalHistory, MAX_JSON_DEPTH } from './canonical-history-check.js';
+export { checkCanonicalHistory, checkJsonValue, MAX_JSON_DEPTH, MAX_JSON_NODES } from './canonical-history-check.js';
 
 // Adapters and trajectory importers
 export { fromOpenAIChat, toOpenAIChat, toOpenAIChatDetailed } from './adapters/openai-chat.js';
@@ -102,7 +102,7 @@ export type { ModelInput } from './model-input.js';
 
 // Compaction
 export { DefaultHistoryCompactor, HISTORY_COMPACTOR_DEFAULTS } from './default-history-compactor.js';
-export { SYSTEM_TIMERS, type Timers } from './timers.js';
+export { backoffDelayMs, SYSTEM_TIMERS, type Timers } from './timers.js';
 export { untilAborted } from './abort-race.js';
 export type { HistoryCompactorOptions } from './default-history-compactor.js';
 export type { CompactionReason, CompactionRequest, CompactionResult, CompactionTrace, HistoryCompactor } from './history-compactor.js';

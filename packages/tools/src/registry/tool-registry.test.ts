@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { JsonValue, ToolDefinition, ToolOutcome } from '@strata/context';
+import { MAX_JSON_DEPTH, type JsonValue, type ToolDefinition, type ToolOutcome } from '@strata/context';
 import { z } from 'zod';
 import { ToolDefinitionError } from '../errors/tool-definition-error.js';
 import { toolErrorCodeOf } from '../tool-error.js';
@@ -76,6 +76,24 @@ test('arguments are validated before the handler runs', async () => {
   assert.equal(runs, 0);
   const fromText = await registry.execute({ id: 'c3', name: 'echo', input: '{"text":"ok"}' }, context);
   assert.deepEqual(fromText, { content: '1' });
+});
+
+test('arguments nested past MAX_JSON_DEPTH are an error result, as text or as a value; no handler or schema check sees them', async () => {
+  const registry = new ToolRegistry();
+  let runs = 0;
+  registry.register({ name: 'open', description: 'takes anything', parameters: { type: 'object' }, execute: () => ({ content: String(++runs) }) });
+  const nested = (levels: number): JsonValue => {
+    let value: JsonValue = 1;
+    for (let level = 0; level < levels; level += 1) value = { a: value };
+    return value;
+  };
+  for (const input of [JSON.stringify(nested(600)), nested(600), nested(MAX_JSON_DEPTH + 1)]) {
+    const error = errorOf(await registry.execute({ id: 'd1', name: 'open', input }, context));
+    assert.equal(error.code, 'TOOL_ARGUMENTS_TOO_DEEP');
+    assert.match(error.message, /nested more than 512 levels/);
+  }
+  assert.equal(runs, 0);
+  assert.deepEqual(await registry.execute({ id: 'd2', name: 'open', input: nested(MAX_JSON_DEPTH) }, context), { content: '1' });
 });
 
 test('unknown tools and throwing handlers become structured results', async () => {
