@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { toOpenAIChat } from './adapters/openai-chat.js';
-import { DefaultContextMessageComposer, escapeWrapped } from './message-composer.js';
+import { DefaultContextMessageComposer } from './message-composer.js';
+import { escapeWrapped } from './wrapper-markup.js';
 import { MASK_PREVIEW_SHARE } from './tool-result-preview.js';
 import { ContextInputError } from './errors/context-input-error.js';
 import type { CanonicalMessage, ToolResultMessage } from './messages.js';
