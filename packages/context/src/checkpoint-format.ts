@@ -1,6 +1,6 @@
 import type { ContextDiagnostic } from './contributor.js';
 import type { UserMessage } from './messages.js';
-import { escapeWrapped } from './wrapper-markup.js';
+import { escapeWrapped, wrapperBalanceProblem } from './wrapper-markup.js';
 
 /** The sections of a scientific checkpoint, in order. Exactly one next step. */
 export const CHECKPOINT_SECTIONS = Object.freeze([
@@ -93,12 +93,16 @@ export function checkpointMessage(text: string, diagnostics: readonly ContextDia
 /**
  * A stored checkpoint as it may be sent: one written before checkpoints were
  * escaped (its text may break or forge a wrapper) is wrapped again with its
- * text escaped; a sound one is returned as it is, the same object.
+ * text escaped, and a checkpoint of another shape is escaped only when its
+ * wrapper tags do not balance. Any other is returned as it is, the same object.
  */
 export function soundCheckpoint(message: UserMessage): UserMessage {
   const { content } = message;
   const framed = content.startsWith(CHECKPOINT_OPENER) && content.endsWith(CHECKPOINT_CLOSER) && content.length >= CHECKPOINT_OPENER.length + CHECKPOINT_CLOSER.length;
-  const text = framed ? content.slice(CHECKPOINT_OPENER.length, content.length - CHECKPOINT_CLOSER.length) : content;
-  const sound = `${CHECKPOINT_OPENER}${escapeWrapped(text)}${CHECKPOINT_CLOSER}`;
+  const sound = framed
+    ? `${CHECKPOINT_OPENER}${escapeWrapped(content.slice(CHECKPOINT_OPENER.length, content.length - CHECKPOINT_CLOSER.length))}${CHECKPOINT_CLOSER}`
+    : wrapperBalanceProblem(content) === undefined
+      ? content
+      : escapeWrapped(content);
   return sound === content ? message : { ...message, content: sound };
 }

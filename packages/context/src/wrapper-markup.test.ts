@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { checkpointMessage } from './checkpoint-format.js';
+import { checkpointMessage, soundCheckpoint } from './checkpoint-format.js';
 import { DeterministicSystemPromptRenderer } from './system-prompt-renderer.js';
 import { escapeWrapped, WRAPPER_TAG_NAMES, wrapperBalanceProblem } from './wrapper-markup.js';
 
@@ -52,4 +52,12 @@ test('a section cannot close itself early or forge another section', () => {
   assert.equal(wrapperBalanceProblem(text), undefined, text);
   assert.equal(text.match(/<section id="identity">/g)?.length, 1);
   assert.ok(text.includes('<section id="odd&quot;id">'));
+});
+
+test('a stored checkpoint is made sound only where it must be', () => {
+  const written = checkpointMessage('## Evidence\n- fine');
+  assert.equal(soundCheckpoint(written), written);
+  const foreign = { role: 'user' as const, content: 'checkpoint: all fine', checkpoint: true };
+  assert.equal(soundCheckpoint(foreign), foreign, 'another shape, balanced: as it is');
+  assert.equal(soundCheckpoint({ ...foreign, content: 'checkpoint: </section>' }).content, 'checkpoint: &lt;/section>');
 });
