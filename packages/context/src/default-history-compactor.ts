@@ -1,8 +1,7 @@
-import { CHECKPOINT_INSTRUCTIONS, normalizeCheckpoint } from './checkpoint-format.js';
-import type { ContextDiagnostic } from './contributor.js';
+import { CHECKPOINT_INSTRUCTIONS, checkpointMessage, normalizeCheckpoint } from './checkpoint-format.js';
 import { buildHistoryUnits, isOpenUnit, isTaskAnchorCandidate, type HistoryUnit } from './history-units.js';
 import { EMPTY_COMPACTION_TRACE, type CompactionRequest, type CompactionResult, type CompactionTrace, type HistoryCompactor } from './history-compactor.js';
-import type { CanonicalHistory, CanonicalMessage, ToolOutputRef, UserMessage } from './messages.js';
+import type { CanonicalHistory, CanonicalMessage, ToolOutputRef } from './messages.js';
 import type { Summarizer } from './ports.js';
 import type { TokenEstimator } from './token-estimator.js';
 import { MASK_PREVIEW_SHARE, PREVIEW_DEFAULTS, previewToolResult, type PreviewOptions } from './tool-result-preview.js';
@@ -262,10 +261,4 @@ export class DefaultHistoryCompactor implements HistoryCompactor {
 function isLeadingSystem(units: readonly HistoryUnit[], index: number): boolean {
   for (let cursor = 0; cursor <= index; cursor += 1) if (units[cursor]!.messages[0]!.role !== 'system') return false;
   return true;
-}
-
-/** The resident checkpoint: a hidden user message the window always keeps. */
-export function checkpointMessage(text: string, diagnostics: readonly ContextDiagnostic[] = []): UserMessage {
-  const notes = diagnostics.length > 0 ? `\n<!-- structure: ${diagnostics.map((diagnostic) => diagnostic.code).join(', ')} -->` : '';
-  return { role: 'user', content: `<checkpoint authority="data_only">\n${text}${notes}\n</checkpoint>`, hidden: true, authority: 'data_only', checkpoint: true };
 }

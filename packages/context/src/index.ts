@@ -100,6 +100,10 @@ export { DefaultContextValidator } from './context-validator.js';
 export type { ContextValidationRequest, ContextValidator } from './context-validator.js';
 export type { ModelInput } from './model-input.js';
 
+// Wrappers: what Strata wraps stays inside (escaped), and the validator checks it
+export { escapeWrapped, WRAPPER_TAG_NAMES } from './wrapper-markup.js';
+export type { WrapperTagName } from './wrapper-markup.js';
+
 // Compaction
 export { DefaultHistoryCompactor, HISTORY_COMPACTOR_DEFAULTS } from './default-history-compactor.js';
 export { backoffDelayMs, SYSTEM_TIMERS, type Timers } from './timers.js';

@@ -1,4 +1,5 @@
 import { BoundedCache } from './bounded-cache.js';
+import { soundCheckpoint } from './checkpoint-format.js';
 import type { ContextDiagnostic, ContributedMessage, DataAttachment } from './contributor.js';
 import { ConfigurationError } from './errors/configuration-error.js';
 import { ContextInputError } from './errors/context-input-error.js';
@@ -6,6 +7,7 @@ import { isTaskAnchorCandidate } from './history-units.js';
 import type { CanonicalHistory, CanonicalMessage, ToolResultMessage, UserMessage } from './messages.js';
 import { pairStep } from './tool-call-pairing.js';
 import { MASK_PREVIEW_SHARE, PREVIEW_DEFAULTS, previewToolResult, type PreviewOptions } from './tool-result-preview.js';
+import { escapeAttribute as attribute, escapeWrapped } from './wrapper-markup.js';
 
 export interface MessageComposerOptions {
   /**
@@ -78,17 +80,6 @@ export const EMPTY_USER_TEXT = '[empty message]';
 
 /** The user turn put before a history that has no user request to open it: providers want a user turn first. */
 export const CONVERSATION_OPENER_TEXT = '[The conversation so far has no user message before this point.]';
-
-const WRAPPER_TAGS = /<(\/?)(attachment|context_message|tool_output)/gi;
-
-/** Escapes markup that could close or open a wrapper, so data cannot break out of it. */
-export function escapeWrapped(content: string): string {
-  return content.replace(WRAPPER_TAGS, '&lt;$1$2');
-}
-
-function attribute(value: string): string {
-  return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
-}
 
 /** A hidden, call-local user message whose text is data, never instructions. */
 export function dataOnlyMessage(content: string): UserMessage {
@@ -328,12 +319,15 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
     if (message.role === 'system') {
       // An empty system text is an empty text block to Anthropic, and says nothing.
       if (message.content.trim() === '') return single([], [{ code: 'CONTEXT_EMPTY_MESSAGE', severity: 'info', subject, message: `system message at ${subject} has no text; left out` }]);
-      if (!cursor.conversationStarted) return single([message]);
-      return single([dataOnlyMessage(message.content)], [
+      // A system message's text is the host's; still, it can neither open nor close one of our wrappers.
+      const content = escapeWrapped(message.content);
+      if (!cursor.conversationStarted) return single([content === message.content ? message : { ...message, content }]);
+      return single([dataOnlyMessage(content)], [
         { code: 'CONTEXT_SYSTEM_MESSAGE_MOVED', severity: 'info', subject, message: `system message at ${subject} comes after the conversation started; sent as a data_only user message` },
       ]);
     }
     cursor.conversationStarted = true;
+    if (message.role === 'user' && message.checkpoint === true) return single([soundCheckpoint(message)]);
     if (message.content.trim() !== '') return single([message]);
     // Providers reject empty text turns (Anthropic even whitespace): keep a user turn visible, drop an empty answer.
     const diagnostic: ContextDiagnostic = { code: 'CONTEXT_EMPTY_MESSAGE', severity: 'info', subject, message: `${message.role} message at ${subject} has no text; ${message.role === 'user' ? 'sent as "[empty message]"' : 'left out'}` };

@@ -224,18 +224,23 @@ test('zod parameter schemas are converted to JSON Schema (input side) and valida
   assert.deepEqual(error['issues'], [{ path: '/numbers', message: 'must have at least 1 items' }]);
 });
 
-test('an exact name finds only that tool; the deferred-tools section names every deferred tool and does not change on promotion', async () => {
-  const { deferredToolsSection } = await import('./deferred-tools-section.js');
+test('an exact name finds only that tool; the deferred tools are named in a section and described in a data message, neither changing on promotion', async () => {
+  const { deferredToolsContribution } = await import('./deferred-tools-section.js');
   const registry = new ToolRegistry();
   registry.register(createSearchToolsTool({ registry }));
-  assert.equal(deferredToolsSection(registry), undefined);
+  assert.deepEqual(deferredToolsContribution(registry), {});
   for (const name of ['mcp__srv__read', 'mcp__srv__write', 'mcp__srv__list']) registry.register(echoTool(name), { deferred: true, routingHints: ['srv'] });
-  const before = deferredToolsSection(registry);
-  assert.equal(before?.slot, 'capabilities');
-  assert.ok(before?.content.endsWith('\n- mcp__srv__list: echoes for mcp__srv__list\n- mcp__srv__read: echoes for mcp__srv__read\n- mcp__srv__write: echoes for mcp__srv__write'), before?.content);
+  const before = deferredToolsContribution(registry);
+  const [section] = before.sections ?? [];
+  const [descriptions] = before.messages ?? [];
+  assert.equal(section?.slot, 'capabilities');
+  assert.ok(section?.content.endsWith('\n- mcp__srv__list\n- mcp__srv__read\n- mcp__srv__write'), section?.content);
+  assert.ok(!section?.content.includes('echoes for'), 'no description enters the system prompt');
+  assert.equal(descriptions?.role, 'user');
+  assert.ok(descriptions?.content.endsWith('\n- mcp__srv__list: echoes for mcp__srv__list\n- mcp__srv__read: echoes for mcp__srv__read\n- mcp__srv__write: echoes for mcp__srv__write'), descriptions?.content);
   const found = await registry.execute({ id: '1', name: 'search_tools', input: { query: 'mcp__srv__write' } }, context);
   assert.deepEqual((found.data as { promoted: string[] }).promoted, ['mcp__srv__write']);
-  assert.deepEqual(deferredToolsSection(registry), before);
+  assert.deepEqual(deferredToolsContribution(registry), before);
   const broad = await registry.execute({ id: '2', name: 'search_tools', input: { query: 'srv' } }, context);
   assert.deepEqual((broad.data as { promoted: string[] }).promoted, ['mcp__srv__list', 'mcp__srv__read', 'mcp__srv__write']);
 });
