@@ -110,7 +110,7 @@ export { backoffDelayMs, SYSTEM_TIMERS, type Timers } from './timers.js';
 export { untilAborted } from './abort-race.js';
 export type { HistoryCompactorOptions } from './default-history-compactor.js';
 export type { CompactionReason, CompactionRequest, CompactionResult, CompactionTrace, HistoryCompactor } from './history-compactor.js';
-export { CHECKPOINT_INSTRUCTIONS } from './checkpoint-format.js';
+export { CHECKPOINT_INSTRUCTIONS, CHECKPOINT_SECTIONS } from './checkpoint-format.js';
 export { formatToolResultPreview, MASK_PREVIEW_SHARE, PREVIEW_DEFAULTS, previewToolResult } from './tool-result-preview.js';
 export type { PreviewOptions } from './tool-result-preview.js';
 

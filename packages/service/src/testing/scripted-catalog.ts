@@ -1,4 +1,4 @@
-import { resolveContextConfiguration, toOpenAIChat, type AssistantMessage, type CanonicalHistory } from '@strata/context';
+import { CHECKPOINT_INSTRUCTIONS, CHECKPOINT_SECTIONS, resolveContextConfiguration, toOpenAIChat, type AssistantMessage, type CanonicalHistory } from '@strata/context';
 import { DELEGATE_TOOL_NAME } from '@strata/agent';
 import type { ModelClient, ModelEvent } from '@strata/model';
 import pg from 'pg';
@@ -19,10 +19,14 @@ import type { VirtualClock } from './virtual-clock.js';
  * one per turn, then answers; `approve <tag>` asks for approval, then
  * answers; `slow <tag>` calls `wait_for_cancel`, which holds until aborted;
  * `delegate <tag> <n>` delegates `steps <tag>-sub <n>` to a sub-agent, then
- * answers.
+ * answers; `logs <tag> <n>` reads n parts of a log (2-6 KB each, the same
+ * bytes for the same part) one per turn, then answers: at a small window
+ * (`windowTokens`) its runs compact, mask and cut the window. A summary
+ * request is answered with a checkpoint made from the transcript alone.
  *
  * Profiles: `steps`, `approvals`, `slow`; `delegates` (its sub-agent is
- * `steps`); `timed` (`steps` with a run deadline of `TIMED_RUN_TIMEOUT_MS`).
+ * `steps`); `timed` (`steps` with a run deadline of `TIMED_RUN_TIMEOUT_MS`);
+ * `logs`.
  */
 export interface ScriptedCatalogOptions {
   readonly pool: pg.Pool;
@@ -33,6 +37,19 @@ export interface ScriptedCatalogOptions {
   /** A virtual clock every model call moves `modelCallMs` forward (the time the call "takes"). Default: none. */
   readonly clock?: VirtualClock;
   readonly modelCallMs?: number;
+  /** The context window of every run. Default 32,000 tokens. */
+  readonly windowTokens?: number;
+}
+
+/**
+ * Part `part` of the scripted log, a function of the part alone: 3-10 KB,
+ * and every third part about 500 characters (a preview saves little of it,
+ * so the masked view shows it whole until the context reaches capacity).
+ */
+export function logPart(part: number): string {
+  const lines: string[] = [];
+  for (let line = 0; line < (part % 3 === 0 ? 6 : 40 + ((part * 37) % 90)); line += 1) lines.push(`[part ${part} line ${line}] worker-${(part + line) % 7} handled request ${part * 1_000 + line} in ${(part * 13 + line * 7) % 500} ms`);
+  return lines.join('\n');
 }
 
 /** The `timed` profile's run deadline, in the clock's milliseconds. */
@@ -60,6 +77,15 @@ export function createScriptedCatalog(options: ScriptedCatalogOptions): ServiceC
       return { content: `recorded step ${(input as { n: number }).n}` };
     },
   };
+  const readLog: ServiceTool = {
+    name: 'read_log',
+    description: 'Reads one part of the service log.',
+    parameters: { type: 'object', properties: { part: { type: 'integer' } }, required: ['part'], additionalProperties: false },
+    async execute(input, context) {
+      await attempt('tool', context.idempotencyKey);
+      return { content: logPart((input as { part: number }).part) };
+    },
+  };
   const waitForCancel: ServiceTool = {
     name: 'wait_for_cancel',
     description: 'Works until the run is cancelled.',
@@ -77,7 +103,7 @@ export function createScriptedCatalog(options: ScriptedCatalogOptions): ServiceC
       await attempt('model', key);
       options.clock?.advance(options.modelCallMs ?? 0);
       await options.pool.query(`INSERT INTO ${schema}.inputs (key, messages) VALUES ($1, $2)`, [key, JSON.stringify(toOpenAIChat(messages))]);
-    }),
+    }, request.system),
   };
   return {
     profiles: {
@@ -86,20 +112,26 @@ export function createScriptedCatalog(options: ScriptedCatalogOptions): ServiceC
       slow: { profile: { id: 'slow', sections: { identity: 'You work slowly.' } }, tools: [waitForCancel] },
       delegates: { profile: { id: 'delegates', sections: { identity: 'You hand work to a helper.' } }, subagent: 'steps' },
       timed: { profile: { id: 'timed', sections: { identity: 'You record steps on the clock.' }, runTimeoutMs: TIMED_RUN_TIMEOUT_MS }, tools: [recordStep] },
+      logs: { profile: { id: 'logs', sections: { identity: 'You read logs and report.' }, maxTurns: 60 }, tools: [readLog] },
     },
     models: ['scripted-service'],
     model: () => model,
-    configuration: resolveContextConfiguration({}, { modelContextTokens: 32_000 }),
+    configuration: resolveContextConfiguration({}, { modelContextTokens: options.windowTokens ?? 32_000 }),
   };
 }
 
 /** The scripted answer to a history: a function of it alone. */
-async function* scriptedTurn(messages: CanonicalHistory, record: (key: string, messages: CanonicalHistory) => Promise<void>): AsyncIterable<ModelEvent> {
-  const prompt = messages.find((message) => message.role === 'user' && /^(steps|approve|slow|delegate) /.test(String(message.content)))?.content;
+async function* scriptedTurn(messages: CanonicalHistory, record: (key: string, messages: CanonicalHistory) => Promise<void>, system?: string): AsyncIterable<ModelEvent> {
+  if (system === CHECKPOINT_INSTRUCTIONS) {
+    yield* answer({ role: 'assistant', content: checkpointOf(String(messages.at(-1)?.content ?? '')) }, messages);
+    return;
+  }
+  const prompt = messages.find((message) => message.role === 'user' && /^(steps|approve|slow|delegate|logs) /.test(String(message.content)))?.content;
   const [script = '', tag = 'untagged', count = '0'] = String(prompt ?? '').trim().split(/\s+/);
   const answered = messages.filter((message) => message.role === 'assistant').length;
   const results = messages.filter((message) => message.role === 'tool').length;
-  await record(`${tag}:${answered + 1}`, messages);
+  // A log run is keyed by the part it asks for next: compaction leaves fewer answers in the input than turns made.
+  await record(`${tag}:${script === 'logs' ? lastPart(messages, tag) + 1 : answered + 1}`, messages);
   let message: AssistantMessage;
   if (script === 'steps' && results < Number(count)) {
     message = { role: 'assistant', content: '', toolCalls: [{ id: `call_${tag}_${results + 1}`, name: 'record_step', input: { n: results + 1 } }] };
@@ -107,11 +139,42 @@ async function* scriptedTurn(messages: CanonicalHistory, record: (key: string, m
     message = { role: 'assistant', content: '', toolCalls: [{ id: `call_${tag}_approval`, name: APPROVAL_TOOL_NAME, input: { question: `may I finish ${tag}?` } }] };
   } else if (script === 'delegate' && results === 0) {
     message = { role: 'assistant', content: '', toolCalls: [{ id: `call_${tag}_delegate`, name: DELEGATE_TOOL_NAME, input: { task: `steps ${tag}-sub ${count}` } }] };
+  } else if (script === 'logs' && lastPart(messages, tag) < Number(count)) {
+    // The newest step is always in the input, whatever compaction did: the next part follows the last one read.
+    const part = lastPart(messages, tag) + 1;
+    message = { role: 'assistant', content: '', toolCalls: [{ id: `call_${tag}_${part}`, name: 'read_log', input: { part } }] };
   } else if (script === 'slow' && results === 0) {
     message = { role: 'assistant', content: '', toolCalls: [{ id: `call_${tag}_slow`, name: 'wait_for_cancel', input: {} }] };
   } else {
     message = { role: 'assistant', content: `done ${tag}` };
   }
+  yield* answer(message, messages);
+}
+
+/** The highest log part the input shows a call for (0: none). */
+function lastPart(messages: CanonicalHistory, tag: string): number {
+  let last = 0;
+  for (const message of messages) {
+    for (const call of message.role === 'assistant' ? message.toolCalls ?? [] : []) {
+      const match = new RegExp(`^call_${tag}_(\\d+)$`).exec(call.id);
+      if (match) last = Math.max(last, Number(match[1]));
+    }
+  }
+  return last;
+}
+
+/**
+ * A checkpoint with every section, a function of the transcript alone. For a
+ * run tagged `cut-…` it is larger than the transcript, so the compactor
+ * rejects it: only projections and the window keep that run in its cap.
+ */
+function checkpointOf(transcript: string): string {
+  const parts = [...transcript.matchAll(/\[part (\d+) line 0\]/g)].map((match) => match[1]);
+  if (/call_cut-/.test(transcript)) return CHECKPOINT_SECTIONS.map((name) => `## ${name}\n${transcript}`).join('\n\n');
+  return CHECKPOINT_SECTIONS.map((name) => `## ${name}\n${name === 'Next step' ? 'Read the next part.' : `Read log parts ${parts.join(', ') || 'none'} (${transcript.length} characters).`}`).join('\n\n');
+}
+
+async function* answer(message: AssistantMessage, messages: CanonicalHistory): AsyncIterable<ModelEvent> {
   const usage = { inputTokens: 10 * messages.length, outputTokens: 5 };
   for (const call of message.toolCalls ?? []) yield { type: 'tool-call', toolCall: call };
   if (message.content !== '') yield { type: 'text-delta', text: message.content };

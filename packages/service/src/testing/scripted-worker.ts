@@ -3,7 +3,8 @@
  * benchmark: `node dist/testing/scripted-worker.js` with
  * STRATA_SERVICE_DATABASE_URL, STRATA_SERVICE_SYSTEM_SCHEMA,
  * STRATA_SERVICE_STORE_SCHEMA, STRATA_SERVICE_SCHEMA, STRATA_WORKER_SLOT,
- * STRATA_TEST_EFFECTS_SCHEMA and STRATA_TEST_TOOL_DELAY_MS. With
+ * STRATA_TEST_EFFECTS_SCHEMA and STRATA_TEST_TOOL_DELAY_MS (and
+ * STRATA_TEST_WINDOW_TOKENS, every run's window). With
  * STRATA_TEST_MODEL_CALL_MS, run deadlines are on a virtual clock that each
  * model call moves that far. Prints `ready` once it takes runs; SIGTERM
  * stops it.
@@ -24,7 +25,7 @@ const worker = await startWorker({
   slot: Number(env.STRATA_WORKER_SLOT),
   concurrency: Number(env.STRATA_WORKER_CONCURRENCY ?? 8),
   cancelPollMs: 100,
-  catalog: createScriptedCatalog({ pool, schema: env.STRATA_TEST_EFFECTS_SCHEMA ?? 'strata_test_effects', toolDelayMs: Number(env.STRATA_TEST_TOOL_DELAY_MS ?? 0), clock, modelCallMs }),
+  catalog: createScriptedCatalog({ pool, schema: env.STRATA_TEST_EFFECTS_SCHEMA ?? 'strata_test_effects', toolDelayMs: Number(env.STRATA_TEST_TOOL_DELAY_MS ?? 0), clock, modelCallMs, windowTokens: env.STRATA_TEST_WINDOW_TOKENS === undefined ? undefined : Number(env.STRATA_TEST_WINDOW_TOKENS) }),
   clock,
 });
 process.stdout.write(`ready ${worker.executorId} ${process.pid}\n`);

@@ -18,6 +18,8 @@ export interface ServiceHarnessOptions {
   readonly maxBodyBytes?: number;
   /** Puts run deadlines on a virtual clock that each model call moves this far (see `createScriptedCatalog`). Default: Node's clock. */
   readonly modelCallMs?: number;
+  /** Every run's context window (see `createScriptedCatalog`). Default 32,000 tokens. */
+  readonly windowTokens?: number;
 }
 
 /**
@@ -53,7 +55,7 @@ export class ServiceHarness {
   async start(): Promise<void> {
     await migrateService({ database: this.database });
     await createEffectTables(this.pool, `${this.prefix}_fx`);
-    this.server = await startServiceServer({ database: this.database, token: this.token, profiles: ['steps', 'approvals', 'slow', 'delegates', 'timed'], models: ['scripted-service'], port: 0, maxBodyBytes: this.#options.maxBodyBytes });
+    this.server = await startServiceServer({ database: this.database, token: this.token, profiles: ['steps', 'approvals', 'slow', 'delegates', 'timed', 'logs'], models: ['scripted-service'], port: 0, maxBodyBytes: this.#options.maxBodyBytes });
     this.supervisor = superviseWorkers({
       workers: this.#options.workers,
       restartDelayMs: 200,
@@ -76,6 +78,7 @@ export class ServiceHarness {
         STRATA_TEST_EFFECTS_SCHEMA: `${this.prefix}_fx`,
         STRATA_TEST_TOOL_DELAY_MS: String(this.#options.toolDelayMs ?? 0),
         ...(this.#options.modelCallMs === undefined ? {} : { STRATA_TEST_MODEL_CALL_MS: String(this.#options.modelCallMs) }),
+        ...(this.#options.windowTokens === undefined ? {} : { STRATA_TEST_WINDOW_TOKENS: String(this.#options.windowTokens) }),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
