@@ -126,11 +126,11 @@ test('fuzz: a credential between separators never survives, whatever surrounds i
   );
 });
 
-test('fuzz: a text redacted as a stream in any pieces is the text redacted whole', () => {
-  const lines = fc.array(fc.oneof(stitched, fc.constantFrom(pem)), { maxLength: 6 }).map((parts) => parts.join('\n'));
+test('fuzz: a text redacted as a stream in any pieces, released by line or by word, is the text redacted whole', () => {
+  const lines = fc.array(fc.oneof(stitched, fc.constantFrom(pem), fc.constantFrom('some plain words here', 'a b c ')), { maxLength: 6 }).map((parts) => parts.join('\n'));
   fc.assert(
-    fc.property(lines, fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 20 }), (text, sizes) => {
-      const stream = new CredentialStreamRedactor();
+    fc.property(lines, fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 20 }), fc.constantFrom('line' as const, 'word' as const), (text, sizes, release) => {
+      const stream = new CredentialStreamRedactor({ release });
       let out = '';
       let at = 0;
       for (let index = 0; at < text.length; index += 1) {
@@ -145,6 +145,15 @@ test('fuzz: a text redacted as a stream in any pieces is the text redacted whole
     }),
     { numRuns: 1_000 },
   );
+});
+
+test('released by word, plain text goes out as it comes; a line with a credential context waits for its end', () => {
+  const stream = new CredentialStreamRedactor({ release: 'word' });
+  assert.equal(stream.push('The answer is '), 'The answer is ');
+  assert.equal(stream.push('forty two'), 'forty ');
+  assert.equal(stream.push(` and then Bearer ${openaiKey.slice(0, 6)}`), '');
+  assert.equal(stream.push(`${openaiKey.slice(6)} done.\nNext`), 'two and then Bearer [REDACTED:bearer-token] done.\n');
+  assert.equal(stream.end(), 'Next');
 });
 
 test('a stream cuts a long line without splitting a credential, and holds an open private key until its end', () => {

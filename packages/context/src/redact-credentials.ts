@@ -223,6 +223,9 @@ export class CredentialVault {
   }
 }
 
+/** What the context of a credential that spans a space starts with: a line holding one is released whole. */
+const CREDENTIAL_CONTEXT = /bearer|basic|token|authori[sz]ation|pass|pwd|secret|key|credential|sig=|:\/\/|-----BEGIN/i;
+
 /** Characters a stream holds back at least once a line is longer than `STREAM_CUT_CHARS`: longer than any single-line credential the patterns know. */
 const STREAM_HOLD_CHARS = 4_096;
 /** A line longer than this is cut without waiting for its end. */
@@ -240,6 +243,7 @@ const STREAM_MAX_HELD_CHARS = 1_048_576;
  */
 export class CredentialStreamRedactor {
   readonly #options: RedactOptions;
+  readonly #byWord: boolean;
   #held = '';
   /** Inside a private key that outgrew the hold: dropped until its END line. */
   #dropping = false;
@@ -247,8 +251,15 @@ export class CredentialStreamRedactor {
   #awaitingEnd = false;
   readonly #found: (readonly CredentialRedaction[])[] = [];
 
-  constructor(options: RedactOptions = {}) {
-    this.#options = options;
+  /**
+   * `release: 'word'` (for a model's deltas) releases up to the last space
+   * or tab too, unless the line so far holds what a credential's context
+   * starts with (a scheme, a label, `://`, a key block), which waits for its
+   * line end. Default `'line'`.
+   */
+  constructor(options: RedactOptions & { readonly release?: 'line' | 'word' } = {}) {
+    this.#options = { vault: options.vault };
+    this.#byWord = options.release === 'word';
   }
 
   /** What every piece so far held, per kind. */
@@ -264,6 +275,10 @@ export class CredentialStreamRedactor {
     if (this.#awaitingEnd && !this.#held.slice(-(piece.length + 80)).includes('-----END') && this.#held.length <= STREAM_MAX_HELD_CHARS) return '';
     this.#awaitingEnd = false;
     let cut = this.#held.lastIndexOf('\n') + 1;
+    if (this.#byWord) {
+      const space = Math.max(this.#held.lastIndexOf(' '), this.#held.lastIndexOf('\t')) + 1;
+      if (space > cut && !CREDENTIAL_CONTEXT.test(this.#held.slice(cut, space))) cut = space;
+    }
     const inLine = cut === 0 && this.#held.length > STREAM_CUT_CHARS;
     if (inLine) cut = this.#held.length - STREAM_HOLD_CHARS;
     if (cut === 0) return '';
