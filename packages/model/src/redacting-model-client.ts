@@ -1,4 +1,4 @@
-import { CredentialStreamRedactor, redactCredentials, redactCredentialsDeep, type AssistantMessage, type CredentialRedaction, type CredentialVault } from '@strata/context';
+import { CredentialStreamRedactor, mergeRedactions, redactCredentials, redactCredentialsDeep, type AssistantMessage, type CredentialRedaction, type CredentialVault } from '@strata/context';
 import type { ModelClient, ModelEvent } from './model-client.js';
 
 export interface RedactingModelClientOptions {
@@ -84,7 +84,7 @@ async function* redactTurn(events: AsyncIterable<ModelEvent>, options: Redacting
 }
 
 function report(found: readonly (readonly CredentialRedaction[])[], options: RedactingModelClientOptions): void {
-  if (found.length > 0) options.onRedacted?.(found.flat());
+  if (found.length > 0) options.onRedacted?.(mergeRedactions(...found));
 }
 
 /** The message with its text, reasoning and tool-call arguments redacted; the same object when it was clean. */

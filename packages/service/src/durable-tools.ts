@@ -1,6 +1,8 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
-import type { ToolDefinition, ToolExecutionContext, ToolOutcome } from '@strata/context';
+import { redactCredentials, redactCredentialsDeep, type ToolDefinition, type ToolExecutionContext, type ToolOutcome } from '@strata/context';
+import { gatherToolOutput } from '@strata/tools';
 import type { ActiveTime } from './active-time.js';
+import { StepFailureError } from './errors/step-failure-error.js';
 import type { ServiceTool, ServiceToolContext } from './service-catalog.js';
 
 /** What a tool step records: the call's outcome and the run's active time when it finished. */
@@ -14,6 +16,11 @@ interface RecordedCall {
  * `tool:<call id>`, whose recorded outcome is returned when the turn is
  * replayed, and whose handler receives the call's idempotency key. The step
  * records the run's active time too; a replayed call restores it.
+ *
+ * DBOS keeps what a step returns and what it throws (message and stack), so
+ * the step returns its outcome with credentials redacted (the text, a
+ * streamed body gathered, and `data`), and a handler's throw leaves it as a
+ * `StepFailureError` whose message and stack are redacted.
  */
 export function durableTool(tool: ServiceTool, activeTime: ActiveTime): ToolDefinition {
   return {
@@ -23,9 +30,27 @@ export function durableTool(tool: ServiceTool, activeTime: ActiveTime): ToolDefi
     concurrencySafe: tool.concurrencySafe,
     execute: async (input, context: ToolExecutionContext) => {
       const serviceContext: ServiceToolContext = { ...context, idempotencyKey: `${context.contextId}/${context.toolCallId}` };
-      const recorded = await DBOS.runStep(async (): Promise<RecordedCall> => ({ outcome: await tool.execute(input, serviceContext), activeMs: activeTime.read() }), { name: `tool:${context.toolCallId}` });
+      const step = `tool:${context.toolCallId}`;
+      const recorded = await DBOS.runStep(
+        async (): Promise<RecordedCall> => {
+          try {
+            return { outcome: await redactedOutcome(await tool.execute(input, serviceContext)), activeMs: activeTime.read() };
+          } catch (thrown) {
+            throw new StepFailureError({ step, thrown });
+          }
+        },
+        { name: step },
+      );
       activeTime.advanceTo(recorded.activeMs);
       return recorded.outcome;
     },
   };
+}
+
+/** The outcome as a step may record it: its whole text redacted, `data` redacted; anything else about it (not an outcome) is left to the registry to refuse. */
+async function redactedOutcome(outcome: ToolOutcome): Promise<ToolOutcome> {
+  if (typeof outcome !== 'object' || outcome === null || typeof outcome.content !== 'string') return outcome;
+  const content = outcome.stream === undefined ? outcome.content : await gatherToolOutput(outcome);
+  const { stream: _stream, ...rest } = outcome;
+  return { ...rest, content: redactCredentials(content).text, ...(outcome.data === undefined ? {} : { data: redactCredentialsDeep(outcome.data).value }) };
 }
