@@ -1,5 +1,5 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
-import type { AssistantMessage } from '@strata/context';
+import { describeRedactions, type AssistantMessage, type ContextDiagnostic } from '@strata/context';
 import { redactingModelClient, type ModelClient, type ModelEvent, type ModelRequest } from '@strata/model';
 import type { ActiveTime } from './active-time.js';
 import { StepFailureError } from './errors/step-failure-error.js';
@@ -28,10 +28,13 @@ const EMPTY_ASSISTANT: AssistantMessage = { role: 'assistant', content: '' };
  * DBOS keeps the step's output: the model's output is redacted inside the
  * step (`redactingModelClient`), so neither the recorded finish nor a live
  * event holds a credential, and a throw leaves the step as a
- * `StepFailureError` whose message and stack are redacted.
+ * `StepFailureError` whose message and stack are redacted. `onDiagnostic`
+ * hears what a live turn's output carried (kinds and counts, never a value).
  */
-export function durableModelClient(inner: ModelClient, activeTime: ActiveTime): ModelClient {
-  const redacting = redactingModelClient(inner);
+export function durableModelClient(inner: ModelClient, activeTime: ActiveTime, onDiagnostic?: (diagnostic: ContextDiagnostic) => void): ModelClient {
+  const redacting = redactingModelClient(inner, {
+    onRedacted: (redactions) => onDiagnostic?.({ code: 'AGENT_CREDENTIALS_REDACTED', severity: 'warning', subject: 'model-turn', message: `the model's output carried credentials (${describeRedactions(redactions)}); they were redacted before the step recorded it` }),
+  });
   return {
     provider: inner.provider,
     modelId: inner.modelId,

@@ -1,5 +1,6 @@
 import { resolveContextConfiguration, toOpenAIChat, type AssistantMessage, type CanonicalHistory } from '@strata/context';
 import { DELEGATE_TOOL_NAME } from '@strata/agent';
+import { CREDENTIAL_SAMPLES, credentialSampleText } from '@strata/testing';
 import type { ModelClient, ModelEvent } from '@strata/model';
 import pg from 'pg';
 import { APPROVAL_TOOL_NAME } from '../approval-tool.js';
@@ -19,10 +20,13 @@ import type { VirtualClock } from './virtual-clock.js';
  * one per turn, then answers; `approve <tag>` asks for approval, then
  * answers; `slow <tag>` calls `wait_for_cancel`, which holds until aborted;
  * `delegate <tag> <n>` delegates `steps <tag>-sub <n>` to a sub-agent, then
- * answers.
+ * answers; `leak <tag>` calls `leak_output`, `leak_error` and `leak_throw`
+ * (which print or throw every shape of `CREDENTIAL_SAMPLES`) in one step,
+ * its text and arguments quoting credentials too, then answers quoting one.
  *
  * Profiles: `steps`, `approvals`, `slow`; `delegates` (its sub-agent is
- * `steps`); `timed` (`steps` with a run deadline of `TIMED_RUN_TIMEOUT_MS`).
+ * `steps`); `timed` (`steps` with a run deadline of `TIMED_RUN_TIMEOUT_MS`);
+ * `leaks` (the leaking tools).
  */
 export interface ScriptedCatalogOptions {
   readonly pool: pg.Pool;
@@ -34,6 +38,9 @@ export interface ScriptedCatalogOptions {
   readonly clock?: VirtualClock;
   readonly modelCallMs?: number;
 }
+
+/** Printed beside the credentials by the `leaks` tools: found in the stores, it shows a search reads what was stored. */
+export const LEAK_CANARY = 'canary-8d2b7e';
 
 /** The `timed` profile's run deadline, in the clock's milliseconds. */
 export const TIMED_RUN_TIMEOUT_MS = 2_500;
@@ -70,6 +77,19 @@ export function createScriptedCatalog(options: ScriptedCatalogOptions): ServiceC
       return { content: 'finished' };
     },
   };
+  const leaky = (name: string, execute: () => { content: string; isError?: boolean }): ServiceTool => ({
+    name,
+    description: 'Prints its configuration.',
+    parameters: { type: 'object', properties: { key: { type: 'string' } }, additionalProperties: false },
+    execute,
+  });
+  const leakTools = [
+    leaky('leak_output', () => ({ content: `${LEAK_CANARY}\n${credentialSampleText()}` })),
+    leaky('leak_error', () => ({ content: `request failed ${LEAK_CANARY}\n${credentialSampleText()}`, isError: true })),
+    leaky('leak_throw', () => {
+      throw new Error(`upstream refused ${LEAK_CANARY}: ${credentialSampleText()}`);
+    }),
+  ];
   const model: ModelClient = {
     provider: 'scripted',
     modelId: 'scripted-service',
@@ -86,6 +106,7 @@ export function createScriptedCatalog(options: ScriptedCatalogOptions): ServiceC
       slow: { profile: { id: 'slow', sections: { identity: 'You work slowly.' } }, tools: [waitForCancel] },
       delegates: { profile: { id: 'delegates', sections: { identity: 'You hand work to a helper.' } }, subagent: 'steps' },
       timed: { profile: { id: 'timed', sections: { identity: 'You record steps on the clock.' }, runTimeoutMs: TIMED_RUN_TIMEOUT_MS }, tools: [recordStep] },
+      leaks: { profile: { id: 'leaks', sections: { identity: 'You read configurations.' } }, tools: leakTools },
     },
     models: ['scripted-service'],
     model: () => model,
@@ -95,7 +116,7 @@ export function createScriptedCatalog(options: ScriptedCatalogOptions): ServiceC
 
 /** The scripted answer to a history: a function of it alone. */
 async function* scriptedTurn(messages: CanonicalHistory, record: (key: string, messages: CanonicalHistory) => Promise<void>): AsyncIterable<ModelEvent> {
-  const prompt = messages.find((message) => message.role === 'user' && /^(steps|approve|slow|delegate) /.test(String(message.content)))?.content;
+  const prompt = messages.find((message) => message.role === 'user' && /^(steps|approve|slow|delegate|leak) /.test(String(message.content)))?.content;
   const [script = '', tag = 'untagged', count = '0'] = String(prompt ?? '').trim().split(/\s+/);
   const answered = messages.filter((message) => message.role === 'assistant').length;
   const results = messages.filter((message) => message.role === 'tool').length;
@@ -107,6 +128,19 @@ async function* scriptedTurn(messages: CanonicalHistory, record: (key: string, m
     message = { role: 'assistant', content: '', toolCalls: [{ id: `call_${tag}_approval`, name: APPROVAL_TOOL_NAME, input: { question: `may I finish ${tag}?` } }] };
   } else if (script === 'delegate' && results === 0) {
     message = { role: 'assistant', content: '', toolCalls: [{ id: `call_${tag}_delegate`, name: DELEGATE_TOOL_NAME, input: { task: `steps ${tag}-sub ${count}` } }] };
+  } else if (script === 'leak' && results === 0) {
+    const secret = (shape: string) => CREDENTIAL_SAMPLES.find((sample) => sample.shape === shape)!.secret;
+    message = {
+      role: 'assistant',
+      content: `Reading with ${secret('OpenAI key')} first.`,
+      toolCalls: [
+        { id: `call_${tag}_output`, name: 'leak_output', input: { key: secret('Anthropic key') } },
+        { id: `call_${tag}_error`, name: 'leak_error', input: {} },
+        { id: `call_${tag}_throw`, name: 'leak_throw', input: {} },
+      ],
+    };
+  } else if (script === 'leak') {
+    message = { role: 'assistant', content: `done ${tag}; the token was ${CREDENTIAL_SAMPLES.find((sample) => sample.shape === 'GitHub token')!.secret}` };
   } else if (script === 'slow' && results === 0) {
     message = { role: 'assistant', content: '', toolCalls: [{ id: `call_${tag}_slow`, name: 'wait_for_cancel', input: {} }] };
   } else {

@@ -53,7 +53,7 @@ export class ServiceHarness {
   async start(): Promise<void> {
     await migrateService({ database: this.database });
     await createEffectTables(this.pool, `${this.prefix}_fx`);
-    this.server = await startServiceServer({ database: this.database, token: this.token, profiles: ['steps', 'approvals', 'slow', 'delegates', 'timed'], models: ['scripted-service'], port: 0, maxBodyBytes: this.#options.maxBodyBytes });
+    this.server = await startServiceServer({ database: this.database, token: this.token, profiles: ['steps', 'approvals', 'slow', 'delegates', 'timed', 'leaks'], models: ['scripted-service'], port: 0, maxBodyBytes: this.#options.maxBodyBytes });
     this.supervisor = superviseWorkers({
       workers: this.#options.workers,
       restartDelayMs: 200,
