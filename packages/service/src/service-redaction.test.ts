@@ -1,6 +1,6 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { leakedCredentials } from '@strata/testing';
+import { CREDENTIAL_SAMPLES, credentialSampleText, leakedCredentials } from '@strata/testing';
 import pg from 'pg';
 import { LEAK_CANARY } from './testing/scripted-catalog.js';
 import { ServiceHarness } from './testing/service-harness.js';
@@ -11,7 +11,8 @@ if (url === undefined || url === '') {
   console.log('# notice: service credential redaction skipped: STRATA_TEST_POSTGRES_URL is not set (e.g. postgres://strata:strata@127.0.0.1:5432/strata_test)');
   test('service credential redaction', { skip: 'STRATA_TEST_POSTGRES_URL is not set' }, () => undefined);
 } else {
-  const harness = new ServiceHarness({ url, workers: 1 });
+  const quote = (shape: string) => CREDENTIAL_SAMPLES.find((sample) => sample.shape === shape)!.secret;
+  const harness = new ServiceHarness({ url, workers: 1, leaks: { text: credentialSampleText(), quotes: [quote('OpenAI key'), quote('Anthropic key'), quote('GitHub token')] } });
   before(() => harness.start(), { timeout: 90_000 });
   after(() => harness.stop());
 

@@ -1,6 +1,5 @@
 import { resolveContextConfiguration, toOpenAIChat, type AssistantMessage, type CanonicalHistory } from '@strata/context';
 import { DELEGATE_TOOL_NAME } from '@strata/agent';
-import { CREDENTIAL_SAMPLES, credentialSampleText } from '@strata/testing';
 import type { ModelClient, ModelEvent } from '@strata/model';
 import pg from 'pg';
 import { APPROVAL_TOOL_NAME } from '../approval-tool.js';
@@ -21,8 +20,8 @@ import type { VirtualClock } from './virtual-clock.js';
  * answers; `slow <tag>` calls `wait_for_cancel`, which holds until aborted;
  * `delegate <tag> <n>` delegates `steps <tag>-sub <n>` to a sub-agent, then
  * answers; `leak <tag>` calls `leak_output`, `leak_error` and `leak_throw`
- * (which print or throw every shape of `CREDENTIAL_SAMPLES`) in one step,
- * its text and arguments quoting credentials too, then answers quoting one.
+ * (which print or throw `leaks.text`) in one step, its text and arguments
+ * quoting `leaks.quotes`, then answers quoting the last of them.
  *
  * Profiles: `steps`, `approvals`, `slow`; `delegates` (its sub-agent is
  * `steps`); `timed` (`steps` with a run deadline of `TIMED_RUN_TIMEOUT_MS`);
@@ -37,6 +36,14 @@ export interface ScriptedCatalogOptions {
   /** A virtual clock every model call moves `modelCallMs` forward (the time the call "takes"). Default: none. */
   readonly clock?: VirtualClock;
   readonly modelCallMs?: number;
+  /** What the `leaks` profile's tools print and its model quotes (the test's credentials). Default: nothing secret. */
+  readonly leaks?: ScriptedLeaks;
+}
+
+/** The credentials a `leak` script prints (every tool) and quotes (the model's text, a call's arguments, the answer: three quotes). */
+export interface ScriptedLeaks {
+  readonly text: string;
+  readonly quotes: readonly [string, string, string];
 }
 
 /** Printed beside the credentials by the `leaks` tools: found in the stores, it shows a search reads what was stored. */
@@ -77,6 +84,7 @@ export function createScriptedCatalog(options: ScriptedCatalogOptions): ServiceC
       return { content: 'finished' };
     },
   };
+  const leaks = options.leaks ?? { text: 'nothing secret', quotes: ['q1', 'q2', 'q3'] };
   const leaky = (name: string, execute: () => { content: string; isError?: boolean }): ServiceTool => ({
     name,
     description: 'Prints its configuration.',
@@ -84,16 +92,16 @@ export function createScriptedCatalog(options: ScriptedCatalogOptions): ServiceC
     execute,
   });
   const leakTools = [
-    leaky('leak_output', () => ({ content: `${LEAK_CANARY}\n${credentialSampleText()}` })),
-    leaky('leak_error', () => ({ content: `request failed ${LEAK_CANARY}\n${credentialSampleText()}`, isError: true })),
+    leaky('leak_output', () => ({ content: `${LEAK_CANARY}\n${leaks.text}` })),
+    leaky('leak_error', () => ({ content: `request failed ${LEAK_CANARY}\n${leaks.text}`, isError: true })),
     leaky('leak_throw', () => {
-      throw new Error(`upstream refused ${LEAK_CANARY}: ${credentialSampleText()}`);
+      throw new Error(`upstream refused ${LEAK_CANARY}: ${leaks.text}`);
     }),
   ];
   const model: ModelClient = {
     provider: 'scripted',
     modelId: 'scripted-service',
-    stream: (request) => scriptedTurn(request.messages, async (key, messages) => {
+    stream: (request) => scriptedTurn(request.messages, leaks, async (key, messages) => {
       await attempt('model', key);
       options.clock?.advance(options.modelCallMs ?? 0);
       await options.pool.query(`INSERT INTO ${schema}.inputs (key, messages) VALUES ($1, $2)`, [key, JSON.stringify(toOpenAIChat(messages))]);
@@ -115,7 +123,7 @@ export function createScriptedCatalog(options: ScriptedCatalogOptions): ServiceC
 }
 
 /** The scripted answer to a history: a function of it alone. */
-async function* scriptedTurn(messages: CanonicalHistory, record: (key: string, messages: CanonicalHistory) => Promise<void>): AsyncIterable<ModelEvent> {
+async function* scriptedTurn(messages: CanonicalHistory, leaks: ScriptedLeaks, record: (key: string, messages: CanonicalHistory) => Promise<void>): AsyncIterable<ModelEvent> {
   const prompt = messages.find((message) => message.role === 'user' && /^(steps|approve|slow|delegate|leak) /.test(String(message.content)))?.content;
   const [script = '', tag = 'untagged', count = '0'] = String(prompt ?? '').trim().split(/\s+/);
   const answered = messages.filter((message) => message.role === 'assistant').length;
@@ -129,18 +137,17 @@ async function* scriptedTurn(messages: CanonicalHistory, record: (key: string, m
   } else if (script === 'delegate' && results === 0) {
     message = { role: 'assistant', content: '', toolCalls: [{ id: `call_${tag}_delegate`, name: DELEGATE_TOOL_NAME, input: { task: `steps ${tag}-sub ${count}` } }] };
   } else if (script === 'leak' && results === 0) {
-    const secret = (shape: string) => CREDENTIAL_SAMPLES.find((sample) => sample.shape === shape)!.secret;
     message = {
       role: 'assistant',
-      content: `Reading with ${secret('OpenAI key')} first.`,
+      content: `Reading with ${leaks.quotes[0]} first.`,
       toolCalls: [
-        { id: `call_${tag}_output`, name: 'leak_output', input: { key: secret('Anthropic key') } },
+        { id: `call_${tag}_output`, name: 'leak_output', input: { key: leaks.quotes[1] } },
         { id: `call_${tag}_error`, name: 'leak_error', input: {} },
         { id: `call_${tag}_throw`, name: 'leak_throw', input: {} },
       ],
     };
   } else if (script === 'leak') {
-    message = { role: 'assistant', content: `done ${tag}; the token was ${CREDENTIAL_SAMPLES.find((sample) => sample.shape === 'GitHub token')!.secret}` };
+    message = { role: 'assistant', content: `done ${tag}; the token was ${leaks.quotes[2]}` };
   } else if (script === 'slow' && results === 0) {
     message = { role: 'assistant', content: '', toolCalls: [{ id: `call_${tag}_slow`, name: 'wait_for_cancel', input: {} }] };
   } else {

@@ -6,7 +6,7 @@ import { migrateService } from '../migrate-service.js';
 import type { RunSummary } from '../run-directory.js';
 import { startServiceServer, type ServiceServer } from '../service-server.js';
 import { superviseWorkers, type Supervisor, type SupervisorEvent } from '../supervise-workers.js';
-import { createEffectTables } from './scripted-catalog.js';
+import { createEffectTables, type ScriptedLeaks } from './scripted-catalog.js';
 
 const WORKER_SCRIPT = fileURLToPath(new URL('./scripted-worker.js', import.meta.url));
 
@@ -18,6 +18,8 @@ export interface ServiceHarnessOptions {
   readonly maxBodyBytes?: number;
   /** Puts run deadlines on a virtual clock that each model call moves this far (see `createScriptedCatalog`). Default: Node's clock. */
   readonly modelCallMs?: number;
+  /** What the `leaks` profile prints and quotes (see `createScriptedCatalog`). */
+  readonly leaks?: ScriptedLeaks;
 }
 
 /**
@@ -76,6 +78,7 @@ export class ServiceHarness {
         STRATA_TEST_EFFECTS_SCHEMA: `${this.prefix}_fx`,
         STRATA_TEST_TOOL_DELAY_MS: String(this.#options.toolDelayMs ?? 0),
         ...(this.#options.modelCallMs === undefined ? {} : { STRATA_TEST_MODEL_CALL_MS: String(this.#options.modelCallMs) }),
+        ...(this.#options.leaks === undefined ? {} : { STRATA_TEST_LEAKS: JSON.stringify(this.#options.leaks) }),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
