@@ -148,29 +148,29 @@ export function describeRedactions(redactions: readonly CredentialRedaction[]): 
  */
 export function redactCredentialsDeep<T>(value: T, options: RedactOptions = {}): { readonly value: T; readonly redactions: readonly CredentialRedaction[] } {
   const found: (readonly CredentialRedaction[])[] = [];
+  const redacted = mapStrings(value, (text) => {
+    const result = redactCredentials(text, options);
+    if (result.redactions.length > 0) found.push(result.redactions);
+    return result.text;
+  });
+  return { value: redacted, redactions: mergeRedactions(...found) };
+}
+
+/** Every string of plain objects and arrays mapped; a part in which nothing changed keeps its reference. */
+function mapStrings<T>(value: T, map: (text: string) => string): T {
   const walk = (node: unknown): unknown => {
-    if (typeof node === 'string') {
-      const redacted = redactCredentials(node, options);
-      if (redacted.redactions.length === 0) return node;
-      found.push(redacted.redactions);
-      return redacted.text;
-    }
+    if (typeof node === 'string') return map(node);
     if (Array.isArray(node)) {
       const mapped = node.map(walk);
       return mapped.some((item, index) => item !== node[index]) ? mapped : node;
     }
     if (node !== null && typeof node === 'object' && Object.getPrototypeOf(node) === Object.prototype) {
-      let changed = false;
-      const entries = Object.entries(node).map(([key, item]) => {
-        const mapped = walk(item);
-        if (mapped !== item) changed = true;
-        return [key, mapped] as const;
-      });
-      return changed ? Object.fromEntries(entries) : node;
+      const entries = Object.entries(node).map(([key, item]) => [key, walk(item)] as const);
+      return entries.some(([key, item]) => item !== (node as Record<string, unknown>)[key]) ? Object.fromEntries(entries) : node;
     }
     return node;
   };
-  return { value: walk(value) as T, redactions: mergeRedactions(...found) };
+  return walk(value) as T;
 }
 
 /**
@@ -206,20 +206,7 @@ export class CredentialVault {
 
   /** `restore` over every string of a JSON-like value (same reference when nothing changed). */
   restoreDeep<T>(value: T): T {
-    if (this.#byMarker.size === 0) return value;
-    const walk = (node: unknown): unknown => {
-      if (typeof node === 'string') return this.restore(node);
-      if (Array.isArray(node)) {
-        const mapped = node.map(walk);
-        return mapped.some((item, index) => item !== node[index]) ? mapped : node;
-      }
-      if (node !== null && typeof node === 'object' && Object.getPrototypeOf(node) === Object.prototype) {
-        const entries = Object.entries(node).map(([key, item]) => [key, walk(item)] as const);
-        return entries.some(([key, item]) => item !== (node as Record<string, unknown>)[key]) ? Object.fromEntries(entries) : node;
-      }
-      return node;
-    };
-    return walk(value) as T;
+    return this.#byMarker.size === 0 ? value : mapStrings(value, (text) => this.restore(text));
   }
 }
 
