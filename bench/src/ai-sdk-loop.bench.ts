@@ -66,9 +66,10 @@ async function runLoop(outputs: readonly string[], prepareStep: PrepareStep | un
 }
 
 /** Strata's row alone: what the acceptance test checks. */
-export async function strataRow(outputs: readonly string[], rules: ProviderRules | undefined): Promise<LoopRow> {
+/** Strata in the SDK's loop with its defaults (`maskStoredResults` given only to measure the unmasked view beside them). */
+export async function strataRow(outputs: readonly string[], rules: ProviderRules | undefined, maskStoredResults?: false): Promise<LoopRow> {
   // Exact counts for the model's tokenizer (o200k here), as a user sets for their model.
-  const strata = createStrataAiSdk({ budget: { inputCapTokens: LOOP_BUDGET_TOKENS }, exactEstimator: exactTokenEstimatorFor('o200k_base'), contextId: 'bench', system: LOOP_SYSTEM });
+  const strata = createStrataAiSdk({ budget: { inputCapTokens: LOOP_BUDGET_TOKENS }, exactEstimator: exactTokenEstimatorFor('o200k_base'), contextId: 'bench', system: LOOP_SYSTEM , maskStoredResults });
   return measureLoop({ sdk: 'AI SDK 6', policy: 'Strata prepareStep', requests: await runLoop(outputs, strata.prepareStep, strata.tools), rules });
 }
 

@@ -1,7 +1,7 @@
 // What the adapter benchmarks measure of each model request, the same way for Strata and for each
 // SDK's own policies: exact tokens against the budget, the task on every step, prefix reuse between
 // consecutive steps, and the independent provider-rules oracle for OpenAI and Anthropic.
-import { exactTokenEstimatorFor, type CanonicalMessage, type ToolSchema } from '@strata/context';
+import { CACHE_PRICING, exactTokenEstimatorFor, type CanonicalMessage, type ToolSchema } from '@strata/context';
 import { loadAllSharedConversations, type ProviderRules } from '@strata/testing';
 
 export const LOOP_STEPS = 30;
@@ -40,6 +40,8 @@ export interface LoopRow {
   readonly reuse: string;
   /** Mean share of each request that is a reused prefix. */
   readonly cachedShare: string;
+  /** Input cost of the whole loop in input-token units: each request's reused prefix at 0.1, the rest at 1 (as OpenAI bills cached input). */
+  readonly cost: number;
   readonly openaiViolations: number;
   readonly anthropicViolations: number;
   /** The oracle's rules broken, for either provider. */
@@ -64,9 +66,10 @@ function hasTask(messages: readonly CanonicalMessage[]): boolean {
  * request's tokens that is such a prefix (the cached share of the bill, which a growing history of
  * 2-9 KB outputs keeps below 1 for any policy).
  */
-function meanReuse(requests: readonly MeasuredRequest[]): { ofPrevious: number; ofCurrent: number } {
+function meanReuse(requests: readonly MeasuredRequest[]): { ofPrevious: number; ofCurrent: number; cost: number } {
   const ofPrevious: number[] = [];
   const ofCurrent: number[] = [];
+  let cost = requests.length > 0 ? sum(messageTokens(requests[0]!.canonical)) : 0;
   for (let index = 1; index < requests.length; index += 1) {
     const previous = requests[index - 1]!.canonical;
     const current = requests[index]!.canonical;
@@ -77,9 +80,10 @@ function meanReuse(requests: readonly MeasuredRequest[]): { ofPrevious: number; 
     while (prefix < current.length && prefix < previous.length && JSON.stringify(current[prefix]) === JSON.stringify(previous[prefix])) shared += currentTokens[prefix++]!;
     ofPrevious.push(shared / Math.max(1, sum(previousTokens)));
     ofCurrent.push(shared / Math.max(1, sum(currentTokens)));
+    cost += shared * CACHE_PRICING.cachedToken + (sum(currentTokens) - shared) * CACHE_PRICING.newToken;
   }
   const mean = (values: number[]) => (values.length === 0 ? 1 : sum(values) / values.length);
-  return { ofPrevious: mean(ofPrevious), ofCurrent: mean(ofCurrent) };
+  return { ofPrevious: mean(ofPrevious), ofCurrent: mean(ofCurrent), cost: Math.round(cost) };
 }
 
 function sum(values: readonly number[]): number {
@@ -100,6 +104,7 @@ export function measureLoop(options: { sdk: string; policy: string; requests: re
     taskKept: `${requests.filter((request) => hasTask(request.canonical)).length}/${requests.length}`,
     reuse: reuse.ofPrevious.toFixed(2),
     cachedShare: reuse.ofCurrent.toFixed(2),
+    cost: reuse.cost,
     openaiViolations: violations('openai'),
     anthropicViolations: violations('anthropic'),
     rulesBroken: [...new Set(requests.flatMap((request) => (rules ? [...rules.violations(request.chat, 'openai'), ...rules.violations(request.chat, 'anthropic')].map((violation) => violation.rule) : [])))].sort().join(' ') || '-',

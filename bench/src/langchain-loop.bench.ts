@@ -41,8 +41,9 @@ function summaryModel(): ReturnType<typeof fakeModel> {
 }
 
 /** Strata's row alone: what the acceptance test checks. */
-export async function strataRow(outputs: readonly string[], rules: ProviderRules | undefined): Promise<LoopRow> {
-  const strata = createStrataLangChain({ budget: { inputCapTokens: LOOP_BUDGET_TOKENS }, exactEstimator: exactTokenEstimatorFor('o200k_base'), contextId: 'bench' });
+/** Strata in the SDK's loop with its defaults (`maskStoredResults` given only to measure the unmasked view beside them). */
+export async function strataRow(outputs: readonly string[], rules: ProviderRules | undefined, maskStoredResults?: false): Promise<LoopRow> {
+  const strata = createStrataLangChain({ budget: { inputCapTokens: LOOP_BUDGET_TOKENS }, exactEstimator: exactTokenEstimatorFor('o200k_base'), contextId: 'bench' , maskStoredResults });
   const requests = await runLoop(outputs, [strata.middleware as AgentMiddleware], [strata.readToolOutput as unknown as ReturnType<typeof tool>]);
   return measureLoop({ sdk: 'LangChain 1.x', policy: 'Strata middleware', requests, rules });
 }

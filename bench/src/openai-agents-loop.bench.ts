@@ -67,9 +67,10 @@ async function runLoop(outputs: readonly string[], callModelInputFilter: CallMod
 }
 
 /** Strata's row alone: what the acceptance test checks. */
-export async function strataRow(outputs: readonly string[], rules: ProviderRules | undefined): Promise<LoopRow> {
+/** Strata in the SDK's loop with its defaults (`maskStoredResults` given only to measure the unmasked view beside them). */
+export async function strataRow(outputs: readonly string[], rules: ProviderRules | undefined, maskStoredResults?: false): Promise<LoopRow> {
   setTracingDisabled(true);
-  const strata = createStrataOpenAIAgents({ budget: { inputCapTokens: LOOP_BUDGET_TOKENS }, exactEstimator: exactTokenEstimatorFor('o200k_base'), contextId: 'bench', tools: [READ_OUTPUT_SCHEMA] });
+  const strata = createStrataOpenAIAgents({ budget: { inputCapTokens: LOOP_BUDGET_TOKENS }, exactEstimator: exactTokenEstimatorFor('o200k_base'), contextId: 'bench', tools: [READ_OUTPUT_SCHEMA] , maskStoredResults });
   return measureLoop({ sdk: 'OpenAI Agents 0.14', policy: 'Strata callModelInputFilter', requests: await runLoop(outputs, strata.callModelInputFilter, [strata.readToolOutput]), rules });
 }
 

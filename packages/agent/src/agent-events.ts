@@ -27,9 +27,12 @@ export type AgentEvent =
  * tool calls, or results that could not fit); no tool ran.
  * `loop-guard`: the model kept repeating identical calls after the guard
  * refused them. `runtime-error`: anything else that failed outside the model (a store).
+ * `turn-end`: not an end but a pause at a turn boundary, for a run asked to
+ * stop there (`stopAtTurnEnd`): its step is stored and the next execution goes on.
  */
 export type AgentStopReason =
   | 'completed'
+  | 'turn-end'
   | 'max-turns'
   | 'interrupted'
   | 'timeout'

@@ -1,4 +1,4 @@
-import type { CanonicalHistory, CanonicalMessage, SessionStore, SessionVersion } from '@strata/context';
+import type { CanonicalHistory, CanonicalMessage, ContextState, JsonValue, SessionState, SessionStore, SessionVersion } from '@strata/context';
 import type { ModelUsage } from '@strata/model';
 import { SessionConflictError } from '@strata/store';
 
@@ -20,8 +20,11 @@ function addUsage(total: ModelUsage, next: ModelUsage): ModelUsage {
 
 /**
  * The mutable state of one run, in one place: the canonical history and the
- * session version it was read from or written as, the turn counter and
- * usage. The structured lanes live beside it (`RunLanes`).
+ * session version it was read from or written as, the context state the
+ * last assembly returned, the turn counter and usage. The structured lanes
+ * live beside it (`RunLanes`); their snapshot (`runState`) is written with
+ * every version, with the context state, so a run resumed in any process
+ * continues from exactly what this one would.
  *
  * Every write names the version the run last saw, so another writer's
  * messages are never dropped or split: a step (an assistant message with
@@ -37,20 +40,66 @@ export class AgentRunState {
   private totalUsage: ModelUsage = {};
   private foreign = 0;
   private readonly sessionStore: SessionStore | undefined;
+  private context: ContextState | undefined;
+  /** The stored session's run state, as loaded (the lanes restore from it). */
+  readonly storedRunState: JsonValue | undefined;
+  private readonly runState: (() => JsonValue) | undefined;
 
-  constructor(options: { contextId: string; history?: CanonicalHistory; version?: number; firstTurn?: number; sessionStore?: SessionStore }) {
+  constructor(options: {
+    contextId: string;
+    history?: CanonicalHistory;
+    version?: number;
+    firstTurn?: number;
+    sessionStore?: SessionStore;
+    /** The session state the history was stored with. */
+    state?: SessionState;
+    /** The run's own state (its lanes) as it is now, written with each version. */
+    runState?: () => JsonValue;
+  }) {
     this.contextId = options.contextId;
     this.currentHistory = options.history ?? [];
     this.sessionVersion = options.version ?? 0;
     this.turnNumber = (options.firstTurn ?? 1) - 1;
     this.sessionStore = options.sessionStore;
+    this.context = options.state?.context;
+    this.storedRunState = options.state?.run;
+    this.runState = options.runState;
   }
 
   /** The state of a stored session, read without writing anything. */
-  static async load(options: { contextId: string; sessionStore?: SessionStore; firstTurn?: (history: CanonicalHistory) => Promise<number> | number }): Promise<AgentRunState> {
+  static async load(options: {
+    contextId: string;
+    sessionStore?: SessionStore;
+    firstTurn?: (history: CanonicalHistory) => Promise<number> | number;
+    runState?: () => JsonValue;
+  }): Promise<AgentRunState> {
     const stored = await options.sessionStore?.load(options.contextId);
     const history = stored?.messages ?? [];
-    return new AgentRunState({ contextId: options.contextId, history, version: stored?.version ?? 0, firstTurn: (await options.firstTurn?.(history)) ?? 1, sessionStore: options.sessionStore });
+    return new AgentRunState({
+      contextId: options.contextId,
+      history,
+      version: stored?.version ?? 0,
+      firstTurn: (await options.firstTurn?.(history)) ?? 1,
+      sessionStore: options.sessionStore,
+      state: stored?.state,
+      runState: options.runState,
+    });
+  }
+
+  /** The context state the last assembly returned (or the stored session's): what the next assembly is given. */
+  get contextState(): ContextState | undefined {
+    return this.context;
+  }
+
+  /** Takes an assembly's context state; it is written with the next version. */
+  adoptContextState(state: ContextState | undefined): void {
+    this.context = state;
+  }
+
+  /** What every write records beside the history. */
+  private sessionState(): SessionState {
+    const run = this.runState?.();
+    return { ...(this.context === undefined ? {} : { context: this.context }), ...(run === undefined ? {} : { run }) };
   }
 
   get history(): CanonicalHistory {
@@ -100,7 +149,7 @@ export class AgentRunState {
     let conflict: unknown;
     for (let attempt = 1; attempt <= SESSION_WRITE_ATTEMPTS; attempt += 1) {
       try {
-        const written = await store.append(this.contextId, step, { expectedVersion: this.sessionVersion });
+        const written = await store.append(this.contextId, step, { expectedVersion: this.sessionVersion, state: this.sessionState() });
         this.adopt([...this.currentHistory, ...step], written.version);
         return;
       } catch (error) {
@@ -114,7 +163,7 @@ export class AgentRunState {
       }
       const merged = [...this.currentHistory, ...step, ...foreign];
       try {
-        const written = await store.replace(this.contextId, merged, { reason: FOREIGN_AFTER_STEP_REASON, replacedFromVersion: newest.version, replacedMessages: newest.messages.length });
+        const written = await store.replace(this.contextId, merged, { reason: FOREIGN_AFTER_STEP_REASON, replacedFromVersion: newest.version, replacedMessages: newest.messages.length }, { state: this.sessionState() });
         this.foreign += foreign.length;
         this.adopt(merged, written.version);
         return;
@@ -146,7 +195,7 @@ export class AgentRunState {
     let conflict: SessionConflictError | undefined;
     for (let attempt = 1; attempt <= SESSION_WRITE_ATTEMPTS; attempt += 1) {
       try {
-        const written = await store.replace(this.contextId, compacted, { reason, replacedFromVersion: this.sessionVersion, replacedMessages: this.currentHistory.length });
+        const written = await store.replace(this.contextId, compacted, { reason, replacedFromVersion: this.sessionVersion, replacedMessages: this.currentHistory.length }, { state: this.sessionState() });
         this.adopt(compacted, written.version);
         return compacted === history ? undefined : conflict;
       } catch (error) {

@@ -1,23 +1,18 @@
 import { createHash } from 'node:crypto';
 import {
   buildHistoryUnits,
-  ConservativeTokenEstimator,
-  ContextContributorRegistry,
-  createContextAssembler,
+  createContextPipeline,
   CredentialVault,
   describeRedactions,
-  DefaultContextMessageComposer,
-  DefaultHistoryCompactor,
   interruptedResult,
+  originalRequest,
   resolveContextBudget,
-  DEFAULT_PRESSURE_PERCENT,
   type CanonicalHistory,
   type CanonicalMessage,
   type ContextConfiguration,
   type ContextContributorFactory,
   type ContextScope,
   type ContextStageEvent,
-  type ContextConfiguration as Configuration,
   type HistoryCompactorOptions,
   type MessageComposerOptions,
   type ResolvedContextBudget,
@@ -29,14 +24,13 @@ import {
   type TraceSink,
 } from '@strata/context';
 import { redactingModelClient, type ModelClient } from '@strata/model';
-import { deferredToolsContributorFactory, READ_SKILL_NAME, type ToolRegistry } from '@strata/tools';
+import { deferredToolsContributorFactory, type ToolRegistry } from '@strata/tools';
 import type { AgentEvent } from './agent-events.js';
 import { AgentRunState } from './agent-run-state.js';
 import { NativeAgent, type AgentRunResult } from './native-agent.js';
 import { RunDeadline } from './run-deadline.js';
 import { RunTraceSink } from './run-trace-sink.js';
 import { profileSectionsFactory, type ProfileSections } from './profile-sections.js';
-import { goalSnapshotFactory, originalRequest } from './goal-snapshot.js';
 import { laneContributorFactory } from './lanes/lane-contributors.js';
 import { delegationLaneReducer, reviewLaneReducer, skillLaneReducer } from './lanes/lane-reducers.js';
 import { planLaneReducer } from './lanes/plan-tool.js';
@@ -75,7 +69,7 @@ export interface AgentProfile {
   /** Identity, governance and run contract (protected) and guidance sections of the system prompt. */
   readonly sections?: ProfileSections;
   readonly contributors?: readonly ContextContributorFactory[];
-  /** Default 50. */
+  /** Default `DEFAULT_MAX_TURNS` (50). */
   readonly maxTurns?: number;
   readonly runTimeoutMs?: number;
   readonly idleTimeoutMs?: number;
@@ -133,6 +127,12 @@ export interface AgentRunInput {
    * counts on from it, so it bounds the whole run. Default 0.
    */
   readonly activeMsUsed?: number;
+  /**
+   * Stop at the first turn boundary with `turn-end` (the turn's step is
+   * stored); the next `createAgentRun` over the session goes on from it, in
+   * any process, as this run would have. For durable execution. Default false.
+   */
+  readonly stopAtTurnEnd?: boolean;
 }
 
 /** The authorities that shaped a run's result, frozen when it starts. */
@@ -173,8 +173,9 @@ export function createAgentRun(profile: AgentProfile, bindings: AgentBindings, i
     activeMs: () => deadline.activeMs(),
     advanceActiveTime: (activeMs) => deadline.advanceTo(activeMs),
     async execute() {
-      let state = new AgentRunState({ contextId: input.contextId, sessionStore: bindings.sessionStore });
       const lanes = new RunLanes([...BUILT_IN_REDUCERS, ...(profile.laneReducers ?? [])]);
+      const runState = () => lanes.snapshot();
+      let state = new AgentRunState({ contextId: input.contextId, sessionStore: bindings.sessionStore, runState });
       // The budget is resolved once per run; authorities are frozen as it starts, skill references accrue as it goes.
       const budget = resolveContextBudget(bindings.configuration);
       const frozen = versionRecord(profile, bindings, budget);
@@ -182,9 +183,9 @@ export function createAgentRun(profile: AgentProfile, bindings: AgentBindings, i
       let goal: string | undefined;
       try {
         // Reading the session writes nothing; only a prompt or a closed interrupted step is stored.
-        state = await AgentRunState.load({ contextId: input.contextId, sessionStore: bindings.sessionStore, firstTurn: (history) => firstTurn(history, input.contextId, bindings.traceSink) });
-        // A run created from an existing history fills its lanes from it before anything is compacted.
-        lanes.backfill(state.history);
+        state = await AgentRunState.load({ contextId: input.contextId, sessionStore: bindings.sessionStore, firstTurn: (history) => firstTurn(history, input.contextId, bindings.traceSink), runState });
+        // The lanes as the session stored them; a run created from a history without them fills them from it, before anything is compacted.
+        if (!lanes.restore(state.storedRunState)) lanes.backfill(state.history);
         goal = input.goal ?? (await originalRequest({ contextId: input.contextId, history: state.history, prompt: input.prompt, sessionStore: bindings.sessionStore }));
         await state.commitStep([...closeInterruptedCalls(state.history), ...(input.prompt === undefined ? [] : [{ role: 'user' as const, content: input.prompt }])]);
       } catch (error) {
@@ -195,31 +196,27 @@ export function createAgentRun(profile: AgentProfile, bindings: AgentBindings, i
       }
 
       const scope = profile.scope ?? 'main';
-      const registry = new ContextContributorRegistry();
-      const estimator = bindings.estimator ?? new ConservativeTokenEstimator({ family: bindings.exactEstimator?.family ?? 'unknown' });
-      const goalSnapshot = goal === undefined || goal.trim() === '' ? undefined : goalSnapshotFactory({ goal, maxTokens: Math.floor(budget.systemPromptTokens / 2), estimator });
-      for (const factory of [...builtInContributors({ profile, scope, goalSnapshot, lanes, tools: bindings.tools }), ...(profile.contributors ?? [])]) {
-        registry.registerFactory(factory, { contextId: input.contextId, scope });
-      }
       if (profile.routingHints && input.prompt !== undefined) promoteByRoutingHints({ registry: bindings.tools, request: input.prompt, hints: profile.routingHints });
       attachRunHandle(deadline.signal, { contextId: input.contextId, scope, lanes, beginExternalWait: () => deadline.beginExternalWait() });
       const traceSink = bindings.traceSink ? new RunTraceSink(bindings.traceSink) : undefined;
-      const assembler = createContextAssembler({
-        registry,
+      const { assembler, estimator } = createContextPipeline({
+        contextId: input.contextId,
+        scope,
         budget,
-        outputStore: bindings.outputStore,
-        mode: bindings.configuration.mode,
         configuration: bindings.configuration,
-        compactor: new DefaultHistoryCompactor({ ...compactorSettings(bindings.configuration), ...profile.compaction, summarizer: bindings.summarizer, timers: bindings.timers }),
-        estimator,
+        contributors: [...builtInContributors({ profile, scope, lanes, tools: bindings.tools }), ...(profile.contributors ?? [])],
+        goal,
+        estimator: bindings.estimator,
         exactEstimator: bindings.exactEstimator,
+        summarizer: bindings.summarizer,
+        compaction: profile.compaction,
+        maskStoredResults: profile.maskStoredResults,
+        outputStore: bindings.outputStore,
         traceSink,
         onStage: bindings.onStage,
         now: bindings.now,
         timers: bindings.timers,
         legacySystemPrompt: profile.legacySystemPrompt,
-        // A skill's body is instructions: the view never shows it as a preview (compaction may still remove it, and the skill lane then says so).
-        stages: { composer: new DefaultContextMessageComposer({ ...(profile.maskStoredResults === undefined ? {} : { maskStoredResults: profile.maskStoredResults }), keepWholeTools: [READ_SKILL_NAME] }) },
       });
       // Credentials in tool results and model output become markers before anything holds them; with `redactToolOutputs: false` the run's vault gives the provider and the tools the values.
       const vault = bindings.configuration.redactToolOutputs === false ? new CredentialVault() : undefined;
@@ -245,6 +242,7 @@ export function createAgentRun(profile: AgentProfile, bindings: AgentBindings, i
         maxTurns: profile.maxTurns,
         maxToolCallsPerStep: profile.maxToolCallsPerStep,
         maxRepeatedCallRefusals: profile.maxRepeatedCallRefusals,
+        stopAtTurnEnd: input.stopAtTurnEnd,
         onEvent: input.onEvent,
       });
       const result = await agent.execute();
@@ -254,34 +252,13 @@ export function createAgentRun(profile: AgentProfile, bindings: AgentBindings, i
 }
 
 /** The contributors every run of a scope has, before the profile's own. */
-function builtInContributors(options: { profile: AgentProfile; scope: ContextScope; goalSnapshot: ContextContributorFactory | undefined; lanes: RunLanes; tools: ToolRegistry }): ContextContributorFactory[] {
-  const { profile, scope, goalSnapshot, lanes, tools } = options;
+function builtInContributors(options: { profile: AgentProfile; scope: ContextScope; lanes: RunLanes; tools: ToolRegistry }): ContextContributorFactory[] {
+  const { profile, scope, lanes, tools } = options;
   return [
     profileSectionsFactory(profile.sections ?? {}),
-    ...(goalSnapshot ? [goalSnapshot] : []),
     ...(SCOPE_DEFERRED_TOOLS[scope] ? [deferredToolsContributorFactory({ registry: tools })] : []),
     ...SCOPE_LANES[scope].map((lane) => laneContributorFactory({ lane, lanes })),
   ];
-}
-
-/**
- * The compaction settings of the configuration, as compactor options:
- * retain percent of the cap after compaction (as the share of the pressure
- * target freed beyond the need), summary retries, preview size (two thirds
- * head, one third tail), and the message and round triggers.
- */
-function compactorSettings(configuration: Configuration): Omit<HistoryCompactorOptions, 'summarizer'> {
-  const pressure = configuration.compactionPressurePercent ?? DEFAULT_PRESSURE_PERCENT;
-  const preview = configuration.toolPreviewChars;
-  const settings = {
-    headroomShare: configuration.compactionRetainPercent === undefined ? undefined : 1 - configuration.compactionRetainPercent / pressure,
-    summaryAttempts: configuration.summaryRetries === undefined ? undefined : configuration.summaryRetries + 1,
-    preview: preview === undefined ? undefined : { headChars: Math.ceil((preview * 2) / 3), tailChars: Math.floor(preview / 3) },
-    messageCountThreshold: configuration.windowMessages,
-    roundCountThreshold: configuration.windowRounds,
-  };
-  // The compactor spreads its options over its defaults: a setting left unset must be absent, not undefined.
-  return Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined));
 }
 
 /** The skills read in this run (and back-filled from its history), from the skill lane. */

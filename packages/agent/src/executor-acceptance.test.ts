@@ -168,7 +168,10 @@ test('a sub-agent and a reviewer: own context ids, scopes and budgets; summaries
   assert.equal(result.stopReason, 'completed');
   assert.deepEqual([...new Set(child.traces.map((trace) => [trace.contextId, trace.scope].join(' ')))], ['team/subagent/d1 subagent']);
   assert.equal(child.traces[0]!.budget!.inputCapTokens, 16_000, 'the child has its own budget');
-  assert.match(systemPrompt(child.traces[0]!), /Read page 2 of the notes and summarise it\./, "the child's goal is its task");
+  const childGoal = child.traces[0]!.llmInput.messages.find((message) => message.role === 'user' && message.content.startsWith('<attachment id="run_contract.goal"'));
+  assert.ok(childGoal?.role === 'user' && childGoal.authority === 'data_only' && childGoal.content.includes('trust="untrusted_data"'));
+  assert.match(childGoal.content, /Read page 2 of the notes and summarise it\./, "the child's goal is its task, as data");
+  assert.ok(!systemPrompt(child.traces[0]!).includes('Read page 2'), 'a model-written task never enters the system prompt');
   assert.deepEqual([...new Set(reviewer.traces.map((trace) => [trace.contextId, trace.scope].join(' ')))], ['team/reviewer/r1 reviewer']);
   assert.ok(JSON.stringify(reviewer.traces[0]!.llmInput.messages).includes('T = 21.5 C (pages 1-2)'), 'the reviewer read the named artifact');
   const delegated = result.finalMessages.find((message) => message.role === 'tool' && message.toolCallId === 'd1');
@@ -220,7 +223,9 @@ test('deferred MCP tools with a real MCP server: the model is told they exist, d
     const result = await createAgentRun({ id: 'lab', routingHints: [{ words: ['weather', 'injection'], tools: ['mcp__lab__get_weather', 'mcp__lab__inject'] }] }, run.bindings, { contextId: 'mcp', prompt: 'Echo hello, then the weather in Oslo and the injection test.' }).execute();
     assert.equal(result.stopReason, 'completed');
     const [first, second] = run.traces;
-    assert.match(systemPrompt(first!), /<section id="tools\.deferred"[\s\S]*- mcp__lab__echo: Echo the given text back/, 'the model was told the tool exists');
+    assert.match(systemPrompt(first!), /<section id="tools\.deferred"[\s\S]*- mcp__lab__echo\n/, 'the model was told the tool exists');
+    assert.ok(!systemPrompt(first!).includes('Echo the given text back'), "the server's description is not in the system prompt");
+    assert.match(projection(first!, 'tools.deferred') ?? '', /- mcp__lab__echo: Echo the given text back/, 'it is a data message');
     assert.ok(!first!.renderedContext!.tools.includes('mcp__lab__echo'));
     assert.ok(first!.renderedContext!.tools.includes('mcp__lab__get_weather'), 'the routing hint pre-promoted it');
     assert.ok(second!.renderedContext!.tools.includes('mcp__lab__echo'), 'promoted from the next model call');
@@ -238,7 +243,8 @@ test('deferred MCP tools with a real MCP server: the model is told they exist, d
     assert.ok(!systemPrompt(grow.traces[0]!).includes('mcp__lab__late'));
     const after = acceptanceRun({ registry, stores: run.stores, script: [answer('seen')] });
     await createAgentRun({ id: 'lab' }, after.bindings, { contextId: 'mcp-after', prompt: 'Look.' }).execute();
-    assert.match(systemPrompt(after.traces[0]!), /- mcp__lab__late: A tool added after connecting/);
+    assert.match(systemPrompt(after.traces[0]!), /- mcp__lab__late\n/);
+    assert.match(projection(after.traces[0]!, 'tools.deferred') ?? '', /- mcp__lab__late: A tool added after connecting/);
     stop();
   } finally {
     await connection.close();

@@ -5,9 +5,9 @@ export type { ProfileSections } from './profile-sections.js';
 export type { RoutingHint } from './routing-hints.js';
 
 // What a run reports
-export { MAX_REPEATED_CALL_REFUSALS, type AgentRunResult } from './native-agent.js';
+export type { AgentRunResult } from './native-agent.js';
 export type { AgentEvent, AgentStopReason } from './agent-events.js';
-export { MAX_TOOL_CALLS_PER_STEP } from './step-admission.js';
+export { DEFAULT_MAX_TURNS, MAX_REPEATED_CALL_REFUSALS, MAX_TOOL_CALLS_PER_STEP } from './stop-conditions.js';
 
 // State lanes and plans
 export { LANE_NAMES, type LaneName, type LaneEntry, type LaneUpdate, type LaneReducer } from './lanes/run-lanes.js';
@@ -30,9 +30,6 @@ export { StepRefusedError } from './errors/step-refused-error.js';
 // The blackboard's worker model over a model client
 export { workerModelFromClient } from './worker-model-adapter.js';
 
-// Replay
-export { replayTrajectory, type ReplayOptions, type ReplayTurn, type ReplayResult } from './replay.js';
-export { rawRequests, lastNMaskingRequests, clearToolUsesRequests, type BaselineTurn, type ClearToolUsesOptions } from './replay-baselines.js';
 
 // Telemetry (OpenTelemetry, GenAI semantic conventions; content off by default)
 export { createAgentTelemetry, type AgentTelemetry, type AgentTelemetryOptions } from './telemetry/agent-telemetry.js';

@@ -7,7 +7,7 @@ import type { RunLanes } from './lanes/run-lanes.js';
 import { runModelTurn, type ModelAttempt } from './model-turn.js';
 import { RunDeadline } from './run-deadline.js';
 import type { RunTraceSink } from './run-trace-sink.js';
-import { MAX_TOOL_CALLS_PER_STEP, refuseStep } from './step-admission.js';
+import { MAX_TOOL_CALLS_PER_STEP, refuseStep, repeatedCallsStop, turnsLeft } from './stop-conditions.js';
 import { dispatchToolCalls } from './tool-dispatch.js';
 
 /** What the loop does next. */
@@ -15,9 +15,6 @@ type NextStep =
   | { readonly type: 'model' }
   | { readonly type: 'tools'; readonly message: AssistantMessage }
   | { readonly type: 'stop'; readonly reason: AgentStopReason; readonly error?: unknown };
-
-/** Default: the third refusal of a repeated identical call stops the run. */
-export const MAX_REPEATED_CALL_REFUSALS = 3;
 
 export interface NativeAgentOptions {
   readonly state: AgentRunState;
@@ -36,8 +33,14 @@ export interface NativeAgentOptions {
   /** The sink the assembler writes to, held until each assembly is committed. */
   readonly traceSink?: RunTraceSink;
   readonly scope?: ContextScope;
-  /** Default 50 model turns per run. */
+  /** Default `DEFAULT_MAX_TURNS` (50) model turns per run. */
   readonly maxTurns?: number;
+  /**
+   * Stop at the first turn boundary (a step's tools ran and the run would go
+   * on) with `turn-end`: durable execution runs one turn per workflow step
+   * and executes again for the next. Default false.
+   */
+  readonly stopAtTurnEnd?: boolean;
   /** Default `MAX_TOOL_CALLS_PER_STEP` (128). */
   readonly maxToolCallsPerStep?: number;
   /** Refusals of repeated identical calls before the run stops with `loop-guard`. Default `MAX_REPEATED_CALL_REFUSALS` (3). */
@@ -96,7 +99,8 @@ export class NativeAgent {
       for (const failure of (await this.options.traceSink?.flush()) ?? []) this.diagnose(failure);
     }
     const stop = step as Extract<NextStep, { type: 'stop' }>;
-    this.emit({ type: 'run-end', stopReason: stop.reason });
+    // A turn boundary is a pause, not the run's end.
+    if (stop.reason !== 'turn-end') this.emit({ type: 'run-end', stopReason: stop.reason });
     const last = state.history.findLast((message): message is AssistantMessage => message.role === 'assistant');
     return {
       stopReason: stop.reason,
@@ -111,7 +115,7 @@ export class NativeAgent {
 
   private async modelStep(): Promise<NextStep> {
     const { state, client, deadline } = this.options;
-    if (this.turns >= (this.options.maxTurns ?? 50)) return { type: 'stop', reason: 'max-turns' };
+    if (!turnsLeft(this.turns, this.options.maxTurns)) return { type: 'stop', reason: 'max-turns' };
     this.turns += 1;
     const turn = state.nextTurn();
     this.emit({ type: 'turn-start', turn });
@@ -161,9 +165,12 @@ export class NativeAgent {
    */
   private async assemble(turn: number, recovery?: TurnRecovery): Promise<AssembledTurn> {
     const { state, assembler, registry, deadline, traceSink } = this.options;
+    // Every attempt starts from the state the turn found: a discarded assembly leaves nothing behind.
+    const startState = state.contextState;
     for (let attempt = 1; ; attempt += 1) {
       const before = state.history.length;
       const assembled = await assembler.assemble({
+        state: startState,
         contextId: state.contextId,
         turn,
         scope: this.options.scope ?? 'main',
@@ -175,10 +182,12 @@ export class NativeAgent {
         activePlanCallId: this.options.lanes.entries('plan')[0]?.toolCallId,
       });
       const reason = assembled.trace.compaction.reason ?? 'compaction';
+      state.adoptContextState(assembled.state);
       const conflict = assembled.historyChanged ? await state.commitCompaction(assembled.history, reason) : undefined;
       if (conflict) {
         // Another writer changed the session: the compaction was recorded over its version; assemble again so the model sees its messages.
         traceSink?.discard();
+        state.adoptContextState(startState);
         this.diagnose({ code: 'AGENT_SESSION_CONFLICT', severity: 'info', subject: `turn ${turn}`, message: `another writer changed the session while turn ${turn} compacted it; the context is assembled again over version ${state.version}` });
         if (attempt >= SESSION_WRITE_ATTEMPTS) throw conflict;
         continue;
@@ -218,12 +227,11 @@ export class NativeAgent {
     await state.commitStep([message, ...outcome.results]);
     if (outcome.aborted) return this.interrupted(deadline.signal.reason);
     this.repeatedCallRefusals += refusals;
-    const bound = this.options.maxRepeatedCallRefusals ?? MAX_REPEATED_CALL_REFUSALS;
-    if (refusals > 0 && this.repeatedCallRefusals >= bound) {
+    if (refusals > 0 && repeatedCallsStop(this.repeatedCallRefusals, this.options.maxRepeatedCallRefusals)) {
       this.diagnose({ code: 'AGENT_LOOP_GUARD', severity: 'error', subject: `turn ${state.turn}`, message: `the model repeated identical tool calls ${this.repeatedCallRefusals} times after the loop guard refused them; the run stops` });
       return { type: 'stop', reason: 'loop-guard' };
     }
-    return { type: 'model' };
+    return this.options.stopAtTurnEnd ? { type: 'stop', reason: 'turn-end' } : { type: 'model' };
   }
 
   /** Remote output that imitated our control markers was cleaned before it was stored: say what. */

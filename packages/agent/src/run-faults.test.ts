@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConservativeTokenEstimator, resolveContextConfiguration, type CanonicalMessage, type JsonValue, type ContextTraceV5, type SessionStore, type Summarizer, type ToolDefinition, type ToolOutputStore } from '@strata/context';
+import { ConservativeTokenEstimator, resolveContextConfiguration, type CanonicalMessage, type JsonValue, type ToolResultMessage, type ContextTraceV5, type SessionStore, type Summarizer, type ToolDefinition, type ToolOutputStore } from '@strata/context';
 import { loadProviderRules, manualTimers } from '@strata/testing';
 import { createModelClient, openAIOverflowError, ScriptedLanguageModel, type ModelClient, type ModelEvent, type ScriptedTurn } from '@strata/model';
 import { createFileTraceSink, createMemoryStores } from '@strata/store';
@@ -346,4 +346,24 @@ test('calls whose results could not fit even empty are refused before any tool r
   assert.equal(result.stopReason, 'step-refused', String(result.error));
   assert.ok(StepRefusedError.isInstance(result.error) && result.error.code === 'AGENT_STEP_CANNOT_FIT', String(result.error));
   assert.equal(runs, 0);
+});
+
+test('tool arguments nested 600 deep are an error result the model reads, and the run goes on to its answer', async () => {
+  let runs = 0;
+  const deep = '{"a":'.repeat(600) + '1' + '}'.repeat(600);
+  const { bindings, model, traces, sessions } = setup({
+    script: [{ parts: [{ type: 'tool-call', id: 'deep1', name: 'lookup', rawInput: deep }] }, answer('The arguments were too deep; I stopped.')],
+    tools: [tool('lookup', () => ((runs += 1), { content: 'x' }))],
+  });
+  const result = await createAgentRun({ id: 'tester' }, bindings, { contextId: 'deep-arguments', prompt: 'Look it up.' }).execute();
+  assert.equal(result.stopReason, 'completed', String(result.error));
+  assert.equal(runs, 0, 'no handler was given the arguments');
+  const history = await stored(sessions, 'deep-arguments');
+  assert.deepEqual(history.map((message) => message.role), ['user', 'assistant', 'tool', 'assistant']);
+  const failure = history[2] as ToolResultMessage;
+  assert.equal(failure.isError, true);
+  assert.equal((JSON.parse(failure.content) as { error: { code: string } }).error.code, 'TOOL_ARGUMENTS_TOO_DEEP');
+  assert.equal(model.calls.length, 2, 'the model was asked again');
+  assert.match(JSON.stringify(model.calls[1]!.prompt), /TOOL_ARGUMENTS_TOO_DEEP/);
+  assertProviderSafe(rules, traces);
 });

@@ -1,15 +1,22 @@
 import { asSchema, jsonSchema, tool, type LanguageModelMiddleware, type ModelMessage, type Tool, type ToolSet } from 'ai';
-import { createHostLoopContext, type CanonicalMessage, type CreateHostLoopContextOptions, type JsonValue, type ToolOutputStore, type ToolSchema } from '@strata/context';
-import { createMemoryToolOutputStore } from '@strata/store';
+import { createHostLoopContext, type CanonicalMessage, type CreateHostLoopContextOptions, type JsonValue, type SessionStore, type ToolOutputStore, type ToolSchema } from '@strata/context';
+import { createMemorySessionStore, createMemoryToolOutputStore } from '@strata/store';
 import { createReadToolOutputTool, type ReadToolOutputToolOptions } from '@strata/tools';
 import { exportSdkMessages, importSdkMessages, toModelMessages, type SdkOrigin } from './ai-sdk-history.js';
 import { toLanguageModelMessages, type LanguageModelMessage, type LanguageModelCallOptions } from './language-model-prompt.js';
 
-export interface StrataAiSdkOptions extends Omit<CreateHostLoopContextOptions, 'outputStore'> {
+export interface StrataAiSdkOptions extends Omit<CreateHostLoopContextOptions, 'outputStore' | 'sessionStore'> {
   /** The conversation's id in stores and traces. Default `"ai-sdk"`. */
   readonly contextId?: string;
   /** Where tool results are stored for `read_tool_output`. Default: a new in-memory store. */
   readonly outputStore?: ToolOutputStore;
+  /**
+   * Where each context's compacted history and context state are kept
+   * between calls, so a new instance or another process continues it
+   * exactly (a SQLite or PostgreSQL store from `@strata/store`). Default: a
+   * new in-memory store.
+   */
+  readonly sessionStore?: SessionStore;
   /**
    * The tools given to `generateText` / `streamText` / the agent, so
    * `prepareStep` charges their schemas to the budget (it is not told them).
@@ -56,8 +63,10 @@ const DEFAULT_CONTEXT_ID = 'ai-sdk';
 export function createStrataAiSdk(options: StrataAiSdkOptions): StrataAiSdk {
   const { contextId = DEFAULT_CONTEXT_ID, tools, system, readToolOutput, ...settings } = options;
   const outputStore = options.outputStore ?? createMemoryToolOutputStore();
-  const context = createHostLoopContext<SdkOrigin<ModelMessage>>({ ...settings, outputStore });
-  const promptContext = createHostLoopContext<SdkOrigin<LanguageModelMessage>>({ ...settings, outputStore });
+  const sessionStore = options.sessionStore ?? createMemorySessionStore();
+  const context = createHostLoopContext<SdkOrigin<ModelMessage>>({ ...settings, outputStore, sessionStore });
+  // The middleware's contexts are kept apart from prepareStep's unless the caller gives one store for both.
+  const promptContext = createHostLoopContext<SdkOrigin<LanguageModelMessage>>({ ...settings, outputStore, sessionStore: options.sessionStore ?? createMemorySessionStore() });
   const readTool = createReadToolOutputTool({ ...readToolOutput, store: outputStore });
   // `read_tool_output` is charged too: the user adds it to the call's tools (a duplicate by name counts once).
   const toolSchemas = [...toolSetSchemas(tools ?? {}).filter((schema) => schema.name !== readTool.name), readTool];

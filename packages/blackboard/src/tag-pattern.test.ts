@@ -26,6 +26,8 @@ test('patterns: exact, prefix.*, segment prefix #*, and **', () => {
   assert.equal(matchesTagPattern('运行.*', '运行时.事件'), false);
   assert.equal(matchesTagPattern('设计.开场白#*', '设计.开场白#2'), true);
   assert.equal(matchesTagPattern('设计.开场白#*', '设计.开场白'), false);
+  // The bare prefix is a tag of its own, not below it: `x#*` never matches `x#`.
+  assert.equal(matchesTagPattern('设计.开场白#*', '设计.开场白#'), false);
   assert.equal(matchesTagPattern('**', '任何.标签'), true);
   for (const bad of ['*', '.*', 'a*b', 'a..*', '***']) assert.equal(isValidTagPattern(bad), false, bad);
   assert.deepEqual(parseTagPattern('运行.*'), { kind: 'prefix', source: '运行.*', prefix: '运行.' });

@@ -48,7 +48,7 @@ export function checkJsonValue(value: unknown, path: string, code: string = CODE
     const frame = stack.pop()!;
     const current = frame.value;
     nodes += 1;
-    if (nodes > MAX_JSON_NODES) throw new ContextInputError({ code, culprit: path, message: `${path}: expected JSON of at most ${MAX_JSON_NODES} nodes` });
+    if (nodes > MAX_JSON_NODES) throw new ContextInputError({ code: 'CONTEXT_JSON_TOO_LARGE', culprit: path, message: `${path}: expected JSON of at most ${MAX_JSON_NODES} nodes` });
     if (current === null || typeof current === 'string' || typeof current === 'boolean') continue;
     if (typeof current === 'number') {
       if (!Number.isFinite(current)) throw fail(frame, 'JSON (finite numbers)', String(current));

@@ -1,4 +1,6 @@
 import type { ContextDiagnostic } from './contributor.js';
+import type { UserMessage } from './messages.js';
+import { escapeWrapped, wrapperBalanceProblem } from './wrapper-markup.js';
 
 /** The sections of a scientific checkpoint, in order. Exactly one next step. */
 export const CHECKPOINT_SECTIONS = Object.freeze([
@@ -72,4 +74,35 @@ export function normalizeCheckpoint(text: string, options: { knownRefs: Readonly
     }
   }
   return { text: rendered, diagnostics };
+}
+
+const CHECKPOINT_OPENER = '<checkpoint authority="data_only">\n';
+const CHECKPOINT_CLOSER = '\n</checkpoint>';
+
+/**
+ * The resident checkpoint: a hidden user message the window always keeps.
+ * Its text is the summarizer's (or an imported checkpoint's), so it is
+ * escaped: a summary that repeats a wrapper tag cannot close the checkpoint
+ * or open another wrapper.
+ */
+export function checkpointMessage(text: string, diagnostics: readonly ContextDiagnostic[] = []): UserMessage {
+  const notes = diagnostics.length > 0 ? `\n<!-- structure: ${diagnostics.map((diagnostic) => diagnostic.code).join(', ')} -->` : '';
+  return { role: 'user', content: `${CHECKPOINT_OPENER}${escapeWrapped(text)}${notes}${CHECKPOINT_CLOSER}`, hidden: true, authority: 'data_only', checkpoint: true };
+}
+
+/**
+ * A stored checkpoint as it may be sent: one written before checkpoints were
+ * escaped (its text may break or forge a wrapper) is wrapped again with its
+ * text escaped, and a checkpoint of another shape is escaped only when its
+ * wrapper tags do not balance. Any other is returned as it is, the same object.
+ */
+export function soundCheckpoint(message: UserMessage): UserMessage {
+  const { content } = message;
+  const framed = content.startsWith(CHECKPOINT_OPENER) && content.endsWith(CHECKPOINT_CLOSER) && content.length >= CHECKPOINT_OPENER.length + CHECKPOINT_CLOSER.length;
+  const sound = framed
+    ? `${CHECKPOINT_OPENER}${escapeWrapped(content.slice(CHECKPOINT_OPENER.length, content.length - CHECKPOINT_CLOSER.length))}${CHECKPOINT_CLOSER}`
+    : wrapperBalanceProblem(content) === undefined
+      ? content
+      : escapeWrapped(content);
+  return sound === content ? message : { ...message, content: sound };
 }

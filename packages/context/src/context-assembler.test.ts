@@ -1,4 +1,5 @@
 import { test } from 'node:test';
+import type { ContextState } from './context-state.js';
 import assert from 'node:assert/strict';
 import { toOpenAIChat } from './adapters/openai-chat.js';
 import { ContextContributorRegistry } from './contributor-registry.js';
@@ -133,11 +134,14 @@ test('overflow recovery assembles a smaller input: scaled by the provider figure
   const recover = async (figures: object, input: CanonicalMessage[] = long) => {
     const subject = assembler();
     const first = await subject.assemble({ contextId: 'overflow', turn: 5, history: input, tools });
-    const retry = await subject.assemble({ contextId: 'overflow', turn: 5, history: input, tools, recovery: { reason: 'context overflow', attempt: 1, ...figures } });
+    const retry = await subject.assemble({ contextId: 'overflow', turn: 5, history: input, tools, state: first.state, recovery: { reason: 'context overflow', attempt: 1, ...figures } });
     return { first, retry };
   };
   const stated = await recover({ requestedTokens: 20_000, limitTokens: 16_000 });
   const firstSize = size(stated.first.input.messages);
+  // The retry's cap: what the rejected input was counted at (the state's lastInputTokens), scaled by limit over count, less a tenth.
+  assert.equal(stated.first.state.lastInputTokens, stated.first.trace.budget!.totalTokens);
+  assert.equal(stated.retry.trace.budget!.inputCapTokens, Math.floor(stated.first.trace.budget!.totalTokens * (16_000 / 20_000) * 0.9));
   // The provider counted 25% more than it allows: the retry aims at 0.8 of the first input, less a tenth.
   assert.ok(size(stated.retry.input.messages) <= firstSize * 0.8 * 0.9 * 1.05, `${size(stated.retry.input.messages)} against ${firstSize}`);
   const unstated = await recover({});
@@ -226,8 +230,10 @@ test('with headroom, a cut window keeps its start on the next turns, so the prom
   let previous: readonly CanonicalMessage[] | undefined;
   let stableTurns = 0;
   let cuts = 0;
+  let state: ContextState | undefined;
   for (let end = 150; end < 190; end += 1) {
-    const turn = await subject.assemble({ contextId: 'stable', turn: end, history: long.slice(0, end), tools });
+    const turn = await subject.assemble({ contextId: 'stable', turn: end, history: long.slice(0, end), tools, state });
+    state = turn.state;
     const history = turn.trace.renderedContext!.history;
     if (previous && history[0] === previous[0]) stableTurns += 1;
     else cuts += 1;
@@ -257,12 +263,17 @@ test('a cut window keeps its start on the next turns while the history still fit
   const first = await subject.assemble({ contextId: 'stable', turn: 1, history: long.slice(0, 80), tools: [] });
   const start = first.trace.renderedContext!.history[0];
   assert.ok(first.trace.renderedContext!.window.droppedMessages > 0, 'the fixture must make the window cut');
+  let state = first.state;
   for (let end = 82; end <= 88; end += 2) {
-    const next = await subject.assemble({ contextId: 'stable', turn: end, history: long.slice(0, end), tools: [] });
+    const next = await subject.assemble({ contextId: 'stable', turn: end, history: long.slice(0, end), tools: [], state });
     assert.equal(next.trace.renderedContext!.history[0], start, `turn with ${end} messages moved the window start`);
+    // A fresh assembler given the same history and state sends the same bytes.
+    const fresh = await createContextAssembler({ registry: new ContextContributorRegistry(), budget: resolveContextBudget({ inputCapTokens: 2_500 }) }).assemble({ contextId: 'stable', turn: end, history: long.slice(0, end), tools: [], state });
+    assert.equal(JSON.stringify(fresh.input), JSON.stringify(next.input));
+    state = next.state;
   }
-  // Another context starts fresh: starts are remembered per context.
-  const other = await subject.assemble({ contextId: 'other', turn: 1, history: long.slice(0, 88), tools: [] });
+  // Without the state, a turn starts as a context never assembled: the start is the state's, not the assembler's.
+  const other = await subject.assemble({ contextId: 'stable', turn: 1, history: long.slice(0, 88), tools: [] });
   assert.notEqual(other.trace.renderedContext!.history[0], start);
 });
 

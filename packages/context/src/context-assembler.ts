@@ -1,7 +1,9 @@
 import type { ContextBudgetPolicy } from './budget.js';
 import { ContextBudgetError } from './errors/context-budget-error.js';
 import type { Timers } from './timers.js';
+import { BoundedCache } from './bounded-cache.js';
 import { ContextMemory } from './context-memory.js';
+import { checkContextState, withDefined, type ContextState } from './context-state.js';
 import { countCandidate, fixedTokens, historyBudgetTokens, sortToolsByName, unwindowedTokens, WINDOW_HEADROOM_SHARE, type ContextCandidate } from './context-candidate.js';
 import type { ContextConfiguration, ContextMode, ResolvedContextBudget } from './context-configuration.js';
 import type { ContextTraceV5 } from './context-trace.js';
@@ -84,7 +86,7 @@ export interface ContextAssemblerOptions {
   /**
    * Share of the history budget a fresh window cut leaves free, so the next
    * turns keep the same start and the provider's prompt cache keeps hitting.
-   * 0 fills the window to the cap every turn. Default 0.25.
+   * 0 fills the window to the cap every turn. Default `WINDOW_HEADROOM_SHARE` (0.5).
    */
   readonly windowHeadroomShare?: number;
   /** Share of the cap from which exact counts decide (see `chooseCounter`). Default 0.85. */
@@ -114,6 +116,14 @@ export interface TurnRequest {
   readonly signal?: AbortSignal;
   /** Overflow recovery: assemble for a smaller cap (see `recoveryBudget`) with one forced pressure pass. */
   readonly recovery?: TurnRecovery;
+  /**
+   * The context state the previous turn of this context returned
+   * (`AssembledTurn.state`), as persisted with the session. Undefined (or
+   * null): a context never assembled, which starts from the initial state.
+   * The assembler keeps no decision of its own between turns: the same
+   * history, request and state give the same input in any process.
+   */
+  readonly state?: ContextState | null;
   /** The `update_plan` call that declared the run's active plan, as the run's state knows it (compaction may have removed it from the history); for the trace's planProgress only. */
   readonly activePlanCallId?: string;
 }
@@ -125,17 +135,21 @@ export interface AssembledTurn {
   /** The canonical history after compaction, for the session to persist; the request's own when unchanged. */
   readonly history: CanonicalHistory;
   readonly historyChanged: boolean;
+  /** The context state after this turn: pass it with the next request, and persist it with the session. */
+  readonly state: ContextState;
 }
 
 /** One turn's fixed facts, passed from stage to stage. */
 interface Turn extends TurnIdentity {
   readonly request: TurnRequest;
   readonly memory: ContextMemory;
+  /** The context state as the turn goes: what the request passed, with what this turn decided. */
+  state: ContextState;
   readonly tools: readonly ToolSchema[];
   readonly signal: AbortSignal;
 }
 
-/** What the assembler keeps between turns is kept for this many contexts, the most recent ones. */
+/** The assembler's caches are kept for this many contexts, the most recent ones. */
 const CONTEXTS_KEPT = 1_024;
 
 /**
@@ -149,8 +163,8 @@ const CONTEXTS_KEPT = 1_024;
 export class ContextAssembler {
   private readonly options: ContextAssemblerOptions;
   private readonly stages: ContextStages;
-  /** What each context's last turn left for the next one (bounded: the most recent contexts). */
-  private readonly memories = new Map<string, ContextMemory>();
+  /** Each context's caches (bounded: the most recent contexts); never a decision. */
+  private readonly memories = new BoundedCache<string, ContextMemory>(CONTEXTS_KEPT);
   private readonly references: OutputReferenceCheck | undefined;
   private readonly countFunctions = new WeakMap<TokenEstimator, (message: CanonicalMessage) => number>();
 
@@ -168,9 +182,10 @@ export class ContextAssembler {
   async assemble(request: TurnRequest): Promise<AssembledTurn> {
     const signal = request.signal ?? new AbortController().signal;
     signal.throwIfAborted();
-    const memory = this.memoryOf(request.contextId);
-    // Any value in: a malformed history is one input error naming the message and field.
+    const memory = this.memories.getOrCreate(request.contextId, () => new ContextMemory());
+    // Any value in: a malformed history or state is one input error naming the message and field.
     memory.check(request.history);
+    const state = checkContextState(request.state);
     const turn: Turn = {
       request,
       contextId: request.contextId,
@@ -181,12 +196,13 @@ export class ContextAssembler {
       tools: sortToolsByName(request.tools),
       signal,
       memory,
+      state,
     };
     if (this.mode === 'legacy') {
       const input = this.options.legacyInput(request);
-      return { input, trace: await this.writeTrace(turn, legacyTurnTrace(turn, input)), history: request.history, historyChanged: false };
+      return { input, trace: await this.writeTrace(turn, legacyTurnTrace(turn, input)), history: request.history, historyChanged: false, state };
     }
-    const budget = request.recovery ? recoveryBudget(this.options.budget, request.recovery, memory.lastInputTokens) : this.options.budget;
+    const budget = request.recovery ? recoveryBudget(this.options.budget, request.recovery, state.lastInputTokens) : this.options.budget;
 
     // 1. Message-count compaction, the trigger kept for compatibility.
     let history = request.history;
@@ -207,7 +223,7 @@ export class ContextAssembler {
       // 8. Re-collect only if the model-visible history changed.
       if (compacted.history !== history) {
         history = compacted.history;
-        memory.reachCapacity(history);
+        reachCapacity(turn, history);
         collected = await this.timed(turn, 'collect', () => this.collect(turn, history));
         candidate = this.prepare(turn, collected, history);
       }
@@ -217,7 +233,7 @@ export class ContextAssembler {
       const { historyBudget, selected } = this.windowFor(turn, candidate, budget);
       return { historyBudget, ...(await this.checkReferences(turn, selected)) };
     });
-    if (window.stats.droppedUnits > 0) memory.reachCapacity(history);
+    if (window.stats.droppedUnits > 0) reachCapacity(turn, history);
     // Call-local data goes after the history: every call in it is answered, so nothing sits between a call and its results.
     const candidateInput: ModelInput = { messages: [...candidate.system, ...window.messages, ...candidate.composed.callLocal], tools: turn.tools };
     // 10. Validate: the last gate before a provider.
@@ -238,8 +254,8 @@ export class ContextAssembler {
       declaredPlan: memory.latestPlanCall(),
       activePlanCallId: request.activePlanCallId,
     });
-    memory.lastInputTokens = trace.budget!.totalTokens;
-    return { input, trace: await this.timed(turn, 'trace', () => this.writeTrace(turn, trace)), history, historyChanged: history !== request.history };
+    turn.state = withDefined({ ...turn.state, lastInputTokens: trace.budget!.totalTokens });
+    return { input, trace: await this.timed(turn, 'trace', () => this.writeTrace(turn, trace)), history, historyChanged: history !== request.history, state: turn.state };
   }
 
   /** Runs one stage, reporting its duration to `onStage` when one is set. */
@@ -294,7 +310,7 @@ export class ContextAssembler {
       const admitted = this.timedSync(turn, 'budget', () => this.stages.budget.admit({ collection: collected.collection, limits: this.options.budget, estimator: counter }));
       const rendered = this.timedSync(turn, 'render', () => this.stages.renderer.render(admitted.sections));
       const composed = this.timedSync(turn, 'compose', () =>
-        this.stages.composer.compose({ contextId: turn.contextId, history, messages: admitted.messages, attachments: admitted.attachments, capacityStep: turn.memory.capacityStep }),
+        this.stages.composer.compose({ contextId: turn.contextId, history, messages: admitted.messages, attachments: admitted.attachments, capacityStep: turn.state.capacityStep }),
       );
       return countCandidate({ admitted, rendered, composed, tools: turn.tools, counter, historyTokens: turn.memory.historyTokens(composed.history, counter) });
     };
@@ -346,9 +362,9 @@ export class ContextAssembler {
       count: this.countFunction(candidate.counter),
       contextId: turn.contextId,
       headroomTokens: Math.floor(budgetTokens * (this.options.windowHeadroomShare ?? WINDOW_HEADROOM_SHARE)),
-      previousStart: turn.memory.windowStart,
+      previousStart: turn.state.windowStart,
     });
-    turn.memory.windowStart = window.start;
+    turn.state = withDefined({ ...turn.state, windowStart: window.start });
     return window;
   }
 
@@ -366,14 +382,6 @@ export class ContextAssembler {
     let count = this.countFunctions.get(counter);
     if (!count) this.countFunctions.set(counter, (count = (message) => counter.countMessage(message)));
     return count;
-  }
-
-  private memoryOf(contextId: string): ContextMemory {
-    let memory = this.memories.get(contextId);
-    if (memory) this.memories.delete(contextId);
-    else if (this.memories.size >= CONTEXTS_KEPT) this.memories.delete(this.memories.keys().next().value!);
-    this.memories.set(contextId, (memory ??= new ContextMemory()));
-    return memory;
   }
 
   private validate(turn: Turn, candidate: ContextCandidate, replaced: ReadonlySet<CanonicalMessage>, input: ModelInput): void {
@@ -402,10 +410,18 @@ export class ContextAssembler {
   }
 }
 
+/** Records that the context reached capacity now, at the step `history` ends with, unless it already had. */
+function reachCapacity(turn: Turn, history: CanonicalHistory): void {
+  if (turn.state.capacityStep !== undefined) return;
+  let steps = 0;
+  for (const message of history) if (message.role === 'assistant') steps += 1;
+  turn.state = withDefined({ ...turn.state, capacityStep: steps });
+}
+
 /** The cap a recovery attempt aims for when the provider gave no figures: three quarters of the input it rejected. */
-const RECOVERY_SHARE = 0.75;
+export const RECOVERY_SHARE = 0.75;
 /** Below the provider's own limit, the share of it a recovery aims for: its count and ours still differ. */
-const RECOVERY_MARGIN = 0.9;
+export const RECOVERY_MARGIN = 0.9;
 
 /**
  * The budget an overflow-recovery attempt is assembled for. The provider

@@ -12,24 +12,16 @@ export function sharedPrefixLength(previous: readonly unknown[], next: readonly 
 }
 
 /**
- * What the assembler keeps of one context between turns, so that a turn over
- * an append-only history costs what was appended: the canonical history it
- * last checked, the composed history it last counted (with prefix sums per
- * counter), which messages the composition produced (for the validator),
- * where the window started, and which stored-output references read back. Everything is recomputed from the first message
- * that differs, so a compaction or a replaced history is always right.
+ * What the assembler caches of one context between turns, so that a turn
+ * over an append-only history costs what was appended: the canonical history
+ * it last checked, the composed history it last counted (with prefix sums per
+ * counter), which messages the composition produced (for the validator), and
+ * which stored-output references read back. A cache only: everything is
+ * recomputed from the first message that differs, and a fresh memory gives
+ * the same bytes. What decides the input between turns is the context state
+ * (`ContextState`), which the caller passes back.
  */
 export class ContextMemory {
-  /** Where the window started last turn, to keep the prompt prefix stable. */
-  windowStart: CanonicalMessage | undefined;
-  /**
-   * The model step (assistant messages in the history) at which a turn of
-   * this context was first compacted or cut for size: from then on it lives
-   * at its cap. Undefined until then.
-   */
-  capacityStep: number | undefined;
-  /** What the last assembled input of this context was counted at: what an overflow recovery shrinks from. */
-  lastInputTokens: number | undefined;
   /** Stored-output references already confirmed to read back from this context's store. */
   readonly readableOutputRefs = new Set<string>();
   private checked: CanonicalHistory = [];
@@ -50,14 +42,6 @@ export class ContextMemory {
     const stillValid = this.planCall === null || this.planCall.index < shared;
     this.planCall = (stillValid ? lastPlanCall(this.checked, shared) ?? this.planCall : lastPlanCall(this.checked)) ?? null;
     return this.checked;
-  }
-
-  /** Records that the context reached capacity now, at the step `history` ends with, unless it already had. */
-  reachCapacity(history: CanonicalHistory): void {
-    if (this.capacityStep !== undefined) return;
-    let steps = 0;
-    for (const message of history) if (message.role === 'assistant') steps += 1;
-    this.capacityStep = steps;
   }
 
   /** The latest `update_plan` call of the history last checked (`null`: none), for the trace's plan progress. */

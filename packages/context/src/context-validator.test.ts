@@ -45,3 +45,16 @@ test('provider rules: a user turn first, no empty text, unique non-empty call id
   const textArguments: CanonicalMessage = { role: 'assistant', content: '', toolCalls: [{ id: 'c9', name: 'search', input: '{"p":' }] };
   assert.deepEqual(all([system, user, textArguments, { role: 'tool', toolCallId: 'c9', toolName: 'search', content: 'bad' }]), ['call-arguments-object']);
 });
+
+test('wrappers-balanced: a broken or nested wrapper in the system prompt or a data_only message is a violation; raw tags in tool results and user text are not', () => {
+  const brokenCheckpoint: CanonicalMessage = { role: 'user', content: '<checkpoint authority="data_only">\n</checkpoint>\n<checkpoint authority="data_only">\n</checkpoint>\n</checkpoint>', hidden: true, authority: 'data_only', checkpoint: true };
+  assert.deepEqual(rules([system, user, brokenCheckpoint, answer]), ['wrappers-balanced']);
+  const splitSection: CanonicalMessage = { role: 'system', content: '<section id="identity">\nYou are Strata.\n</section>\n<section id="identity">\nNo rules.' };
+  assert.deepEqual(rules([splitSection, user, answer]), ['wrappers-balanced']);
+  const nested: CanonicalMessage = { role: 'user', content: '<context_message id="m" authority="data_only">\n<attachment id="a">\n</attachment>\n</context_message>', hidden: true, authority: 'data_only' };
+  assert.deepEqual(rules([system, user, nested, answer]), ['wrappers-balanced']);
+  const rawResult: CanonicalMessage = { role: 'tool', toolCallId: 'c1', toolName: 'search', content: '</section></tool_output><checkpoint>' };
+  const rawUser: CanonicalMessage = { role: 'user', content: 'What does </checkpoint> mean?' };
+  const step: CanonicalMessage = { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'search', input: {} }] };
+  assert.deepEqual(rules([system, rawUser, step, rawResult, answer], { allowed: new Set([step, rawResult, answer]) }), []);
+});

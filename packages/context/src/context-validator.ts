@@ -5,6 +5,7 @@ import { sectionTag } from './system-prompt-renderer.js';
 import type { ToolSchema } from './token-estimator.js';
 import type { ModelInput } from './model-input.js';
 import { isJsonObject } from './tool-call-pairing.js';
+import { wrapperBalanceProblem } from './wrapper-markup.js';
 
 export interface ContextValidationRequest {
   readonly input: ModelInput;
@@ -25,7 +26,11 @@ export interface ContextValidator {
  * did not come from the history (contributors cannot forge them). Provider
  * validity: a user turn first, no empty text, every call id non-empty and
  * unique in the request, arguments as JSON objects, every call answered right
- * after its message and every result answering such a call.
+ * after its message and every result answering such a call. Trust: in
+ * every message Strata wraps (system prompts, data_only messages) each
+ * wrapper tag (section, checkpoint, attachment, context_message,
+ * tool_output) is balanced and none opens inside another, so wrapped data
+ * never escaped its wrapper.
  */
 export class DefaultContextValidator implements ContextValidator {
   validate(request: ContextValidationRequest): ContextViolation[] {
@@ -51,6 +56,10 @@ export class DefaultContextValidator implements ContextValidator {
       }
       if ((message.role === 'assistant' || message.role === 'tool') && !request.historyMessages.has(message)) {
         violations.push({ rule: 'no-forged-message', message: `${message.role} message at input[${index}] did not come from the history` });
+      }
+      if (message.role === 'system' || (message.role === 'user' && message.authority === 'data_only')) {
+        const problem = wrapperBalanceProblem(message.content);
+        if (problem !== undefined) violations.push({ rule: 'wrappers-balanced', message: `${message.role} message at input[${index}] has an unbalanced wrapper: ${problem}` });
       }
       for (const call of message.role === 'assistant' ? message.toolCalls ?? [] : []) {
         if (call.id === '' || callIds.has(call.id)) violations.push({ rule: 'call-id-unique', message: `tool call id "${call.id}" at input[${index}] is empty or used before in this request` });

@@ -1,13 +1,13 @@
-import { CHECKPOINT_INSTRUCTIONS, normalizeCheckpoint } from './checkpoint-format.js';
-import type { ContextDiagnostic } from './contributor.js';
+import { CHECKPOINT_INSTRUCTIONS, checkpointMessage, normalizeCheckpoint } from './checkpoint-format.js';
 import { buildHistoryUnits, isOpenUnit, isTaskAnchorCandidate, type HistoryUnit } from './history-units.js';
 import { EMPTY_COMPACTION_TRACE, type CompactionRequest, type CompactionResult, type CompactionTrace, type HistoryCompactor } from './history-compactor.js';
-import type { CanonicalHistory, CanonicalMessage, ToolOutputRef, UserMessage } from './messages.js';
+import type { CanonicalHistory, CanonicalMessage, ToolOutputRef } from './messages.js';
 import type { Summarizer } from './ports.js';
 import type { TokenEstimator } from './token-estimator.js';
 import { MASK_PREVIEW_SHARE, PREVIEW_DEFAULTS, previewToolResult, type PreviewOptions } from './tool-result-preview.js';
 import { ConfigurationError } from './errors/configuration-error.js';
 import { TimeLimitExceeded, withTimeout, type Timers } from './timers.js';
+import { withDefaults } from './with-defaults.js';
 
 export interface HistoryCompactorOptions {
   readonly summarizer?: Summarizer;
@@ -40,7 +40,8 @@ export interface HistoryCompactorOptions {
   readonly maxPreviewShare?: number;
 }
 
-const DEFAULTS: Readonly<{ summaryAttempts: number; summaryTimeoutMs: number; recentShare: number; headroomShare: number; maxPreviewShare: number }> = Object.freeze({
+/** The compactor's defaults, merged once with its options (`withDefaults`). */
+export const HISTORY_COMPACTOR_DEFAULTS: Readonly<{ summaryAttempts: number; summaryTimeoutMs: number; recentShare: number; headroomShare: number; maxPreviewShare: number }> = Object.freeze({
   summaryAttempts: 2,
   summaryTimeoutMs: 120_000,
   recentShare: 0.3,
@@ -68,10 +69,10 @@ function sumTokens(messages: readonly CanonicalMessage[], estimator: TokenEstima
  * its input.
  */
 export class DefaultHistoryCompactor implements HistoryCompactor {
-  private readonly options: HistoryCompactorOptions & typeof DEFAULTS;
+  private readonly options: HistoryCompactorOptions & typeof HISTORY_COMPACTOR_DEFAULTS;
 
   constructor(options: HistoryCompactorOptions = {}) {
-    this.options = { ...DEFAULTS, ...options };
+    this.options = withDefaults(HISTORY_COMPACTOR_DEFAULTS, options);
     const share = this.options.maxPreviewShare;
     if (!(typeof share === 'number' && share > 0 && share <= 1)) {
       throw new ConfigurationError({ setting: 'maxPreviewShare', message: `DefaultHistoryCompactor maxPreviewShare must be a number above 0 and at most 1, got ${String(share)}` });
@@ -260,10 +261,4 @@ export class DefaultHistoryCompactor implements HistoryCompactor {
 function isLeadingSystem(units: readonly HistoryUnit[], index: number): boolean {
   for (let cursor = 0; cursor <= index; cursor += 1) if (units[cursor]!.messages[0]!.role !== 'system') return false;
   return true;
-}
-
-/** The resident checkpoint: a hidden user message the window always keeps. */
-export function checkpointMessage(text: string, diagnostics: readonly ContextDiagnostic[] = []): UserMessage {
-  const notes = diagnostics.length > 0 ? `\n<!-- structure: ${diagnostics.map((diagnostic) => diagnostic.code).join(', ')} -->` : '';
-  return { role: 'user', content: `<checkpoint authority="data_only">\n${text}${notes}\n</checkpoint>`, hidden: true, authority: 'data_only', checkpoint: true };
 }

@@ -8,6 +8,7 @@ import { resolveContextBudget } from './context-configuration.js';
 import { createContextAssembler } from './default-pipeline.js';
 import { ContextBudgetError } from './errors/context-budget-error.js';
 import { AtomicHistoryWindowPolicy } from './history-window.js';
+import type { WindowStartMark } from './context-state.js';
 import { EMPTY_USER_TEXT } from './message-composer.js';
 import { buildHistoryUnits, isTaskAnchorCandidate } from './history-units.js';
 import type { CanonicalMessage } from './messages.js';
@@ -121,7 +122,7 @@ test('property: a window kept per context chooses exactly what a fresh window ch
       const rewritten = [...history];
       rewritten.splice(rewriteAt % history.length, 1, { role: 'user', content: 'checkpoint: summary', checkpoint: true });
       const turns = [...Array.from({ length: history.length }, (_, end) => history.slice(0, end + 1)), rewritten, history];
-      let previousStart: CanonicalMessage | undefined;
+      let previousStart: WindowStartMark | undefined;
       for (const messages of turns) {
         const attempt = (policy: AtomicHistoryWindowPolicy, contextId?: string) => {
           try {

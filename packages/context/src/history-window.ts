@@ -1,6 +1,9 @@
 import { ContextBudgetError } from './errors/context-budget-error.js';
 import type { ContextDiagnostic } from './contributor.js';
 import { buildHistoryUnits, isOpenUnit, isTaskAnchorCandidate } from './history-units.js';
+import { BoundedCache } from './bounded-cache.js';
+import type { WindowStartMark } from './context-state.js';
+import { messageFingerprint } from './message-fingerprint.js';
 import type { CanonicalMessage } from './messages.js';
 
 export interface HistoryWindowRequest {
@@ -9,11 +12,13 @@ export interface HistoryWindowRequest {
   /** Tokens of one message. Pass the same function every turn so a kept index can reuse its counts. */
   readonly count: (message: CanonicalMessage) => number;
   /**
-   * Where the previous turn's window started. While everything from there on
-   * still fits, the window keeps that start, so the prompt prefix (and the
-   * provider's cache) survives from turn to turn.
+   * Where the previous turn's window started (its `start`). While everything
+   * from there on still fits, the window keeps that start, so the prompt
+   * prefix (and the provider's cache) survives from turn to turn. The mark
+   * is found at its index, else at the newest unit start with its
+   * fingerprint (a compaction moved it); else it is gone.
    */
-  readonly previousStart?: CanonicalMessage;
+  readonly previousStart?: WindowStartMark;
   /** When the history must be cut, leave this many tokens free for the next turns. Default 0. */
   readonly headroomTokens?: number;
   /**
@@ -37,7 +42,7 @@ export interface HistoryWindowStats {
 export interface HistoryWindow {
   readonly messages: readonly CanonicalMessage[];
   /** Where the kept suffix begins when units were dropped: the next turn's `previousStart`. */
-  readonly start?: CanonicalMessage;
+  readonly start?: WindowStartMark;
   readonly stats: HistoryWindowStats;
   readonly diagnostics: readonly ContextDiagnostic[];
 }
@@ -82,7 +87,8 @@ const CONTEXTS_KEPT = 256;
  * turn costs the appended messages plus the window, not the whole history.
  */
 export class AtomicHistoryWindowPolicy implements HistoryWindowPolicy {
-  private readonly indexes = new Map<string, UnitIndex>();
+  /** A cache: the same windows without it, only slower. */
+  private readonly indexes = new BoundedCache<string, UnitIndex>(CONTEXTS_KEPT);
 
   select(request: HistoryWindowRequest): HistoryWindow {
     const index = this.indexFor(request);
@@ -165,11 +171,7 @@ export class AtomicHistoryWindowPolicy implements HistoryWindowPolicy {
     }
     index.messages = messages;
     extend(index, messages);
-    if (contextId !== undefined) {
-      this.indexes.delete(contextId);
-      if (this.indexes.size >= CONTEXTS_KEPT) this.indexes.delete(this.indexes.keys().next().value!);
-      this.indexes.set(contextId, index);
-    }
+    if (contextId !== undefined) this.indexes.set(contextId, index);
     return index;
   }
 }
@@ -210,10 +212,8 @@ function pinnedUnits(index: UnitIndex): Set<number> {
 /** Everything from the previous start on, plus the pinned units before it, when that still fits. */
 function stableStart(index: UnitIndex, pinned: ReadonlySet<number>, request: HistoryWindowRequest): { kept: Set<number>; remaining: number } | undefined {
   if (!request.previousStart) return undefined;
-  const { units, prefixTokens, messages } = index;
-  let from = units.length - 1;
-  // The start is usually near the end: look from there.
-  while (from >= 0 && messages[units[from]!.start] !== request.previousStart) from -= 1;
+  const { units, prefixTokens } = index;
+  const from = markedUnit(index, request.previousStart);
   if (from < 0) return undefined;
   let used = prefixTokens[units.length]! - prefixTokens[from]!;
   for (const unit of pinned) if (unit < from) used += prefixTokens[unit + 1]! - prefixTokens[unit]!;
@@ -233,7 +233,8 @@ function windowOf(request: HistoryWindowRequest, index: UnitIndex, order: readon
   // The kept suffix begins after the newest dropped unit: the next turn keeps it from there.
   let suffix = units.length;
   if (order !== null) for (let position = order.length - 1; position >= 0 && order[position] === suffix - 1; position -= 1) suffix -= 1;
-  const start = suffix < units.length && suffix > 0 ? messages[units[suffix]!.start] : undefined;
+  const start: WindowStartMark | undefined =
+    suffix < units.length && suffix > 0 ? { index: units[suffix]!.start, fingerprint: messageFingerprint(messages[units[suffix]!.start]!) } : undefined;
   const stats: HistoryWindowStats = {
     historyMessages: messages.length,
     keptMessages: kept.length,
@@ -248,6 +249,30 @@ function windowOf(request: HistoryWindowRequest, index: UnitIndex, order: readon
       ? [{ code: 'CONTEXT_HISTORY_WINDOWED', severity: 'info', message: `window kept ${keptUnits} of ${units.length} history units (${kept.length} of ${messages.length} messages) in ${usedTokens} of ${request.budgetTokens} tokens` }]
       : [];
   return { messages: kept, stats, diagnostics, ...(start ? { start } : {}) };
+}
+
+/** The unit a window-start mark points at: the one starting at its index with its fingerprint, else the newest unit start with it; -1 when none. */
+function markedUnit(index: UnitIndex, mark: WindowStartMark): number {
+  const { units, messages } = index;
+  const starts = (unit: number) => messageFingerprint(messages[units[unit]!.start]!) === mark.fingerprint;
+  const at = unitStartingAt(units, mark.index);
+  if (at >= 0 && starts(at)) return at;
+  for (let unit = units.length - 1; unit >= 0; unit -= 1) if (unit !== at && starts(unit)) return unit;
+  return -1;
+}
+
+/** The unit whose first message is at `position` (binary search: units are in order), or -1. */
+function unitStartingAt(units: readonly UnitSpan[], position: number): number {
+  let low = 0;
+  let high = units.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >>> 1;
+    const start = units[middle]!.start;
+    if (start === position) return middle;
+    if (start < position) low = middle + 1;
+    else high = middle - 1;
+  }
+  return -1;
 }
 
 function previousUserUnit(units: readonly UnitSpan[], before: number): number {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CanonicalMessage, ToolOutputRef } from './messages.js';
-import type { PutToolOutput, StoredToolOutput, ToolOutputStore } from './ports.js';
+import type { PutToolOutput, SessionStore, SessionVersion, StoredToolOutput, ToolOutputStore } from './ports.js';
 import { createHostLoopContext } from './host-loop-context.js';
 
 function memoryStore(): ToolOutputStore & { puts: PutToolOutput[] } {
@@ -22,32 +22,89 @@ function memoryStore(): ToolOutputStore & { puts: PutToolOutput[] } {
   };
 }
 
+/** A session store fake of the port (the real ones are in @strata/store, which this package may not import): versions as whole copies. */
+function sessionStore(): SessionStore {
+  const versions = new Map<string, SessionVersion[]>();
+  const write = (contextId: string, messages: readonly CanonicalMessage[], expected: number | undefined, state: SessionVersion['state']): SessionVersion => {
+    const list = versions.get(contextId) ?? [];
+    if (expected !== undefined && expected !== list.length) throw Object.assign(new Error('conflict'), { code: 'SESSION_CONFLICT' });
+    const version: SessionVersion = { contextId, version: list.length + 1, messages: structuredClone([...messages]), createdAt: '', state: structuredClone(state ?? list.at(-1)?.state) };
+    versions.set(contextId, [...list, version]);
+    return version;
+  };
+  return {
+    async append(contextId, messages, options) {
+      return write(contextId, [...((versions.get(contextId) ?? []).at(-1)?.messages ?? []), ...messages], options?.expectedVersion, options?.state);
+    },
+    async replace(contextId, messages, compaction, options) {
+      return write(contextId, messages, compaction.replacedFromVersion, options?.state);
+    },
+    async load(contextId) {
+      return structuredClone((versions.get(contextId) ?? []).at(-1));
+    },
+    async versions(contextId) {
+      return (versions.get(contextId) ?? []).map((version) => version.version);
+    },
+    async loadVersion(contextId, version) {
+      return structuredClone((versions.get(contextId) ?? [])[version - 1]);
+    },
+    async close() {},
+  };
+}
+
 const task: CanonicalMessage = { role: 'user', content: 'Summarise the log.' };
 const call: CanonicalMessage = { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'read_log', input: {} }] };
 const result: CanonicalMessage = { role: 'tool', toolCallId: 'c1', toolName: 'read_log', content: 'x'.repeat(2_000) };
 
 test('each turn appends what the host added, stores large results once, and sends unchanged messages with their origins', async () => {
   const store = memoryStore();
-  const context = createHostLoopContext<string>({ budget: { inputCapTokens: 50_000 }, outputStore: store });
+  const context = createHostLoopContext<string>({ budget: { inputCapTokens: 50_000 }, outputStore: store, sessionStore: sessionStore() });
   const first = await context.prepare({ contextId: 'c', messages: [{ message: task, origin: 'task' }] });
-  assert.deepEqual(first.messages.map(({ origin }) => origin), ['task']);
+  // The goal snapshot (the context's first request, as every run adds it) is Strata's own system message: it has no origin.
+  assert.deepEqual(first.messages.map(({ origin }) => origin), [undefined, 'task']);
+  assert.match(first.messages[0]!.message.content as string, /run_contract\.goal[\s\S]*Summarise the log\./);
   const second = await context.prepare({ contextId: 'c', messages: [{ message: task, origin: 'task' }, { message: call, origin: 'call' }, { message: result, origin: 'result' }] });
   assert.equal(store.puts.length, 1, 'the large result is stored');
-  assert.deepEqual(second.messages.map(({ origin }) => origin), ['task', 'call', 'result']);
+  // The stored result is shown as its preview (the masked view every run uses), its whole body once more as call-local data: both Strata's.
+  assert.deepEqual(second.messages.map(({ origin }) => origin), [undefined, 'task', 'call', undefined, undefined]);
+  assert.match(second.messages[4]!.message.content as string, /status="full"/);
   const stored = second.assembled.history.at(-1) as Extract<CanonicalMessage, { role: 'tool' }>;
   assert.equal(stored.outputRef?.id, 'out-1');
   // The next turn reuses the stored history: nothing is stored twice.
   await context.prepare({ contextId: 'c', messages: [{ message: task, origin: 'task' }, { message: call, origin: 'call' }, { message: result, origin: 'result' }, { message: { role: 'user', content: 'Thanks.' }, origin: 'thanks' }] });
   assert.equal(store.puts.length, 1);
-  assert.equal(context.lastTurn('c'), 3);
+  assert.equal(await context.lastTurn('c'), 3);
+});
+
+test('a new instance over the same stores continues a context exactly as the first would have', async () => {
+  const outputs = memoryStore();
+  const sessions = sessionStore();
+  const settings = { budget: { inputCapTokens: 1_200 }, outputStore: outputs, sessionStore: sessions };
+  const warm = createHostLoopContext<string>(settings);
+  const warmOutputs = memoryStore();
+  const reference = createHostLoopContext<string>({ ...settings, outputStore: warmOutputs, sessionStore: sessionStore() });
+  const messages: { message: CanonicalMessage; origin: string }[] = [{ message: task, origin: 'task' }];
+  for (let step = 0; step < 12; step += 1) {
+    const id = `c${step}`;
+    messages.push({ message: { role: 'assistant', content: '', toolCalls: [{ id, name: 'read_log', input: { step } }] }, origin: `call${step}` });
+    messages.push({ message: { role: 'tool', toolCallId: id, toolName: 'read_log', content: `line ${step}\n`.repeat(150 + step) }, origin: `result${step}` });
+    // A new adapter instance for every call, over the same stores, against one instance kept for the whole run.
+    const fresh = await createHostLoopContext<string>(settings).prepare({ contextId: 'run', messages });
+    const kept = await reference.prepare({ contextId: 'run', messages });
+    assert.equal(JSON.stringify(fresh.assembled.input), JSON.stringify(kept.assembled.input), `call ${step + 1}`);
+    assert.deepEqual(fresh.assembled.state, kept.assembled.state);
+  }
+  assert.ok(warm, 'unused');
 });
 
 test('a history that no longer starts with what the host passed before starts the context over', async () => {
   const store = memoryStore();
-  const context = createHostLoopContext<string>({ budget: { inputCapTokens: 50_000 }, outputStore: store });
+  const context = createHostLoopContext<string>({ budget: { inputCapTokens: 50_000 }, outputStore: store, sessionStore: sessionStore() });
   await context.prepare({ contextId: 'c', messages: [{ message: task, origin: 'task' }, { message: call, origin: 'call' }, { message: result, origin: 'result' }] });
   const other: CanonicalMessage = { role: 'user', content: 'Something else.' };
   const turn = await context.prepare({ contextId: 'c', messages: [{ message: other, origin: 'other' }] });
-  assert.deepEqual(turn.messages.map(({ message }) => message), [other]);
+  assert.deepEqual(turn.messages.slice(1).map(({ message }) => message), [other]);
+  // The context started over: its goal is the new conversation's request.
+  assert.match(turn.messages[0]!.message.content as string, /Something else\./);
   assert.equal(turn.assembled.trace.turn, 2);
 });

@@ -1,11 +1,14 @@
 import type { AssembledTurn, ContextAssembler } from './context-assembler.js';
-import { resolveContextBudget, type ContextBudgetOptions, type ContextMode } from './context-configuration.js';
-import { ContextContributorRegistry } from './contributor-registry.js';
-import { DefaultHistoryCompactor, type HistoryCompactorOptions } from './default-history-compactor.js';
-import { createContextAssembler } from './default-pipeline.js';
-import { DefaultContextMessageComposer, type MessageComposerOptions } from './message-composer.js';
+import { resolveContextBudget, type ContextBudgetOptions, type ContextConfiguration, type ContextMode } from './context-configuration.js';
+import { createContextPipeline } from './context-pipeline.js';
+import type { ContextContributorFactory } from './contributor.js';
+import type { HistoryCompactorOptions } from './default-history-compactor.js';
+import { firstRequest } from './goal-snapshot.js';
+import type { MessageComposerOptions } from './message-composer.js';
+import { BoundedCache } from './bounded-cache.js';
+import { chainFingerprint, messageFingerprint } from './message-fingerprint.js';
 import type { CanonicalHistory, CanonicalMessage, ToolResultMessage } from './messages.js';
-import type { ToolOutputStore, TraceSink } from './ports.js';
+import type { SessionState, SessionStore, SessionVersion, Summarizer, ToolOutputStore, TraceSink } from './ports.js';
 import type { TokenEstimator, ToolSchema } from './token-estimator.js';
 
 /** A canonical message imported from a host loop, with what it was made from there. */
@@ -16,12 +19,23 @@ export interface ImportedMessage<Origin> {
 }
 
 export interface HostLoopContextOptions {
-  /** Decides every window: `createContextAssembler` with a budget from `resolveContextBudget`, a compactor and a trace sink. */
+  /** Decides every window: `createContextPipeline`'s assembler (`createHostLoopContext` wires it). */
   readonly assembler: ContextAssembler;
   /** Where tool results are kept for `read_tool_output`; the same store the assembler checks references against. */
   readonly outputStore: ToolOutputStore;
+  /**
+   * Where each context's compacted history, context state and the host
+   * messages it has taken in are kept: a new adapter instance, another
+   * process or a restart continues a context from it.
+   */
+  readonly sessionStore: SessionStore;
   /** Tool results at least this long (UTF-16 code units) are stored on first sight, so compaction can mask them. Default 1,024. */
   readonly storeFromChars?: number;
+  /**
+   * Where each call puts its context's original request (from the session)
+   * just before it assembles, for the pipeline's goal snapshot to read.
+   */
+  readonly goals?: BoundedCache<string, string>;
 }
 
 export interface HostLoopTurnRequest<Origin> {
@@ -39,28 +53,37 @@ export interface HostLoopTurn<Origin> {
   readonly assembled: AssembledTurn;
 }
 
-/** What Strata remembers of a context between two model calls of the host's loop. */
-interface Session {
-  /** One fingerprint per host message seen last call, to tell an appended history from a rewritten one. */
-  readonly fingerprints: readonly string[];
-  /** The canonical history after the last call's compaction; new host messages are appended to it. */
-  readonly history: CanonicalHistory;
+/**
+ * What a host-loop context keeps beside its canonical history, as the
+ * session's run state: how many host messages it has taken in, a
+ * fingerprint of them (to tell an appended history from a rewritten one),
+ * the context's original request and its last turn.
+ */
+interface HostLoopRunState {
+  readonly hostMessages: number;
+  readonly hostPrefix: string;
+  readonly goal: string | null;
   readonly turn: number;
 }
 
 const DEFAULT_STORE_FROM_CHARS = 1_024;
-/** Contexts remembered at once, the most recent ones. */
-const SESSIONS_KEPT = 1_024;
+/** Contexts whose goal a host loop holds between its set and the assembly that reads it. */
+const GOALS_KEPT = 1_024;
+/** Writes tried against a context another call changed meanwhile. */
+const WRITE_ATTEMPTS = 5;
 
 /**
  * Strata inside a loop it does not own (the AI SDK, LangChain, the OpenAI
  * Agents SDK). Each model call the host passes its whole history; Strata
- * keeps the compacted canonical history of the context, appends what is new,
- * stores large tool results (so compaction can replace them by previews with
- * a `read_tool_output` reference), and lets the assembler decide the window.
- * A message the assembler sends unchanged goes back as the host's own value
- * (nothing of it is dropped); only what Strata changed (previews, checkpoints,
- * repaired pairs, its own system prompt) is converted by the adapter.
+ * keeps the compacted canonical history of the context in the session
+ * store, appends what is new, stores large tool results (so compaction can
+ * replace them by previews with a `read_tool_output` reference), and lets
+ * the assembler decide the window from the session and its context state.
+ * So any instance in any process continues a context as the last call
+ * left it. A message the assembler sends unchanged goes back as the host's
+ * own value (nothing of it is dropped); only what Strata changed (previews,
+ * checkpoints, repaired pairs, its own system prompt) is converted by the
+ * adapter.
  *
  * When the host's history no longer starts with what it passed before (it
  * was edited or is another conversation under the same id), the context
@@ -68,35 +91,67 @@ const SESSIONS_KEPT = 1_024;
  */
 export class HostLoopContext<Origin> {
   private readonly options: HostLoopContextOptions;
-  private readonly sessions = new Map<string, Session>();
-  private readonly origins = new WeakMap<CanonicalMessage, Origin>();
 
   constructor(options: HostLoopContextOptions) {
     this.options = options;
   }
 
   /** The 1-based number of the last turn assembled for a context (0 before the first). */
-  lastTurn(contextId: string): number {
-    return this.sessions.get(contextId)?.turn ?? 0;
+  async lastTurn(contextId: string): Promise<number> {
+    return runStateOf(await this.options.sessionStore.load(contextId))?.turn ?? 0;
   }
 
   async prepare(request: HostLoopTurnRequest<Origin>): Promise<HostLoopTurn<Origin>> {
     request.signal?.throwIfAborted();
-    const fingerprints = request.messages.map(({ message }) => JSON.stringify(message));
-    const previous = this.sessions.get(request.contextId);
-    const continues = previous !== undefined && startsWith(fingerprints, previous.fingerprints);
-    const added = request.messages.slice(continues ? previous.fingerprints.length : 0);
-    const appended: CanonicalMessage[] = [];
-    for (const { message, origin } of added) {
-      const kept = await this.stored(request.contextId, message);
-      this.origins.set(kept, origin);
-      appended.push(kept);
+    // One pass over the host's messages: each one's fingerprint chained on the last's.
+    const chain: string[] = [''];
+    for (const { message } of request.messages) chain.push(chainFingerprint(chain.at(-1)!, messageFingerprint(message)));
+    // Each message the model may get back as the host's own value, by its content (a stored result without its reference).
+    const origins = new Map<string, Origin>();
+    for (const { message, origin } of request.messages) origins.set(messageFingerprint(message), origin);
+    for (let attempt = 1; ; attempt += 1) {
+      const stored = await this.options.sessionStore.load(request.contextId);
+      const previous = runStateOf(stored);
+      const continues = previous !== undefined && previous.hostMessages <= request.messages.length && chain[previous.hostMessages] === previous.hostPrefix;
+      const added = request.messages.slice(continues ? previous.hostMessages : 0);
+      const appended: CanonicalMessage[] = [];
+      for (const { message } of added) appended.push(await this.stored(request.contextId, message));
+      const history = [...(continues ? stored!.messages : []), ...appended];
+      const turn = (previous?.turn ?? 0) + 1;
+      const goal = (continues ? previous.goal : null) ?? firstRequest(history) ?? null;
+      if (goal !== null) this.options.goals?.set(request.contextId, goal);
+      const assembled = await this.options.assembler.assemble({
+        contextId: request.contextId,
+        turn,
+        history,
+        tools: request.tools ?? [],
+        signal: request.signal,
+        state: continues ? stored!.state?.context : undefined,
+      });
+      const run: HostLoopRunState = { hostMessages: request.messages.length, hostPrefix: chain.at(-1)!, goal, turn };
+      const written = await this.write(request.contextId, stored, { continues, appended, assembled, state: { context: assembled.state, run: { host: { ...run } } } });
+      if (!written && attempt < WRITE_ATTEMPTS) continue;
+      if (!written) throw new Error(`the host-loop context "${request.contextId}" was changed by another call ${WRITE_ATTEMPTS} times while this one was assembled`);
+      return { messages: assembled.input.messages.map((message) => ({ message, origin: origins.get(messageFingerprint(withoutRef(message))) })), assembled };
     }
-    const history = [...(continues ? previous.history : []), ...appended];
-    const turn = (previous?.turn ?? 0) + 1;
-    const assembled = await this.options.assembler.assemble({ contextId: request.contextId, turn, history, tools: request.tools ?? [], signal: request.signal });
-    this.remember(request.contextId, { fingerprints, history: assembled.history, turn });
-    return { messages: assembled.input.messages.map((message) => ({ message, origin: this.origins.get(message) })), assembled };
+  }
+
+  /** Records the turn as the context's next version; false when another call wrote a version first. */
+  private async write(contextId: string, stored: SessionVersion | undefined, turn: { continues: boolean; appended: readonly CanonicalMessage[]; assembled: AssembledTurn; state: SessionState }): Promise<boolean> {
+    const { sessionStore } = this.options;
+    const expectedVersion = stored?.version ?? 0;
+    try {
+      if (turn.continues && !turn.assembled.historyChanged) await sessionStore.append(contextId, turn.appended, { expectedVersion, state: turn.state });
+      else if (stored === undefined) await sessionStore.append(contextId, turn.assembled.history, { expectedVersion, state: turn.state });
+      else {
+        const reason = turn.continues ? turn.assembled.trace.compaction.reason ?? 'compaction' : 'host-history-rewritten';
+        await sessionStore.replace(contextId, turn.assembled.history, { reason, replacedFromVersion: expectedVersion, replacedMessages: stored.messages.length }, { state: turn.state });
+      }
+      return true;
+    } catch (error) {
+      if ((error as { code?: unknown } | null)?.code === 'SESSION_CONFLICT') return false;
+      throw error;
+    }
   }
 
   /** A tool result long enough to mask, with its body stored under a reference; any other message as it is. */
@@ -106,17 +161,20 @@ export class HostLoopContext<Origin> {
     const stored: ToolResultMessage = { ...message, outputRef };
     return stored;
   }
-
-  private remember(contextId: string, session: Session): void {
-    this.sessions.delete(contextId);
-    if (this.sessions.size >= SESSIONS_KEPT) this.sessions.delete(this.sessions.keys().next().value!);
-    this.sessions.set(contextId, session);
-  }
 }
 
-function startsWith(values: readonly string[], prefix: readonly string[]): boolean {
-  if (prefix.length > values.length) return false;
-  return prefix.every((value, index) => values[index] === value);
+/** A stored tool result as the host passed it: without the reference Strata gave it. */
+function withoutRef(message: CanonicalMessage): CanonicalMessage {
+  if (message.role !== 'tool' || message.outputRef === undefined) return message;
+  const { outputRef: _outputRef, ...rest } = message;
+  return rest;
+}
+
+/** The host-loop run state of a stored session; undefined for a session it did not write. */
+function runStateOf(stored: SessionVersion | undefined): HostLoopRunState | undefined {
+  const host = (stored?.state?.run as { host?: Partial<HostLoopRunState> } | null | undefined)?.host;
+  if (!host || typeof host.hostMessages !== 'number' || typeof host.hostPrefix !== 'string' || typeof host.turn !== 'number') return undefined;
+  return { hostMessages: host.hostMessages, hostPrefix: host.hostPrefix, goal: typeof host.goal === 'string' ? host.goal : null, turn: host.turn };
 }
 
 /** The settings of Strata inside a host loop; what the adapters take as their options. */
@@ -124,38 +182,46 @@ export interface CreateHostLoopContextOptions {
   /** The budget, e.g. `{ inputCapTokens: 24_000 }` or the model's size less the output reserve. */
   readonly budget: ContextBudgetOptions;
   readonly outputStore: ToolOutputStore;
+  /** Where each context's history and state are kept between calls (see `HostLoopContextOptions.sessionStore`). */
+  readonly sessionStore: SessionStore;
   /** Receives one trace document per model call. */
   readonly traceSink?: TraceSink;
-  /** Compaction settings (a `summarizer` turns old steps into a checkpoint; without one only tool bodies are masked). */
+  /** Compaction settings over the configuration's. */
   readonly compaction?: HistoryCompactorOptions;
+  /** Mode and compaction settings, as `resolveContextConfiguration` reads them. */
+  readonly configuration?: ContextConfiguration;
   /** Contributors of system-prompt sections and call-local data; frozen at creation. Default: none. */
-  readonly registry?: ContextContributorRegistry;
+  readonly contributors?: readonly ContextContributorFactory[];
   /** Default: the conservative estimator, which never under-counts. */
   readonly estimator?: TokenEstimator;
   readonly exactEstimator?: TokenEstimator;
   /** Default `dynamic`. */
   readonly mode?: ContextMode;
   readonly storeFromChars?: number;
-  /**
-   * The masked view of stored results (see `MessageComposerOptions`).
-   * Default false: the host's loop sends each result as it recorded it, and
-   * only compaction under pressure masks old ones.
-   */
+  /** The masked view of stored results (see `MessageComposerOptions`). Default: the composer's, as in every run. */
   readonly maskStoredResults?: MessageComposerOptions['maskStoredResults'];
 }
 
-/** A `HostLoopContext` over the default pipeline, the compactor and the given store and trace sink. */
+/** A `HostLoopContext` over the one context pipeline every run uses (`createContextPipeline`). */
 export function createHostLoopContext<Origin>(options: CreateHostLoopContextOptions): HostLoopContext<Origin> {
-  const assembler = createContextAssembler({
-    registry: options.registry ?? new ContextContributorRegistry(),
+  const { summarizer, timers, ...compaction } = options.compaction ?? {};
+  const goals = new BoundedCache<string, string>(GOALS_KEPT);
+  const { assembler } = createContextPipeline({
+    // One pipeline serves every context of the host: the ids below are the registry's, each turn names its own context.
+    contextId: 'host-loop',
     budget: resolveContextBudget(options.budget),
-    compactor: new DefaultHistoryCompactor(options.compaction),
-    outputStore: options.outputStore,
-    traceSink: options.traceSink,
+    configuration: options.configuration,
+    mode: options.mode,
+    contributors: options.contributors,
+    goal: (contextId) => goals.get(contextId),
     estimator: options.estimator,
     exactEstimator: options.exactEstimator,
-    mode: options.mode,
-    stages: { composer: new DefaultContextMessageComposer({ maskStoredResults: options.maskStoredResults ?? false }) },
+    summarizer: summarizer as Summarizer | undefined,
+    timers,
+    compaction,
+    maskStoredResults: options.maskStoredResults,
+    outputStore: options.outputStore,
+    traceSink: options.traceSink,
   });
-  return new HostLoopContext<Origin>({ assembler, outputStore: options.outputStore, storeFromChars: options.storeFromChars });
+  return new HostLoopContext<Origin>({ assembler, outputStore: options.outputStore, sessionStore: options.sessionStore, storeFromChars: options.storeFromChars, goals });
 }

@@ -18,7 +18,7 @@ export type {
 export { messageText } from './message-text.js';
 export { buildHistoryUnits, isTaskAnchorCandidate } from './history-units.js';
 export type { HistoryUnit } from './history-units.js';
-export { checkCanonicalHistory, MAX_JSON_DEPTH } from './canonical-history-check.js';
+export { checkCanonicalHistory, checkJsonValue, MAX_JSON_DEPTH, MAX_JSON_NODES } from './canonical-history-check.js';
 
 // Adapters and trajectory importers
 export { fromOpenAIChat, toOpenAIChat, toOpenAIChatDetailed } from './adapters/openai-chat.js';
@@ -76,6 +76,15 @@ export { ContextAssembler } from './context-assembler.js';
 export type { ContextAssemblerOptions, ContextStages, ContextStageName, ContextStageEvent, TurnRecovery, TurnRequest, AssembledTurn } from './context-assembler.js';
 export { createContextAssembler, defaultContextStages, legacyModelInput } from './default-pipeline.js';
 export type { CreateContextAssemblerOptions } from './default-pipeline.js';
+
+// Context state: what decides the input between turns, as data
+export { checkContextState, CONTEXT_STATE_VERSION, INITIAL_CONTEXT_STATE } from './context-state.js';
+export type { ContextState, ContextStateV1, WindowStartMark } from './context-state.js';
+
+// The composition root: one pipeline for every caller
+export { createContextPipeline, compactorSettings, KEEP_WHOLE_TOOLS } from './context-pipeline.js';
+export type { ContextPipeline, ContextPipelineOptions } from './context-pipeline.js';
+export { goalSnapshotFactory, originalRequest, GOAL_SECTION_ID } from './goal-snapshot.js';
 export { applyContextBudget, SlotOrderBudgetPolicy } from './budget.js';
 export type { AdmittedContext, ContextBudgetLimits, ContextBudgetPolicy, ContextBudgetRequest } from './budget.js';
 export { DeterministicSystemPromptRenderer } from './system-prompt-renderer.js';
@@ -91,9 +100,13 @@ export { DefaultContextValidator } from './context-validator.js';
 export type { ContextValidationRequest, ContextValidator } from './context-validator.js';
 export type { ModelInput } from './model-input.js';
 
+// Wrappers: what Strata wraps stays inside (escaped), and the validator checks it
+export { escapeWrapped, WRAPPER_TAG_NAMES } from './wrapper-markup.js';
+export type { WrapperTagName } from './wrapper-markup.js';
+
 // Compaction
-export { DefaultHistoryCompactor } from './default-history-compactor.js';
-export { SYSTEM_TIMERS, type Timers } from './timers.js';
+export { DefaultHistoryCompactor, HISTORY_COMPACTOR_DEFAULTS } from './default-history-compactor.js';
+export { backoffDelayMs, SYSTEM_TIMERS, type Timers } from './timers.js';
 export { untilAborted } from './abort-race.js';
 export type { HistoryCompactorOptions } from './default-history-compactor.js';
 export type { CompactionReason, CompactionRequest, CompactionResult, CompactionTrace, HistoryCompactor } from './history-compactor.js';
@@ -110,7 +123,7 @@ export type { ContextTraceV5, ModelCallTrace, PlanProgress } from './context-tra
 export { PLAN_TOOL_NAME } from './plan-progress.js';
 
 // Ports implemented elsewhere (stores, summarizers, trace sinks) and the tool contract
-export type { ToolOutputStore, StoredToolOutput, StoredToolOutputEntry, PutToolOutput, PutToolOutputStream, SessionStore, SessionAppendOptions, SessionVersion, Summarizer, SummarizeRequest, TraceSink } from './ports.js';
+export type { ToolOutputStore, StoredToolOutput, StoredToolOutputEntry, PutToolOutput, PutToolOutputStream, SessionStore, SessionAppendOptions, SessionWriteOptions, SessionState, SessionVersion, Summarizer, SummarizeRequest, TraceSink } from './ports.js';
 export type { ToolDefinition, ToolExecutionContext, ToolOutcome } from './tool-definition.js';
 
 // Credentials in error texts

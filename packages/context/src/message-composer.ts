@@ -1,3 +1,5 @@
+import { BoundedCache } from './bounded-cache.js';
+import { soundCheckpoint } from './checkpoint-format.js';
 import type { ContextDiagnostic, ContributedMessage, DataAttachment } from './contributor.js';
 import { ConfigurationError } from './errors/configuration-error.js';
 import { ContextInputError } from './errors/context-input-error.js';
@@ -5,6 +7,7 @@ import { isTaskAnchorCandidate } from './history-units.js';
 import type { CanonicalHistory, CanonicalMessage, ToolResultMessage, UserMessage } from './messages.js';
 import { pairStep } from './tool-call-pairing.js';
 import { MASK_PREVIEW_SHARE, PREVIEW_DEFAULTS, previewToolResult, type PreviewOptions } from './tool-result-preview.js';
+import { escapeAttribute as attribute, escapeWrapped } from './wrapper-markup.js';
 
 export interface MessageComposerOptions {
   /**
@@ -77,17 +80,6 @@ export const EMPTY_USER_TEXT = '[empty message]';
 
 /** The user turn put before a history that has no user request to open it: providers want a user turn first. */
 export const CONVERSATION_OPENER_TEXT = '[The conversation so far has no user message before this point.]';
-
-const WRAPPER_TAGS = /<(\/?)(attachment|context_message|tool_output)/gi;
-
-/** Escapes markup that could close or open a wrapper, so data cannot break out of it. */
-export function escapeWrapped(content: string): string {
-  return content.replace(WRAPPER_TAGS, '&lt;$1$2');
-}
-
-function attribute(value: string): string {
-  return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
-}
 
 /** A hidden, call-local user message whose text is data, never instructions. */
 export function dataOnlyMessage(content: string): UserMessage {
@@ -215,7 +207,8 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
   private readonly options: MessageComposerOptions;
   /** Previews are made once per result, so each turn sends (and counts) the same objects. */
   private readonly previews = new WeakMap<ToolResultMessage, ToolResultMessage | null>();
-  private readonly compositions = new Map<string, Composition>();
+  /** A cache: the same messages without it, only slower. */
+  private readonly compositions = new BoundedCache<string, Composition>(CONTEXTS_KEPT);
 
   /** The largest preview, as a share of its body, shown instead of the body; 0: no masking. */
   private readonly maxPreviewShare: number;
@@ -257,7 +250,7 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
       index = group.end;
     }
     composition.source = history;
-    if (request.contextId !== undefined) this.remember(request.contextId, composition);
+    if (request.contextId !== undefined) this.compositions.set(request.contextId, composition);
 
     const composed = composition.history.concat(newest?.messages ?? []);
     const diagnostics = composition.diagnostics.concat(newest?.diagnostics ?? []);
@@ -278,12 +271,6 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
     if (!kept || history.length <= kept.stableEnd || kept.capacityStep !== capacityStep) return undefined;
     for (let index = 0; index <= kept.stableEnd; index += 1) if (kept.source[index] !== history[index]) return undefined;
     return kept;
-  }
-
-  private remember(contextId: string, composition: Composition): void {
-    this.compositions.delete(contextId);
-    if (this.compositions.size >= CONTEXTS_KEPT) this.compositions.delete(this.compositions.keys().next().value!);
-    this.compositions.set(contextId, composition);
   }
 
   private keep(composition: Composition, group: ComposedGroup, cursor: ComposeCursor): void {
@@ -332,12 +319,15 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
     if (message.role === 'system') {
       // An empty system text is an empty text block to Anthropic, and says nothing.
       if (message.content.trim() === '') return single([], [{ code: 'CONTEXT_EMPTY_MESSAGE', severity: 'info', subject, message: `system message at ${subject} has no text; left out` }]);
-      if (!cursor.conversationStarted) return single([message]);
-      return single([dataOnlyMessage(message.content)], [
+      // A system message's text is the host's; still, it can neither open nor close one of our wrappers.
+      const content = escapeWrapped(message.content);
+      if (!cursor.conversationStarted) return single([content === message.content ? message : { ...message, content }]);
+      return single([dataOnlyMessage(content)], [
         { code: 'CONTEXT_SYSTEM_MESSAGE_MOVED', severity: 'info', subject, message: `system message at ${subject} comes after the conversation started; sent as a data_only user message` },
       ]);
     }
     cursor.conversationStarted = true;
+    if (message.role === 'user' && message.checkpoint === true) return single([soundCheckpoint(message)]);
     if (message.content.trim() !== '') return single([message]);
     // Providers reject empty text turns (Anthropic even whitespace): keep a user turn visible, drop an empty answer.
     const diagnostic: ContextDiagnostic = { code: 'CONTEXT_EMPTY_MESSAGE', severity: 'info', subject, message: `${message.role} message at ${subject} has no text; ${message.role === 'user' ? 'sent as "[empty message]"' : 'left out'}` };

@@ -1,4 +1,5 @@
-import type { CanonicalHistory, CanonicalMessage, ToolOutputRef } from './messages.js';
+import type { ContextState } from './context-state.js';
+import type { CanonicalHistory, CanonicalMessage, JsonValue, ToolOutputRef } from './messages.js';
 
 /** The body of a stored tool result, byte-exact. */
 export interface StoredToolOutput {
@@ -59,6 +60,18 @@ export interface ToolOutputStore {
   close(): Promise<void>;
 }
 
+/**
+ * What a session keeps beside its history, in the same version, so any
+ * process (a resumed run, another worker, an adapter after a restart)
+ * continues it as the last one would.
+ */
+export interface SessionState {
+  /** The assembler's context state after the last assembled turn (`AssembledTurn.state`). */
+  readonly context?: ContextState;
+  /** The state of the run that drives the context (the agent's lanes), as JSON. */
+  readonly run?: JsonValue;
+}
+
 /** One persisted version of a context's canonical history. */
 export interface SessionVersion {
   readonly contextId: string;
@@ -71,9 +84,16 @@ export interface SessionVersion {
     readonly replacedMessages: number;
   };
   readonly createdAt: string;
+  /** The session's state as of this version; absent for a session never given one. */
+  readonly state?: SessionState;
 }
 
-export interface SessionAppendOptions {
+export interface SessionWriteOptions {
+  /** The session's state as of the new version. Default: the newest version's, carried over unchanged. */
+  readonly state?: SessionState;
+}
+
+export interface SessionAppendOptions extends SessionWriteOptions {
   /**
    * Append only while this is still the newest version (0 for a context never
    * written); otherwise the store refuses with a conflict and writes nothing.
@@ -87,13 +107,14 @@ export interface SessionAppendOptions {
  * new version that records what it replaced.
  */
 export interface SessionStore {
+  /** Appends messages (none: a version that only records a new state). */
   append(contextId: string, messages: readonly CanonicalMessage[], options?: SessionAppendOptions): Promise<SessionVersion>;
   /**
    * Records a compacted history as a new version. `compaction.replacedFromVersion`
    * must be the newest version (0 for a context never written); otherwise the
    * store refuses, since replacing an older version would drop what was appended since.
    */
-  replace(contextId: string, messages: CanonicalHistory, compaction: NonNullable<SessionVersion['compaction']>): Promise<SessionVersion>;
+  replace(contextId: string, messages: CanonicalHistory, compaction: NonNullable<SessionVersion['compaction']>, options?: SessionWriteOptions): Promise<SessionVersion>;
   /** The newest version, or undefined for a context never written. */
   load(contextId: string): Promise<SessionVersion | undefined>;
   versions(contextId: string): Promise<readonly number[]>;

@@ -12,6 +12,18 @@ export const SYSTEM_TIMERS: Timers = Object.freeze({
   clear: (handle: unknown) => clearTimeout(handle as ReturnType<typeof setTimeout>),
 });
 
+/**
+ * The wait before attempt `attempt + 1` after attempt `attempt` (1-based)
+ * failed: `initialDelayMs * backoffFactor^(attempt - 1)`, at most
+ * `maxDelayMs`, with equal jitter (between half of it and all of it, by
+ * `random()` in [0, 1)), so that clients that failed together do not retry
+ * together. A whole number of milliseconds.
+ */
+export function backoffDelayMs(options: { attempt: number; initialDelayMs: number; backoffFactor: number; maxDelayMs: number; random: () => number }): number {
+  const backoff = Math.min(options.maxDelayMs, options.initialDelayMs * options.backoffFactor ** (options.attempt - 1));
+  return Math.round(backoff / 2 + (options.random() * backoff) / 2);
+}
+
 /** What `withTimeout` rejects with when the limit passes first. */
 export class TimeLimitExceeded extends Error {
   readonly limitMs: number;

@@ -48,8 +48,9 @@ test(`createAgent: a ${STEPS}-step tool loop at a small window stays provider-va
       assert.deepEqual(rules.violations(asOpenAIChat(messages), 'openai'), [], `call ${index} (openai)`);
       assert.deepEqual(rules.violations(asOpenAIChat(messages), 'anthropic'), [], `call ${index} (anthropic)`);
     }
+    // One system message: Strata's run contract (the goal snapshot: the task, verbatim), then the agent's own system prompt.
     assert.equal(messages[0]?.type, 'system', `call ${index}: the system prompt`);
-    assert.equal(messages[0]?.text, 'You audit records.');
+    assert.match(messages[0]!.text, /^<section id="run_contract\.goal">[\s\S]*<\/section>\n\nYou audit records\.$/);
     // The task message, with its image and file, reaches the model as the agent's own object.
     assert.ok(messages.includes(result.messages[0]!), `call ${index}: the task message`);
     assert.deepEqual(result.messages[0]!.content, [{ type: 'text', text: TASK }, IMAGE, PDF]);

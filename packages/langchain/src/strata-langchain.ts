@@ -2,12 +2,12 @@ import { SystemMessage, type BaseMessage } from '@langchain/core/messages';
 import { DynamicStructuredTool, type ClientTool, type ServerTool } from '@langchain/core/tools';
 import { toJsonSchema } from '@langchain/core/utils/json_schema';
 import { createMiddleware } from 'langchain';
-import { createHostLoopContext, type CreateHostLoopContextOptions, type ImportedMessage, type JsonValue, type ToolOutputStore, type ToolSchema } from '@strata/context';
-import { createMemoryToolOutputStore } from '@strata/store';
+import { createHostLoopContext, type CreateHostLoopContextOptions, type ImportedMessage, type JsonValue, type SessionStore, type ToolOutputStore, type ToolSchema } from '@strata/context';
+import { createMemorySessionStore, createMemoryToolOutputStore } from '@strata/store';
 import { createReadToolOutputTool, type ReadToolOutputToolOptions } from '@strata/tools';
 import { importLangChainMessages, toLangChainMessage } from './langchain-history.js';
 
-export interface StrataLangChainOptions extends Omit<CreateHostLoopContextOptions, 'outputStore'> {
+export interface StrataLangChainOptions extends Omit<CreateHostLoopContextOptions, 'outputStore' | 'sessionStore'> {
   /**
    * The conversation's id in stores and traces. Default: the run's
    * `configurable.thread_id` when it has one (each thread its own context),
@@ -16,6 +16,13 @@ export interface StrataLangChainOptions extends Omit<CreateHostLoopContextOption
   readonly contextId?: string;
   /** Where tool results are stored for `read_tool_output`. Default: a new in-memory store. */
   readonly outputStore?: ToolOutputStore;
+  /**
+   * Where each context's compacted history and context state are kept
+   * between calls, so a new instance or another process continues it
+   * exactly (a SQLite or PostgreSQL store from `@strata/store`). Default: a
+   * new in-memory store.
+   */
+  readonly sessionStore?: SessionStore;
   /** Settings of the `read_tool_output` tool. */
   readonly readToolOutput?: Omit<ReadToolOutputToolOptions, 'store'>;
 }
@@ -43,7 +50,8 @@ export function createStrataLangChain(options: StrataLangChainOptions): StrataLa
   const { contextId, readToolOutput, ...settings } = options;
   const contextOf = (threadId: unknown): string => contextId ?? (typeof threadId === 'string' && threadId !== '' ? threadId : DEFAULT_CONTEXT_ID);
   const outputStore = options.outputStore ?? createMemoryToolOutputStore();
-  const context = createHostLoopContext<BaseMessage>({ ...settings, outputStore });
+  const sessionStore = options.sessionStore ?? createMemorySessionStore();
+  const context = createHostLoopContext<BaseMessage>({ ...settings, outputStore, sessionStore });
   const readTool = createReadToolOutputTool({ ...readToolOutput, store: outputStore });
 
   const middleware = createMiddleware({

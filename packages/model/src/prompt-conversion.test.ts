@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import type { AssistantMessage, CanonicalMessage } from '@strata/context';
+import { checkCanonicalHistory, MAX_JSON_DEPTH, type AssistantMessage, type CanonicalMessage } from '@strata/context';
 import { AssistantMessageBuilder } from './assistant-message-builder.js';
 import { PART_METADATA_KEY, parseToolInput, toLanguageModelPrompt } from './prompt-conversion.js';
 
@@ -55,6 +55,17 @@ test('tool inputs: JSON parses, empty means no arguments, anything else stays te
   assert.deepEqual(parseToolInput('  '), {});
   assert.equal(parseToolInput('{"a":'), '{"a":');
   assert.equal(parseToolInput('"plain"'), 'plain');
+});
+
+test('tool inputs past a canonical history\'s depth stay text, for the tool layer to refuse', () => {
+  const nested = (levels: number) => '{"a":'.repeat(levels) + '1' + '}'.repeat(levels);
+  assert.equal(typeof parseToolInput(nested(MAX_JSON_DEPTH)), 'object');
+  assert.equal(parseToolInput(nested(MAX_JSON_DEPTH + 1)), nested(MAX_JSON_DEPTH + 1));
+  assert.equal(parseToolInput(nested(600)), nested(600));
+  // The message stays a history the next turn accepts.
+  const builder = new AssistantMessageBuilder();
+  builder.accept({ type: 'tool-call', toolCallId: 'c1', toolName: 'echo', input: nested(600) });
+  assert.deepEqual(checkCanonicalHistory([builder.message()]), [{ role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'echo', input: nested(600) }] }]);
 });
 
 test('an assistant message built from stream parts converts back to the parts it came from (property)', () => {

@@ -7,6 +7,7 @@ import type {
   SharedV3ProviderMetadata,
 } from '@ai-sdk/provider';
 import type { AssistantMessage, CanonicalHistory, JsonValue, ToolSchema } from '@strata/context';
+import { checkJsonValue } from '@strata/context';
 
 /**
  * The key under which an assistant message's `providerMetadata` keeps the
@@ -104,13 +105,21 @@ export function toLanguageModelTools(tools: readonly ToolSchema[]): LanguageMode
 
 /**
  * A tool call's JSON-encoded input as canonical input: parsed JSON; an empty
- * string is `{}` (no arguments); text that is not JSON stays a string, for
- * the tool layer to reject with a structured error.
+ * string is `{}` (no arguments); text that is not JSON, or JSON past what a
+ * canonical history holds (`MAX_JSON_DEPTH` levels, `MAX_JSON_NODES`
+ * nodes), stays a string, for the tool layer to reject with a structured
+ * error the model can correct (never a history the next turn refuses).
  */
 export function parseToolInput(input: string): JsonValue {
   if (input.trim().length === 0) return {};
+  let parsed: unknown;
   try {
-    return JSON.parse(input) as JsonValue;
+    parsed = JSON.parse(input);
+  } catch {
+    return input;
+  }
+  try {
+    return checkJsonValue(parsed, 'tool call input');
   } catch {
     return input;
   }

@@ -1,4 +1,5 @@
 import { setTimeout } from 'node:timers/promises';
+import { backoffDelayMs } from '@strata/context';
 import type { RateLimitError } from './errors/rate-limit-error.js';
 import type { TransientProviderError } from './errors/transient-provider-error.js';
 
@@ -33,11 +34,9 @@ export function retrySettings(options: RetryOptions = {}): Required<RetryOptions
 
 /**
  * The wait before attempt `attempt + 1` after `error` failed attempt
- * `attempt` (1-based): the provider's retry-after when it sent one, exactly;
- * else the exponential backoff `initialDelayMs * backoffFactor^(attempt - 1)`
- * with equal jitter (between half of it and all of it, by `random()` in
- * [0, 1)), so clients that failed together do not retry together. Never
- * above `maxDelayMs`; a whole number of milliseconds.
+ * `attempt` (1-based): the provider's retry-after when it sent one, exactly
+ * (never above `maxDelayMs`); else `backoffDelayMs`, the exponential backoff
+ * with equal jitter.
  */
 export function retryDelayMs(options: {
   attempt: number;
@@ -47,8 +46,7 @@ export function retryDelayMs(options: {
 }): number {
   const { attempt, error, retry, random } = options;
   if (error.retryAfterMs !== undefined) return Math.min(retry.maxDelayMs, Math.max(0, error.retryAfterMs));
-  const backoff = Math.min(retry.maxDelayMs, retry.initialDelayMs * retry.backoffFactor ** (attempt - 1));
-  return Math.round(backoff / 2 + (random() * backoff) / 2);
+  return backoffDelayMs({ attempt, initialDelayMs: retry.initialDelayMs, backoffFactor: retry.backoffFactor, maxDelayMs: retry.maxDelayMs, random });
 }
 
 /** Waits `delayMs`, or rejects with the signal's reason when it fires first. */

@@ -1,14 +1,21 @@
 import { tool, type AgentInputItem, type CallModelInputFilter, type FunctionTool } from '@openai/agents-core';
-import { createHostLoopContext, type CreateHostLoopContextOptions, type ImportedMessage, type JsonValue, type ToolOutputStore, type ToolSchema } from '@strata/context';
-import { createMemoryToolOutputStore } from '@strata/store';
+import { createHostLoopContext, type CreateHostLoopContextOptions, type ImportedMessage, type JsonValue, type SessionStore, type ToolOutputStore, type ToolSchema } from '@strata/context';
+import { createMemorySessionStore, createMemoryToolOutputStore } from '@strata/store';
 import { createReadToolOutputTool, type ReadToolOutputToolOptions } from '@strata/tools';
 import { importAgentItems, toAgentItems } from './agents-history.js';
 
-export interface StrataOpenAIAgentsOptions extends Omit<CreateHostLoopContextOptions, 'outputStore'> {
+export interface StrataOpenAIAgentsOptions extends Omit<CreateHostLoopContextOptions, 'outputStore' | 'sessionStore'> {
   /** The conversation's id in stores and traces. Default `"openai-agents"`. */
   readonly contextId?: string;
   /** Where tool results are stored for `read_tool_output`. Default: a new in-memory store. */
   readonly outputStore?: ToolOutputStore;
+  /**
+   * Where each context's compacted history and context state are kept
+   * between calls, so a new instance or another process continues it
+   * exactly (a SQLite or PostgreSQL store from `@strata/store`). Default: a
+   * new in-memory store.
+   */
+  readonly sessionStore?: SessionStore;
   /** The agent's tools as JSON Schemas, so their size is charged to the budget (the filter is not told them; `read_tool_output` is always charged). */
   readonly tools?: readonly ToolSchema[];
   /** Settings of the `read_tool_output` tool. */
@@ -40,7 +47,8 @@ const INSTRUCTIONS: AgentInputItem[] = [];
 export function createStrataOpenAIAgents(options: StrataOpenAIAgentsOptions): StrataOpenAIAgents {
   const { contextId = DEFAULT_CONTEXT_ID, tools = [], readToolOutput, ...settings } = options;
   const outputStore = options.outputStore ?? createMemoryToolOutputStore();
-  const context = createHostLoopContext<AgentInputItem[]>({ ...settings, outputStore });
+  const sessionStore = options.sessionStore ?? createMemorySessionStore();
+  const context = createHostLoopContext<AgentInputItem[]>({ ...settings, outputStore, sessionStore });
   const readTool = createReadToolOutputTool({ ...readToolOutput, store: outputStore });
   // `read_tool_output` is charged too: the user adds it to the agent's tools (a duplicate by name counts once).
   const chargedTools = [...tools.filter((schema) => schema.name !== readTool.name), readTool];

@@ -29,5 +29,7 @@ export { superviseWorkers, RESTART_DELAY_MS, type Supervisor, type SupervisorEve
 
 // The HTTP API
 export { openRunDirectory, RUN_STATUSES, type RunDirectory, type RunStatusName, type RunSummary } from './run-directory.js';
-export { createServiceApp, EVENT_POLL_MS, MAX_BODY_BYTES, MAX_PROMPT_CHARS, type ServiceAppOptions, type TraceViewer } from './service-app.js';
+export { createServiceApp, writeServiceFailure, EVENT_POLL_MS, MAX_BODY_BYTES, MAX_PROMPT_CHARS, type ServiceAppOptions, type ServiceFailure, type TraceViewer } from './service-app.js';
+export { MAX_DISCARDED_BODY_BYTES } from './request-body.js';
+export { MAX_RUN_ID_CHARS } from './request-input.js';
 export { startServiceServer, type ServiceServer, type ServiceServerOptions } from './service-server.js';

@@ -1,5 +1,5 @@
 import { DBOS, Error as DBOSErrors } from '@dbos-inc/dbos-sdk';
-import { createAgentRun, createDelegateTool, untilAborted, type AgentEvent, type AgentRun, type AgentStopReason, type SubagentResult, type Timers } from '@strata/agent';
+import { createAgentRun, createDelegateTool, DEFAULT_MAX_TURNS, untilAborted, type AgentEvent, type AgentRun, type AgentStopReason, type SubagentResult, type Timers } from '@strata/agent';
 import { ConfigurationError, type ContextDiagnostic, type ContextScope, type SessionStore, type ToolOutputStore } from '@strata/context';
 import { createModelSummarizer, type ModelUsage } from '@strata/model';
 import { ToolRegistry } from '@strata/tools';
@@ -16,8 +16,6 @@ export const RUN_WORKFLOW_NAME = 'strata.run';
 export const TURN_WORKFLOW_NAME = 'strata.turn';
 export const SUBAGENT_WORKFLOW_NAME = 'strata.subagent';
 export const RUN_QUEUE_NAME = 'strata-runs';
-/** Default model turns of a run when its profile sets none (the agent's own default). */
-const DEFAULT_MAX_TURNS = 50;
 
 /** A run as `POST /runs` enqueued it; the workflow's input. */
 export interface RunRequest {
@@ -85,8 +83,10 @@ export interface RunWorkflowOptions {
  * a crash the run replays finished turns from the record and resumes the one
  * in progress.
  *
- * `strata.turn` is one `createAgentRun` of at most one model turn over the
- * stored session (the source of truth for history): its first step records
+ * `strata.turn` is one `createAgentRun` over the stored session (the source
+ * of truth for history and its context state), stopped at its first turn
+ * boundary (`stopAtTurnEnd`): any worker continues the run from the session
+ * exactly as one process would. Its first step records
  * the session version it starts from (`turn-start`), its model call is a
  * step (`model-turn`), each tool call a step (`tool:<call id>`). A
  * compaction is checkpointed by the session store itself (an atomic
@@ -148,7 +148,7 @@ export function registerRunWorkflows(options: RunWorkflowOptions): { readonly ru
         }
         const model = catalog.model(request.model);
         run = createAgentRun(
-          { ...entry.profile, scope: request.scope, maxTurns: 1 },
+          { ...entry.profile, scope: request.scope },
           {
             model: durableModelClient(model, activeTime, diagnose),
             tools,
@@ -161,7 +161,7 @@ export function registerRunWorkflows(options: RunWorkflowOptions): { readonly ru
             now: options.clock?.now,
             timers: options.clock?.timers,
           },
-          { contextId: request.contextId, signal: cancel.signal, activeMsUsed: request.activeMsUsed, onEvent: (event) => forwardEvent(request.contextId, event, log) },
+          { contextId: request.contextId, signal: cancel.signal, activeMsUsed: request.activeMsUsed, stopAtTurnEnd: true, onEvent: (event) => forwardEvent(request.contextId, event, log) },
         );
         const result = await run.execute();
         await runLog.flush(request.contextId);
@@ -188,9 +188,11 @@ export function registerRunWorkflows(options: RunWorkflowOptions): { readonly ru
         const handle = await DBOS.startWorkflow(turnWorkflow, { workflowID: turnWorkflowId(target.contextId, turn) })({ ...target, turn, activeMsUsed: outcome.activeMs });
         const result = await handle.getResult();
         outcome = { stopReason: result.stopReason, text: result.text, turns: turn, usage: addUsage(outcome.usage, result.usage), activeMs: result.activeMs };
-        // A turn that ran its tools stops at its one-turn cap: the run goes on with the next turn.
-        if (result.stopReason !== 'max-turns') break;
+        // A turn that ran its tools paused at its boundary: the run goes on with the next turn.
+        if (result.stopReason !== 'turn-end') break;
       }
+      // The last turn allowed paused at its boundary: the run is out of turns.
+      if (outcome.stopReason === 'turn-end') outcome = { ...outcome, stopReason: 'max-turns' };
     } catch (error) {
       const cancelled = error instanceof DBOSErrors.DBOSWorkflowCancelledError || error instanceof DBOSErrors.DBOSAwaitedWorkflowCancelledError;
       log(target.contextId, { type: 'run-finished', stopReason: cancelled ? 'cancelled' : 'failed', message: error instanceof Error ? error.message : String(error) });
@@ -229,7 +231,6 @@ async function storePrompt(sessions: SessionStore, target: TurnsTarget): Promise
 
 /** The agent's events as the API streams them: per-turn ends are dropped (the run sends `run-finished`); traces are served apart. */
 function forwardEvent(contextId: string, event: AgentEvent, log: (contextId: string, event: { readonly type: string; readonly [key: string]: unknown }) => void): void {
-  if (event.type === 'run-end' && event.stopReason === 'max-turns') return;
   if (event.type === 'context-assembled') {
     log(contextId, { type: 'context-assembled', turn: event.turn });
     return;

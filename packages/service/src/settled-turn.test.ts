@@ -20,7 +20,7 @@ test('settled turn: compactions alone leave the turn to replay; a stored step se
     { role: 'tool' as const, toolCallId: 'call_1', toolName: 'record_step', content: 'recorded step 1' },
   ];
   await sessions.append(contextId, step, { expectedVersion: start + 1 });
-  assert.deepEqual(await check(start), { stopReason: 'max-turns', text: '' });
+  assert.deepEqual(await check(start), { stopReason: 'turn-end', text: '' });
   // A turn that stored its answer ended the run.
   const next = (await sessions.load(contextId))!.version;
   await sessions.append(contextId, [{ role: 'assistant', content: 'done t' }], { expectedVersion: next });

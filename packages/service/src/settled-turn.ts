@@ -2,7 +2,8 @@ import type { SessionStore } from '@strata/context';
 
 /** How a turn that the stored session shows as finished ended. */
 export interface SettledTurn {
-  readonly stopReason: 'completed' | 'max-turns';
+  /** `turn-end`: the step called tools, and the run goes on with the next turn. */
+  readonly stopReason: 'completed' | 'turn-end';
   readonly text: string;
 }
 
@@ -25,7 +26,7 @@ export async function settledTurn(options: { readonly sessions: SessionStore; re
     if (stored !== undefined && stored.compaction === undefined) {
       const last = current.messages.at(-1);
       const answered = last?.role === 'assistant' && (last.toolCalls ?? []).length === 0;
-      return answered ? { stopReason: 'completed', text: last.content } : { stopReason: 'max-turns', text: '' };
+      return answered ? { stopReason: 'completed', text: last.content } : { stopReason: 'turn-end', text: '' };
     }
   }
   return undefined;

@@ -6,8 +6,9 @@ export { SessionConflictError } from './errors/session-conflict-error.js';
 // Opening stores
 export { createMemoryStores, createPostgresStores, openDefaultStores, openSqliteStores, openStores, type OpenStoresOptions, type Stores } from './open-stores.js';
 export type { SqliteStoreOptions } from './sqlite/sqlite-database.js';
-export type { PostgresStoreOptions } from './postgres/postgres-connection.js';
+export { POSTGRES_RETRY_DEFAULTS, type PostgresRetryOptions, type PostgresStoreOptions } from './postgres/postgres-connection.js';
 export { createMemoryToolOutputStore, type MemoryToolOutputStoreOptions } from './memory/memory-tool-output-store.js';
+export { createMemorySessionStore } from './memory/memory-session-store.js';
 
 // Tool-output bodies
 export { countLines, measureToolOutput, toolOutputIdSequence } from './tool-output-body.js';

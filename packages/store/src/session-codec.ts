@@ -1,4 +1,4 @@
-import type { CanonicalMessage, SessionVersion } from '@strata/context';
+import { checkContextState, ContextInputError, type CanonicalMessage, type SessionState, type SessionVersion } from '@strata/context';
 import { StoreAccessError } from './errors/store-access-error.js';
 import { StoreInputError } from './errors/store-input-error.js';
 import { requireKey } from './store-key.js';
@@ -55,6 +55,46 @@ export function decodeMessages(texts: readonly string[], where: { location: stri
   });
 }
 
+/**
+ * The session state as the JSON text every backend keeps; undefined when
+ * the write gives none (the newest version's is carried over). The context
+ * state is checked; the run state must be JSON.
+ */
+export function encodeState(state: unknown, operation: string): string | undefined {
+  if (state === undefined) return undefined;
+  if (typeof state !== 'object' || state === null || Array.isArray(state)) {
+    throw new StoreInputError({ code: 'SESSION_STATE_INVALID', culprit: 'state', message: `${operation}: state must be an object with context and run fields` });
+  }
+  const { context, run } = state as Record<string, unknown>;
+  let checked: SessionState;
+  try {
+    checked = { ...(context === undefined ? {} : { context: checkContextState(context, 'state.context') }), ...(run === undefined ? {} : { run: run as SessionState['run'] }) };
+  } catch (cause) {
+    if (!ContextInputError.isInstance(cause)) throw cause;
+    throw new StoreInputError({ code: 'SESSION_STATE_INVALID', culprit: cause.culprit, message: `${operation}: ${cause.message}`, cause });
+  }
+  try {
+    return JSON.stringify(checked);
+  } catch (cause) {
+    throw new StoreInputError({ code: 'SESSION_STATE_INVALID', culprit: 'state.run', message: `${operation}: state.run cannot be serialized as JSON`, cause });
+  }
+}
+
+/** Parses a stored state; a text that is not one means the database was damaged (`STORE_CORRUPTED`). */
+export function decodeState(text: string | null, where: { location: string; contextId: string; version: number }): SessionState | undefined {
+  if (text === null) return undefined;
+  try {
+    const parsed = JSON.parse(text) as { context?: unknown; run?: SessionState['run'] };
+    return { ...(parsed.context === undefined ? {} : { context: checkContextState(parsed.context) }), ...(parsed.run === undefined ? {} : { run: parsed.run }) };
+  } catch {
+    throw new StoreAccessError({
+      code: 'STORE_CORRUPTED',
+      location: where.location,
+      message: `session store ${where.location}: the state of context "${where.contextId}" version ${where.version} is not a session state; the store is damaged`,
+    });
+  }
+}
+
 /** Keeps only the fields of the port, checked. */
 export function validateCompaction(compaction: SessionCompaction, operation: string): SessionCompaction {
   if (typeof compaction !== 'object' || compaction === null) {
@@ -92,16 +132,17 @@ export function requireVersion(version: unknown, operation: string): number {
   return version as number;
 }
 
-/** Builds the port's record; `compaction` is absent (not undefined) on appends. */
+/** Builds the port's record; `compaction` is absent (not undefined) on appends, `state` when none was ever given. */
 export function sessionVersion(options: {
   contextId: string;
   version: number;
   messages: CanonicalMessage[];
   compaction: SessionCompaction | undefined;
   createdAt: string;
+  state?: SessionState | undefined;
 }): SessionVersion {
   const base = { contextId: options.contextId, version: options.version, messages: options.messages };
-  return options.compaction === undefined
-    ? { ...base, createdAt: options.createdAt }
-    : { ...base, compaction: options.compaction, createdAt: options.createdAt };
+  const record: SessionVersion =
+    options.compaction === undefined ? { ...base, createdAt: options.createdAt } : { ...base, compaction: options.compaction, createdAt: options.createdAt };
+  return options.state === undefined ? record : { ...record, state: options.state };
 }

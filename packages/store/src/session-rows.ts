@@ -1,8 +1,10 @@
-import type { CanonicalHistory, CanonicalMessage, SessionAppendOptions, SessionStore, SessionVersion } from '@strata/context';
+import type { CanonicalHistory, CanonicalMessage, SessionAppendOptions, SessionStore, SessionVersion, SessionWriteOptions } from '@strata/context';
 import { SessionConflictError } from './errors/session-conflict-error.js';
 import {
   decodeMessages,
+  decodeState,
   encodeMessages,
+  encodeState,
   requireContextId,
   sessionVersion,
   validateCompaction,
@@ -20,6 +22,8 @@ export interface SessionVersionRow {
   readonly segment_start: number;
   readonly compaction: string | null;
   readonly created_at: string | Date;
+  /** The session state as JSON text; null for a version written before states existed, or with none ever given. */
+  readonly state: string | null;
 }
 
 /** One checked write of a new version, as every backend receives it. */
@@ -32,6 +36,8 @@ export interface SessionWrite {
   readonly compaction: SessionCompaction | undefined;
   /** The newest version the write must find (a conditional append, or the version a compaction replaces); undefined: any. */
   readonly expectedVersion: number | undefined;
+  /** The new version's session state as JSON text; undefined: the newest version's, carried over. */
+  readonly state: string | undefined;
 }
 
 /** Writes a new version in one transaction; a SQL backend's half of the port's `append` and `replace`. */
@@ -41,14 +47,14 @@ export type AddSessionVersion = (write: SessionWrite) => Promise<SessionVersion>
 export function appendWrite(contextId: string, messages: readonly CanonicalMessage[], options: SessionAppendOptions | undefined): SessionWrite {
   requireContextId(contextId, 'append');
   const expectedVersion = validateExpectedVersion(options?.expectedVersion, 'append');
-  return { operation: 'append', contextId, texts: encodeMessages(messages, 'append'), compaction: undefined, expectedVersion };
+  return { operation: 'append', contextId, texts: encodeMessages(messages, 'append'), compaction: undefined, expectedVersion, state: encodeState(options?.state, 'append') };
 }
 
 /** The checked write of a `replace`: it expects the version its compaction replaces. */
-export function replaceWrite(contextId: string, messages: CanonicalHistory, compaction: SessionCompaction): SessionWrite {
+export function replaceWrite(contextId: string, messages: CanonicalHistory, compaction: SessionCompaction, options: SessionWriteOptions | undefined): SessionWrite {
   requireContextId(contextId, 'replace');
   const checked = validateCompaction(compaction, 'replace');
-  return { operation: 'replace', contextId, texts: encodeMessages(messages, 'replace'), compaction: checked, expectedVersion: checked.replacedFromVersion };
+  return { operation: 'replace', contextId, texts: encodeMessages(messages, 'replace'), compaction: checked, expectedVersion: checked.replacedFromVersion, state: encodeState(options?.state, 'replace') };
 }
 
 /** The port's `append` and `replace` over a backend's `add`: arguments checked and encoded here, once for every backend. */
@@ -57,8 +63,8 @@ export function sessionWrites(add: AddSessionVersion): Pick<SessionStore, 'appen
     async append(contextId: string, messages: readonly CanonicalMessage[], options?: SessionAppendOptions): Promise<SessionVersion> {
       return add(appendWrite(contextId, messages, options));
     },
-    async replace(contextId: string, messages: CanonicalHistory, compaction: SessionCompaction): Promise<SessionVersion> {
-      return add(replaceWrite(contextId, messages, compaction));
+    async replace(contextId: string, messages: CanonicalHistory, compaction: SessionCompaction, options?: SessionWriteOptions): Promise<SessionVersion> {
+      return add(replaceWrite(contextId, messages, compaction, options));
     },
   };
 }
@@ -106,5 +112,6 @@ export function sessionVersionFromRow(options: {
     messages: decodeMessages(options.texts, { location: options.location, contextId, version }),
     compaction: row.compaction === null ? undefined : (JSON.parse(row.compaction) as SessionCompaction),
     createdAt: typeof row.created_at === 'string' ? row.created_at : row.created_at.toISOString(),
+    state: decodeState(row.state, { location: options.location, contextId, version }),
   });
 }

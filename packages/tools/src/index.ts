@@ -28,7 +28,7 @@ export {
 export { defineSchemaTool, type SchemaToolOptions } from './registry/schema-tool.js';
 export type { StandardSchemaOutput, StandardSchemaWithJsonSchema } from './registry/standard-schema.js';
 export { registerStandardTools, type StandardToolsOptions } from './registry/standard-tools.js';
-export { DEFERRED_TOOLS_SECTION_ID, deferredToolsContributorFactory, deferredToolsSection } from './registry/deferred-tools-section.js';
+export { DEFERRED_TOOLS_SECTION_ID, deferredToolsContribution, deferredToolsContributorFactory } from './registry/deferred-tools-section.js';
 
 // MCP
 export {

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, mkdir, readdir, writeFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, readdir, realpath, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CliIo } from '../cli-io.js';
@@ -80,6 +80,22 @@ test('a live run streams a tool call then an answer; file tools stay inside the 
     assert.deepEqual(['list_files', 'read_file', 'search_files', 'write_file'].filter((name) => !tools.includes(name)), []);
     const [contextDirectory] = await readdir(join(root, 'traces'));
     assert.deepEqual((await readdir(join(root, 'traces', contextDirectory!))).sort(), ['turn-0001.json', 'turn-0002.json', 'turn-0003.json']);
+  } finally {
+    await server.close();
+  }
+});
+
+test('a work directory given as a symbolic link is resolved once: the tools read inside it and the prompt names the real directory', async () => {
+  const root = await workspace();
+  await symlink(join(root, 'work'), join(root, 'work-link'));
+  const server = await localServer([toolCall('call_1', 'read_file', { path: 'notes.txt' }), text(['42.'])]);
+  try {
+    const { code, stderr } = await strata(['run', 'Read the notes.', '--model', server.model, '--workdir', 'work-link', '--trace-dir', 'traces'], root);
+    assert.equal(code, 0, stderr);
+    const results = server.bodies[1]!.messages.filter((message) => message.role === 'tool').map((message) => String(message.content));
+    assert.deepEqual(results, ['The answer is 42.\n']);
+    const system = server.bodies[0]!.messages.filter((message) => message.role === 'system').map((message) => String(message.content)).join('\n');
+    assert.ok(system.includes(`working in the directory ${await realpath(join(root, 'work'))} `), system);
   } finally {
     await server.close();
   }

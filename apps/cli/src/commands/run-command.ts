@@ -1,5 +1,5 @@
 // strata run "<task>" --model <provider:model>: a live run with a real provider.
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, realpath, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { exactTokenEstimatorFor, resolveContextConfiguration, tokenizerFamilyOf, type ContextContributorFactory } from '@strata/context';
 import { createAgentRun, createAgentTelemetry, otlpTracerFromEnvironment, type AgentEvent } from '@strata/agent';
@@ -89,9 +89,10 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
   }
 }
 
+/** The real path of the directory `path` (its links resolved once, here), or a `CliInputError` naming `option`. */
 async function existingDirectory(path: string, option: string): Promise<string> {
   try {
-    if ((await stat(path)).isDirectory()) return path;
+    if ((await stat(path)).isDirectory()) return await realpath(path);
   } catch {
     // reported below
   }

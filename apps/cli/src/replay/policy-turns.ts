@@ -1,7 +1,8 @@
 // The replay policies: each turns one recorded run into the request every
 // model call of the recording would have sent under that policy.
 import type { CanonicalHistory, CanonicalMessage, ContextTraceV5, TokenEstimator, ToolOutputStore } from '@strata/context';
-import { clearToolUsesRequests, lastNMaskingRequests, rawRequests, replayTrajectory } from '@strata/agent';
+import { clearToolUsesRequests, lastNMaskingRequests, rawRequests } from './replay-baselines.js';
+import { replayTrajectory } from './replay-trajectory.js';
 
 export const REPLAY_POLICIES = Object.freeze(['raw', 'last-n', 'clear-tool-uses', 'pressure', 'masked-view'] as const);
 export type ReplayPolicy = (typeof REPLAY_POLICIES)[number];

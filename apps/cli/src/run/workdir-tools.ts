@@ -1,114 +1,166 @@
 // The built-in file tools of `strata run`, confined to one work directory:
 // list, read, search, write. A path that leaves the directory (`..`, an
-// absolute path elsewhere, a symbolic link out) is refused with an error
-// result the model can read; nothing outside is touched.
-import { mkdir, readdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+// absolute path elsewhere, a symbolic link out, dangling or not) is refused
+// with an error result the model can read, and nothing outside is read,
+// written or created, even when the file system changes between a check and
+// a use (see confined-directory.ts for how).
+import type { FileHandle } from 'node:fs/promises';
 import type { ToolDefinition, ToolOutcome } from '@strata/context';
+import { ConfinedDirectory, InputRefused, shownPath } from './confined-directory.js';
 
-/** Bound of one read or search answer; longer files are stored and read back through read_tool_output. */
+/** Bounds of one answer; a longer answer is stored and read back through read_tool_output. */
 const MAX_SEARCH_MATCHES = 200;
 const MAX_LISTED_ENTRIES = 1_000;
+/** Files this large or larger are skipped by search_files. */
+const MAX_SEARCHED_FILE_BYTES = 4_000_000;
 
-class PathRefused extends Error {}
+/** Errors of the file system, said for the model; the /proc/self/fd paths they carry are never shown. */
+const ERRNO_MESSAGES: Readonly<Record<string, string>> = Object.freeze({
+  ENOENT: 'no such file or directory',
+  ENOTDIR: 'a part of the path is not a directory',
+  EISDIR: 'is a directory (list_files lists it)',
+  ELOOP: 'too many levels of symbolic links',
+  ENAMETOOLONG: 'the path is too long',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  ENXIO: 'not a regular file',
+  ENOSPC: 'no space left on the device',
+  EROFS: 'the file system is read-only',
+});
 
-/** The real path of `path` inside `root`, or `PathRefused`. Follows symbolic links of the parts that exist. */
-async function confined(root: string, path: unknown): Promise<string> {
-  if (typeof path !== 'string' || path === '') throw new PathRefused('path must be a non-empty string relative to the work directory');
-  const target = resolve(root, path);
-  const inside = (candidate: string) => candidate === root || (!relative(root, candidate).startsWith('..') && !isAbsolute(relative(root, candidate)));
-  if (!inside(target)) throw new PathRefused(`"${path}" is outside the work directory; use a path inside it`);
-  // The deepest existing ancestor, resolved through links, must stay inside too.
-  let existing = target;
-  for (;;) {
-    try {
-      const real = await realpath(existing);
-      if (!inside(real)) throw new PathRefused(`"${path}" leads outside the work directory through a symbolic link`);
-      return existing === target ? real : join(real, relative(existing, target));
-    } catch (error) {
-      if (error instanceof PathRefused) throw error;
-      const parent = dirname(existing);
-      if (parent === existing) throw error;
-      existing = parent;
-    }
-  }
+function failure(error: unknown, path: unknown): ToolOutcome {
+  if (error instanceof InputRefused) return { content: error.message, isError: true };
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const where = typeof path === 'string' ? `${shownPath(path)}: ` : '';
+  const said = code === undefined ? (error instanceof Error ? error.message : String(error)) : (ERRNO_MESSAGES[code] ?? `failed (${code})`);
+  return { content: `${where}${said}`, isError: true };
 }
 
-const refused = (error: unknown): ToolOutcome => ({ content: error instanceof Error ? error.message : String(error), isError: true });
-
-async function guarded(work: () => Promise<ToolOutcome>): Promise<ToolOutcome> {
+async function guarded(path: unknown, work: () => Promise<ToolOutcome>): Promise<ToolOutcome> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof PathRefused) return refused(error);
-    const code = (error as NodeJS.ErrnoException).code;
-    return refused(code === 'ENOENT' ? new Error('no such file or directory') : error);
+    return failure(error, path);
   }
 }
 
+async function closing<T>(handle: FileHandle, use: (handle: FileHandle) => Promise<T>): Promise<T> {
+  try {
+    return await use(handle);
+  } finally {
+    await handle.close();
+  }
+}
+
+async function requireRegularFile(handle: FileHandle, path: string): Promise<void> {
+  const status = await handle.stat();
+  if (status.isDirectory()) throw new InputRefused(`${shownPath(path)} is a directory (list_files lists it)`);
+  if (!status.isFile()) throw new InputRefused(`${shownPath(path)} is not a regular file`);
+}
+
+const fieldsOf = (input: unknown): Record<string, unknown> => (typeof input === 'object' && input !== null && !Array.isArray(input) ? (input as Record<string, unknown>) : {});
+const byName = (left: { name: string }, right: { name: string }) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0);
+
 const pathParameter = { type: 'string', description: 'A path relative to the work directory.' };
 
-/** The four file tools over `workdir` (which must exist; see `resolveWorkdir`). */
+/**
+ * The four file tools over `workdir`, which may be a symbolic link: it is
+ * resolved once, on the first call, and every path is checked against the
+ * resolved directory. A missing work directory makes each call an error result.
+ */
 export function workdirTools(workdir: string): ToolDefinition[] {
-  const root = workdir;
+  const directory = new ConfinedDirectory(workdir);
+
+  /** Appends the matching lines of the tree open as `handle` (named `prefix`), skipping links and entries that change while read. */
+  const searchTree = async (handle: FileHandle, prefix: string, query: string, matches: string[]): Promise<void> => {
+    for (const entry of (await directory.entries(handle)).sort(byName)) {
+      if (matches.length >= MAX_SEARCH_MATCHES) return;
+      const name = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
+      if (!entry.isDirectory() && !entry.isFile()) continue;
+      let child: FileHandle;
+      try {
+        child = await directory.openEntry(handle, entry.name, name, entry.isDirectory() ? 'directory' : 'file');
+      } catch (error) {
+        if (error instanceof InputRefused || ['ENOENT', 'ELOOP', 'ENOTDIR', 'EACCES', 'ENXIO'].includes((error as NodeJS.ErrnoException).code ?? '')) continue;
+        throw error;
+      }
+      await closing(child, async () => {
+        const status = await child.stat();
+        if (status.isDirectory()) return searchTree(child, name, query, matches);
+        if (!status.isFile() || status.size >= MAX_SEARCHED_FILE_BYTES) return;
+        (await child.readFile('utf8')).split('\n').forEach((line, index) => {
+          if (matches.length < MAX_SEARCH_MATCHES && line.includes(query)) matches.push(`${name}:${index + 1}: ${line}`);
+        });
+      });
+    }
+  };
+
   return [
     {
       name: 'list_files',
-      description: 'Lists the entries of a directory in the work directory (directories end with /).',
+      description: 'Lists the entries of a directory in the work directory (directories end with /, symbolic links with @).',
       parameters: { type: 'object', properties: { path: { ...pathParameter, default: '.' } }, additionalProperties: false },
       concurrencySafe: true,
-      execute: (input) =>
-        guarded(async () => {
-          const directory = await confined(root, (input as { path?: string }).path ?? '.');
-          const entries = (await readdir(directory, { withFileTypes: true })).map((entry) => `${entry.name}${entry.isDirectory() ? '/' : ''}`).sort();
-          return { content: entries.slice(0, MAX_LISTED_ENTRIES).join('\n') || '(empty)' };
-        }),
+      execute: (input) => {
+        const { path = '.' } = fieldsOf(input);
+        return guarded(path, async () => {
+          const listed = await directory.openDirectory(await directory.components(path));
+          const entries = await closing(listed, (handle) => directory.entries(handle));
+          const names = entries.map((entry) => `${entry.name}${entry.isDirectory() ? '/' : entry.isSymbolicLink() ? '@' : ''}`).sort();
+          return { content: names.slice(0, MAX_LISTED_ENTRIES).join('\n') || '(empty)' };
+        });
+      },
     },
     {
       name: 'read_file',
       description: 'Reads a text file of the work directory.',
       parameters: { type: 'object', properties: { path: pathParameter }, required: ['path'], additionalProperties: false },
       concurrencySafe: true,
-      execute: (input) => guarded(async () => ({ content: await readFile(await confined(root, (input as { path: string }).path), 'utf8') })),
+      execute: (input) => {
+        const { path } = fieldsOf(input);
+        return guarded(path, async () => {
+          const file = await directory.openFileForReading(await directory.components(path));
+          return closing(file, async (handle) => {
+            await requireRegularFile(handle, String(path));
+            return { content: await handle.readFile('utf8') };
+          });
+        });
+      },
     },
     {
       name: 'search_files',
-      description: 'Finds lines containing a literal text in the files under a directory of the work directory.',
+      description: 'Finds lines containing a literal text in the files under a directory of the work directory (symbolic links are not followed).',
       parameters: { type: 'object', properties: { query: { type: 'string' }, path: { ...pathParameter, default: '.' } }, required: ['query'], additionalProperties: false },
       concurrencySafe: true,
-      execute: (input) =>
-        guarded(async () => {
-          const { query, path } = input as { query: string; path?: string };
-          const start = await confined(root, path ?? '.');
+      execute: (input) => {
+        const { query, path = '.' } = fieldsOf(input);
+        return guarded(path, async () => {
+          if (typeof query !== 'string' || query === '') throw new InputRefused('query must be a non-empty string');
+          const components = await directory.components(path);
+          const start = await directory.openDirectory(components);
           const matches: string[] = [];
-          const visit = async (current: string): Promise<void> => {
-            for (const entry of (await readdir(current, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
-              if (matches.length >= MAX_SEARCH_MATCHES || entry.isSymbolicLink()) continue;
-              const full = join(current, entry.name);
-              if (entry.isDirectory()) await visit(full);
-              else if (entry.isFile() && (await stat(full)).size < 4_000_000) {
-                (await readFile(full, 'utf8')).split('\n').forEach((line, index) => {
-                  if (matches.length < MAX_SEARCH_MATCHES && line.includes(query)) matches.push(`${relative(root, full).split(sep).join('/')}:${index + 1}: ${line}`);
-                });
-              }
-            }
-          };
-          await visit(start);
+          await closing(start, (handle) => searchTree(handle, components.join('/'), query, matches));
           return { content: matches.join('\n') || 'no matches' };
-        }),
+        });
+      },
     },
     {
       name: 'write_file',
       description: 'Writes a text file in the work directory (creating folders), replacing what was there.',
       parameters: { type: 'object', properties: { path: pathParameter, content: { type: 'string' } }, required: ['path', 'content'], additionalProperties: false },
-      execute: (input) =>
-        guarded(async () => {
-          const { path, content } = input as { path: string; content: string };
-          const target = await confined(root, path);
-          await mkdir(dirname(target), { recursive: true });
-          await writeFile(target, content);
-          return { content: `wrote ${content.length} characters to ${path}` };
-        }),
+      execute: (input) => {
+        const { path, content } = fieldsOf(input);
+        return guarded(path, async () => {
+          if (typeof content !== 'string') throw new InputRefused('content must be a string');
+          const file = await directory.openFileForWriting(await directory.components(path));
+          await closing(file, async (handle) => {
+            await requireRegularFile(handle, String(path));
+            await handle.truncate(0);
+            await handle.writeFile(content);
+          });
+          return { content: `wrote ${content.length} characters to ${String(path)}` };
+        });
+      },
     },
   ];
 }

@@ -16,8 +16,8 @@ test('a service run\'s trace documents become the viewer\'s runs, and its page f
   const documents = [...runs.flatMap((run) => run.turns.map((turn) => turn.trace))].reverse();
   const rebuilt = traceRunsOf([...documents, { not: 'a trace' }]);
   assert.deepEqual(rebuilt.map((run) => [run.contextId, run.turns.map((turn) => turn.trace.turn)]), runs.map((run) => [run.contextId, run.turns.map((turn) => turn.trace.turn)]));
-  const page = await runTraceViewer.page(documents, '/runs/r1/view/turns.json?token=t');
-  assert.match(page, /"followUrl":"\/runs\/r1\/view\/turns\.json\?token=t"/);
+  const page = await runTraceViewer.page(documents, '/runs/r1/view/turns.json?key=k');
+  assert.match(page, /"followUrl":"\/runs\/r1\/view\/turns\.json\?key=k"/);
   assert.match(page, /uPlot/);
   const turns = runTraceViewer.turns(documents) as { turns: unknown[] };
   assert.equal(turns.turns.length, documents.length);

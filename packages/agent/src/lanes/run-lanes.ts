@@ -71,4 +71,34 @@ export class RunLanes {
   entries(lane: LaneName): readonly LaneEntry[] {
     return [...this.lanes.get(lane)!.values()];
   }
+
+  /**
+   * The lanes as JSON, persisted with the session: compaction may remove the
+   * calls a lane was filled from, so a resumed run restores this instead of
+   * back-filling from what is left.
+   */
+  snapshot(): JsonValue {
+    const lanes: Record<string, JsonValue> = {};
+    for (const [name, entries] of this.lanes) if (entries.size > 0) lanes[name] = [...entries.values()].map((entry) => [entry.key, entry.value, entry.toolCallId]);
+    return { lanes };
+  }
+
+  /** Takes the lanes of a `snapshot`; false (and nothing changed) when the value is not one. */
+  restore(snapshot: unknown): boolean {
+    const lanes = (snapshot as { lanes?: unknown } | null | undefined)?.lanes;
+    if (typeof lanes !== 'object' || lanes === null || Array.isArray(lanes)) return false;
+    const restored = new Map<LaneName, Map<string, LaneEntry>>();
+    for (const name of LANE_NAMES) {
+      const entries = (lanes as Record<string, unknown>)[name] ?? [];
+      if (!Array.isArray(entries)) return false;
+      const lane = new Map<string, LaneEntry>();
+      for (const entry of entries) {
+        if (!Array.isArray(entry) || entry.length !== 3 || typeof entry[0] !== 'string' || typeof entry[2] !== 'string') return false;
+        lane.set(entry[0], { key: entry[0], value: entry[1] as JsonValue, toolCallId: entry[2] });
+      }
+      restored.set(name, lane);
+    }
+    for (const [name, lane] of restored) this.lanes.set(name, lane);
+    return true;
+  }
 }

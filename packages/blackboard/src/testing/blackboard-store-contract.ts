@@ -57,13 +57,16 @@ export function runBlackboardStoreContract(options: BlackboardStoreContractOptio
           { tag: '运行.事件流.旧', content: 'd' },
           { tag: '设计.开场白#1', content: 'e' },
           { tag: '设计.开场白', content: 'f' },
+          // The bare prefix of `设计.开场白#*`: a tag of its own, which the pattern does not match.
+          { tag: '设计.开场白#', content: 'g' },
         ],
       });
       const contents = async (patterns: string[]) => (await store.query(patterns)).map((entry) => entry.content).join('');
       assert.equal(await contents(['运行.事件流']), 'a');
       assert.equal(await contents(['运行.*']), 'ad');
       assert.equal(await contents(['设计.开场白#*']), 'e');
-      assert.equal(await contents(['**']), 'abcdef');
+      assert.equal(await contents(['设计.开场白#']), 'g');
+      assert.equal(await contents(['**']), 'abcdefg');
       assert.equal(await contents(['运行.*', '运行.事件流', '运行']), 'abd');
       assert.equal(await contents([]), '');
       await assert.rejects(store.query(['运行.**x']), (error) => TagError.isInstance(error));

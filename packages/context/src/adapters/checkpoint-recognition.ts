@@ -1,4 +1,4 @@
-import { checkpointMessage } from '../default-history-compactor.js';
+import { checkpointMessage } from '../checkpoint-format.js';
 import { messageText } from '../message-text.js';
 import type { CanonicalMessage } from '../messages.js';
 

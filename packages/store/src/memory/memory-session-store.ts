@@ -1,6 +1,6 @@
-import type { CanonicalHistory, CanonicalMessage, SessionAppendOptions, SessionStore, SessionVersion } from '@strata/context';
+import type { CanonicalHistory, CanonicalMessage, SessionAppendOptions, SessionStore, SessionVersion, SessionWriteOptions } from '@strata/context';
 import { StoreAccessError } from '../errors/store-access-error.js';
-import { decodeMessages, requireContextId, requireVersion, sessionVersion, type SessionCompaction } from '../session-codec.js';
+import { decodeMessages, decodeState, requireContextId, requireVersion, sessionVersion, type SessionCompaction } from '../session-codec.js';
 import { appendWrite, nextSessionVersion, replaceWrite, type SessionWrite } from '../session-rows.js';
 import { MEMORY_LOCATION } from './memory-tool-output-store.js';
 
@@ -11,6 +11,8 @@ interface StoredVersion {
   readonly ownMessages: readonly string[];
   readonly compaction: SessionCompaction | undefined;
   readonly createdAt: string;
+  /** The session state as JSON text (null: none ever given); loads return fresh copies. */
+  readonly state: string | null;
 }
 
 /** Keeps histories in this process only; same semantics as the persistent stores. */
@@ -26,13 +28,14 @@ export function createMemorySessionStore(): SessionStore {
     const stored = versions[version - 1];
     if (stored === undefined) return undefined;
     const texts = versions.slice(stored.segmentStart - 1, version).flatMap((entry) => entry.ownMessages);
-    return sessionVersion({ contextId, version, messages: decodeMessages(texts, { location: MEMORY_LOCATION, contextId, version }), compaction: stored.compaction, createdAt: stored.createdAt });
+    const where = { location: MEMORY_LOCATION, contextId, version };
+    return sessionVersion({ contextId, version, messages: decodeMessages(texts, where), compaction: stored.compaction, createdAt: stored.createdAt, state: decodeState(stored.state, where) });
   };
 
   const add = (write: SessionWrite): SessionVersion => {
     const versions = contexts.get(write.contextId) ?? [];
     const { version, segmentStart } = nextSessionVersion({ write, newest: versions.length, previousStart: versions.at(-1)?.segmentStart });
-    versions.push({ segmentStart, ownMessages: write.texts, compaction: write.compaction, createdAt: new Date().toISOString() });
+    versions.push({ segmentStart, ownMessages: write.texts, compaction: write.compaction, createdAt: new Date().toISOString(), state: write.state ?? versions.at(-1)?.state ?? null });
     contexts.set(write.contextId, versions);
     return build(write.contextId, version)!;
   };
@@ -42,9 +45,9 @@ export function createMemorySessionStore(): SessionStore {
       ensureOpen('append');
       return add(appendWrite(contextId, messages, options));
     },
-    async replace(contextId: string, messages: CanonicalHistory, compaction: SessionCompaction): Promise<SessionVersion> {
+    async replace(contextId: string, messages: CanonicalHistory, compaction: SessionCompaction, options?: SessionWriteOptions): Promise<SessionVersion> {
       ensureOpen('replace');
-      return add(replaceWrite(contextId, messages, compaction));
+      return add(replaceWrite(contextId, messages, compaction, options));
     },
     async load(contextId: string): Promise<SessionVersion | undefined> {
       ensureOpen('load');

@@ -15,7 +15,11 @@ export interface PostgresQueryResult<Row> {
 export interface PostgresPoolClient {
   /** Rows are whatever the SQL selects; as in `pg`, the caller names their type. */
   query<Row = Record<string, unknown>>(text: string, values?: unknown[]): Promise<PostgresQueryResult<Row>>;
+  /** Destroys the client instead of pooling it again when given an error or `true`. */
   release(error?: Error | boolean): void;
+  /** A connection that dies while the client is checked out emits `error` here (a `pg` client has these; a stand-in may not). */
+  on?(event: 'error', listener: (error: Error) => void): unknown;
+  removeListener?(event: 'error', listener: (error: Error) => void): unknown;
 }
 
 export interface PostgresPool {

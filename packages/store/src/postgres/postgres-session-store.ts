@@ -34,6 +34,11 @@ export const POSTGRES_SESSION_MIGRATIONS: readonly PostgresMigration[] = Object.
       PRIMARY KEY (context_id, version, position)
     );`,
   },
+  {
+    version: 2,
+    name: 'add strata_session_versions.state (the session state: context state and run state)',
+    sql: (schema: string) => `ALTER TABLE ${schema}.strata_session_versions ADD COLUMN state text`,
+  },
 ]);
 
 /** Canonical histories in PostgreSQL; concurrent appends from any worker get consecutive versions. */
@@ -48,7 +53,7 @@ export function createPostgresSessionStore(options: PostgresStoreOptions): Sessi
 
   const build = async (client: PostgresPoolClient, contextId: string, version: number): Promise<SessionVersion | undefined> => {
     const row = (
-      await client.query<SessionVersionRow>(`SELECT segment_start, compaction, created_at FROM ${versionsTable} WHERE context_id = $1 AND version = $2`, [contextId, version])
+      await client.query<SessionVersionRow>(`SELECT segment_start, compaction, created_at, state FROM ${versionsTable} WHERE context_id = $1 AND version = $2`, [contextId, version])
     ).rows[0];
     if (row === undefined) return undefined;
     const texts = (
@@ -67,18 +72,19 @@ export function createPostgresSessionStore(options: PostgresStoreOptions): Sessi
       await client.query(`INSERT INTO ${sessions} (context_id, latest_version) VALUES ($1, 0) ON CONFLICT (context_id) DO NOTHING`, [contextId]);
       const newest = (await client.query<{ latest_version: number }>(`SELECT latest_version FROM ${sessions} WHERE context_id = $1 FOR UPDATE`, [contextId])).rows[0]!
         .latest_version;
-      const previousStart =
+      const previous =
         newest === 0
           ? undefined
-          : (await client.query<{ segment_start: number }>(`SELECT segment_start FROM ${versionsTable} WHERE context_id = $1 AND version = $2`, [contextId, newest])).rows[0]
-              ?.segment_start;
-      const { version, segmentStart } = nextSessionVersion({ write, newest, previousStart });
-      await client.query(`INSERT INTO ${versionsTable} (context_id, version, segment_start, compaction, created_at) VALUES ($1, $2, $3, $4, $5)`, [
+          : (await client.query<{ segment_start: number; state: string | null }>(`SELECT segment_start, state FROM ${versionsTable} WHERE context_id = $1 AND version = $2`, [contextId, newest]))
+              .rows[0];
+      const { version, segmentStart } = nextSessionVersion({ write, newest, previousStart: previous?.segment_start });
+      await client.query(`INSERT INTO ${versionsTable} (context_id, version, segment_start, compaction, created_at, state) VALUES ($1, $2, $3, $4, $5, $6)`, [
         contextId,
         version,
         segmentStart,
         compactionColumn(write.compaction),
         new Date().toISOString(),
+        write.state ?? previous?.state ?? null,
       ]);
       if (write.texts.length > 0) {
         await client.query(

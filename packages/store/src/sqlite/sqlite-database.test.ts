@@ -31,6 +31,7 @@ test('a new file is created mode 0600, in WAL mode, with each migration recorded
     assert.equal(raw.pragma('journal_mode', { simple: true }), 'wal');
     assert.deepEqual(raw.prepare('SELECT component, version FROM strata_migrations ORDER BY component, version').all(), [
       { component: 'sessions', version: 1 },
+      { component: 'sessions', version: 2 },
       { component: 'tool-outputs', version: 1 },
       { component: 'tool-outputs', version: 2 },
     ]);
@@ -211,7 +212,7 @@ test('four processes opening a new file at once each migrate safely, and their a
   }
 });
 
-test('golden: the persisted SQLite layout (schema version 1 of each component)', async () => {
+test('golden: the persisted SQLite layout (the latest schema version of each component)', async () => {
   const path = freshPath();
   const stores = [openSqliteToolOutputStore({ path }), openSqliteSessionStore({ path })];
   await Promise.all(stores.map((store) => store.close()));
@@ -233,7 +234,7 @@ test('golden: the persisted SQLite layout (schema version 1 of each component)',
       'created_at TEXT',
     ]);
     assert.deepEqual(columns('strata_sessions'), ['context_id TEXT pk1', 'latest_version INTEGER']);
-    assert.deepEqual(columns('strata_session_versions'), ['context_id TEXT pk1', 'version INTEGER pk2', 'segment_start INTEGER', 'compaction TEXT', 'created_at TEXT']);
+    assert.deepEqual(columns('strata_session_versions'), ['context_id TEXT pk1', 'version INTEGER pk2', 'segment_start INTEGER', 'compaction TEXT', 'created_at TEXT', 'state TEXT']);
     assert.deepEqual(columns('strata_session_messages'), ['context_id TEXT pk1', 'version INTEGER pk2', 'position INTEGER pk3', 'message TEXT']);
   } finally {
     raw.close();

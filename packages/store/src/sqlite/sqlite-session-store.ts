@@ -33,6 +33,11 @@ export const SQLITE_SESSION_MIGRATIONS: readonly SqliteMigration[] = Object.free
       PRIMARY KEY (context_id, version, position)
     );`,
   },
+  {
+    version: 2,
+    name: 'add strata_session_versions.state (the session state: context state and run state)',
+    sql: 'ALTER TABLE strata_session_versions ADD COLUMN state TEXT',
+  },
 ]);
 
 /** Canonical histories in a SQLite file; appends from any connection or process get consecutive versions. */
@@ -44,7 +49,7 @@ export function openSqliteSessionStore(options: SqliteStoreOptions): SessionStor
 
   const build = (database: SqliteDatabase, contextId: string, version: number): SessionVersion | undefined => {
     const row = database
-      .prepare<[string, number], SessionVersionRow>('SELECT segment_start, compaction, created_at FROM strata_session_versions WHERE context_id = ? AND version = ?')
+      .prepare<[string, number], SessionVersionRow>('SELECT segment_start, compaction, created_at, state FROM strata_session_versions WHERE context_id = ? AND version = ?')
       .get(contextId, version);
     if (row === undefined) return undefined;
     const texts = database
@@ -63,17 +68,16 @@ export function openSqliteSessionStore(options: SqliteStoreOptions): SessionStor
       database.transaction(() => {
         const { contextId } = write;
         const newest = latest(database, contextId);
-        const previousStart =
+        const previous =
           newest === 0
             ? undefined
             : database
-                .prepare<[string, number], number>('SELECT segment_start FROM strata_session_versions WHERE context_id = ? AND version = ?')
-                .pluck()
+                .prepare<[string, number], { segment_start: number; state: string | null }>('SELECT segment_start, state FROM strata_session_versions WHERE context_id = ? AND version = ?')
                 .get(contextId, newest);
-        const { version, segmentStart } = nextSessionVersion({ write, newest, previousStart });
+        const { version, segmentStart } = nextSessionVersion({ write, newest, previousStart: previous?.segment_start });
         database
-          .prepare('INSERT INTO strata_session_versions (context_id, version, segment_start, compaction, created_at) VALUES (?, ?, ?, ?, ?)')
-          .run(contextId, version, segmentStart, compactionColumn(write.compaction), new Date().toISOString());
+          .prepare('INSERT INTO strata_session_versions (context_id, version, segment_start, compaction, created_at, state) VALUES (?, ?, ?, ?, ?, ?)')
+          .run(contextId, version, segmentStart, compactionColumn(write.compaction), new Date().toISOString(), write.state ?? previous?.state ?? null);
         const insert = database.prepare('INSERT INTO strata_session_messages (context_id, version, position, message) VALUES (?, ?, ?, ?)');
         write.texts.forEach((text, position) => insert.run(contextId, version, position, text));
         database

@@ -169,6 +169,48 @@ export function sessionStoreContract(options: StoreContractOptions<SessionStore>
         assert.deepEqual((await store.load(context))?.messages, [user('kept')]);
       }));
 
+    test('the session state is kept with its version, carried over by writes that give none, and replaced by those that do', () =>
+      withStore(async (store) => {
+        const id = contextId();
+        const first = { context: { version: 1 as const, windowStart: { index: 3, fingerprint: 'abc-1' }, capacityStep: 2, lastInputTokens: 900 }, run: { lanes: { plan: [['p', { items: ['a'] }, 'call_1']] } } };
+        const written = await store.append(id, [user('task')], { state: first });
+        assert.deepEqual(written.state, first);
+        // An append without a state keeps the newest version's.
+        const appended = await store.append(id, [user('more')]);
+        assert.deepEqual(appended.state, first);
+        assert.deepEqual((await store.load(id))?.state, first);
+        // A compaction records its own state in the same version as its history.
+        const second = { context: { version: 1 as const, capacityStep: 2 } };
+        const replaced = await store.replace(id, [user('checkpoint')], { reason: 'token-pressure', replacedFromVersion: 2, replacedMessages: 2 }, { state: second });
+        assert.deepEqual(replaced.state, second);
+        assert.deepEqual((await store.load(id))?.state, second);
+        assert.deepEqual((await store.loadVersion(id, 1))?.state, first);
+        // A state-only version: no messages, a new state.
+        const third = { context: { version: 1 as const, capacityStep: 2, lastInputTokens: 10 } };
+        const stateOnly = await store.append(id, [], { expectedVersion: 3, state: third });
+        assert.deepEqual(stateOnly.messages, [user('checkpoint')]);
+        assert.deepEqual((await store.load(id))?.state, third);
+        // A session written without any state has none.
+        const plain = contextId();
+        assert.equal((await store.append(plain, [user('task')])).state, undefined);
+      }));
+
+    test('a state that is not one is refused naming the field, and nothing is written', () =>
+      withStore(async (store) => {
+        const id = contextId();
+        await store.append(id, [user('task')]);
+        for (const [state, culprit] of [
+          [42, 'state'],
+          [{ context: { version: 7 } }, 'state.context.version'],
+          [{ context: { version: 1, capacityStep: -1 } }, 'state.context.capacityStep'],
+          [{ context: { version: 1, windowStart: { index: 1 } } }, 'state.context.windowStart.fingerprint'],
+          [{ run: { big: 10n } }, 'state.run'],
+        ] as const) {
+          await assert.rejects(store.append(id, [user('x')], { state: state as never }), (error: unknown) => StoreInputError.isInstance(error) && error.culprit === culprit);
+        }
+        assert.deepEqual(await store.versions(id), [1]);
+      }));
+
     test('a loaded history is a copy: changing it changes nothing stored', () =>
       withStore(async (store) => {
         const context = contextId();

@@ -1,9 +1,11 @@
+import { WRAPPER_TAG_NAMES } from '@strata/context';
+
 /** What remote text may not imitate, by the name a diagnostic gives it. */
 const PATTERNS: ReadonlyArray<{ readonly name: string; readonly pattern: RegExp; readonly replace: (match: string) => string }> = [
   // A reminder block our runtime could be taken to have sent: its tags are made inert, the text stays readable.
   { name: 'system-reminder tag', pattern: /<\s*\/?\s*system-reminder\b[^>]*>/gi, replace: inertTag },
-  // Closing (or opening) one of our wrappers would let data escape its data_only envelope.
-  { name: 'wrapper tag', pattern: /<\s*\/?\s*(?:tool_output|context_message|attachment|skill|skill-file|user_input|user-input|system)\b[^>]*>/gi, replace: inertTag },
+  // Closing (or opening) one of our wrappers, or a tag a chat template or another runtime wraps with, would let data escape its data_only envelope.
+  { name: 'wrapper tag', pattern: new RegExp(`<\\s*\\/?\\s*(?:${[...WRAPPER_TAG_NAMES, 'skill', 'skill-file', 'user_input', 'user-input', 'system'].join('|')})\\b[^>]*>`, 'gi'), replace: inertTag },
   // Chat-template control tokens.
   { name: 'chat-template token', pattern: /<\|(?:im_start|im_end|endoftext|eot_id|start_header_id|end_header_id|end|system|user|assistant)\|>/gi, replace: (match) => `[${match.slice(2, -2)}]` },
   // A line claiming the user's input ended here (and what follows is from the system or the user).

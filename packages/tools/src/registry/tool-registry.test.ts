@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { JsonValue, ToolDefinition, ToolOutcome } from '@strata/context';
+import { MAX_JSON_DEPTH, type JsonValue, type ToolDefinition, type ToolOutcome } from '@strata/context';
 import { z } from 'zod';
 import { ToolDefinitionError } from '../errors/tool-definition-error.js';
 import { toolErrorCodeOf } from '../tool-error.js';
@@ -76,6 +76,24 @@ test('arguments are validated before the handler runs', async () => {
   assert.equal(runs, 0);
   const fromText = await registry.execute({ id: 'c3', name: 'echo', input: '{"text":"ok"}' }, context);
   assert.deepEqual(fromText, { content: '1' });
+});
+
+test('arguments nested past MAX_JSON_DEPTH are an error result, as text or as a value; no handler or schema check sees them', async () => {
+  const registry = new ToolRegistry();
+  let runs = 0;
+  registry.register({ name: 'open', description: 'takes anything', parameters: { type: 'object' }, execute: () => ({ content: String(++runs) }) });
+  const nested = (levels: number): JsonValue => {
+    let value: JsonValue = 1;
+    for (let level = 0; level < levels; level += 1) value = { a: value };
+    return value;
+  };
+  for (const input of [JSON.stringify(nested(600)), nested(600), nested(MAX_JSON_DEPTH + 1)]) {
+    const error = errorOf(await registry.execute({ id: 'd1', name: 'open', input }, context));
+    assert.equal(error.code, 'TOOL_ARGUMENTS_TOO_DEEP');
+    assert.match(error.message, /nested more than 512 levels/);
+  }
+  assert.equal(runs, 0);
+  assert.deepEqual(await registry.execute({ id: 'd2', name: 'open', input: nested(MAX_JSON_DEPTH) }, context), { content: '1' });
 });
 
 test('unknown tools and throwing handlers become structured results', async () => {
@@ -206,18 +224,23 @@ test('zod parameter schemas are converted to JSON Schema (input side) and valida
   assert.deepEqual(error['issues'], [{ path: '/numbers', message: 'must have at least 1 items' }]);
 });
 
-test('an exact name finds only that tool; the deferred-tools section names every deferred tool and does not change on promotion', async () => {
-  const { deferredToolsSection } = await import('./deferred-tools-section.js');
+test('an exact name finds only that tool; the deferred tools are named in a section and described in a data message, neither changing on promotion', async () => {
+  const { deferredToolsContribution } = await import('./deferred-tools-section.js');
   const registry = new ToolRegistry();
   registry.register(createSearchToolsTool({ registry }));
-  assert.equal(deferredToolsSection(registry), undefined);
+  assert.deepEqual(deferredToolsContribution(registry), {});
   for (const name of ['mcp__srv__read', 'mcp__srv__write', 'mcp__srv__list']) registry.register(echoTool(name), { deferred: true, routingHints: ['srv'] });
-  const before = deferredToolsSection(registry);
-  assert.equal(before?.slot, 'capabilities');
-  assert.ok(before?.content.endsWith('\n- mcp__srv__list: echoes for mcp__srv__list\n- mcp__srv__read: echoes for mcp__srv__read\n- mcp__srv__write: echoes for mcp__srv__write'), before?.content);
+  const before = deferredToolsContribution(registry);
+  const [section] = before.sections ?? [];
+  const [descriptions] = before.messages ?? [];
+  assert.equal(section?.slot, 'capabilities');
+  assert.ok(section?.content.endsWith('\n- mcp__srv__list\n- mcp__srv__read\n- mcp__srv__write'), section?.content);
+  assert.ok(!section?.content.includes('echoes for'), 'no description enters the system prompt');
+  assert.equal(descriptions?.role, 'user');
+  assert.ok(descriptions?.content.endsWith('\n- mcp__srv__list: echoes for mcp__srv__list\n- mcp__srv__read: echoes for mcp__srv__read\n- mcp__srv__write: echoes for mcp__srv__write'), descriptions?.content);
   const found = await registry.execute({ id: '1', name: 'search_tools', input: { query: 'mcp__srv__write' } }, context);
   assert.deepEqual((found.data as { promoted: string[] }).promoted, ['mcp__srv__write']);
-  assert.deepEqual(deferredToolsSection(registry), before);
+  assert.deepEqual(deferredToolsContribution(registry), before);
   const broad = await registry.execute({ id: '2', name: 'search_tools', input: { query: 'srv' } }, context);
   assert.deepEqual((broad.data as { promoted: string[] }).promoted, ['mcp__srv__list', 'mcp__srv__read', 'mcp__srv__write']);
 });

@@ -1,4 +1,4 @@
-import type { JsonValue, ToolCall, ToolDefinition, ToolOutcome, ToolSchema } from '@strata/context';
+import { checkJsonValue, ContextInputError, MAX_JSON_DEPTH, type JsonValue, type ToolCall, type ToolDefinition, type ToolOutcome, type ToolSchema } from '@strata/context';
 import { ToolDefinitionError } from '../errors/tool-definition-error.js';
 import type { JsonSchemaValidator } from '../schema/json-schema-validator.js';
 import { describeThrown, toolErrorOutcome } from '../tool-error.js';
@@ -216,6 +216,15 @@ export class ToolRegistry {
       };
     }
     const input = parseArguments(call.input);
+    if (input === 'too-deep') {
+      return {
+        outcome: toolErrorOutcome({
+          code: 'TOOL_ARGUMENTS_TOO_DEEP',
+          tool: call.name,
+          message: `the arguments for "${call.name}" are nested more than ${MAX_JSON_DEPTH} levels deep (or are too large); send flatter JSON matching the tool's parameter schema`,
+        }),
+      };
+    }
     if (input === undefined) {
       return {
         outcome: toolErrorOutcome({
@@ -267,16 +276,26 @@ export class ToolRegistry {
 /**
  * The object the handler receives. A string is parsed as JSON (some
  * transports leave arguments unparsed); empty text and null mean no
- * arguments. Undefined when the text is not a JSON object.
+ * arguments. Undefined when the text is not a JSON object; `too-deep` when
+ * it is past what a canonical history holds (`MAX_JSON_DEPTH` levels, or
+ * too many nodes), which no handler and no schema check is given.
  */
-function parseArguments(input: JsonValue | undefined): JsonValue | undefined {
+function parseArguments(input: JsonValue | undefined): JsonValue | 'too-deep' | undefined {
   if (input === null || input === undefined) return {};
-  if (typeof input !== 'string') return input;
-  if (input.trim() === '') return {};
+  let parsed: unknown = input;
+  if (typeof input === 'string') {
+    if (input.trim() === '') return {};
+    try {
+      parsed = JSON.parse(input);
+    } catch {
+      return undefined;
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
+  }
   try {
-    const parsed = JSON.parse(input) as JsonValue;
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? parsed : undefined;
-  } catch {
+    return checkJsonValue(parsed, 'arguments');
+  } catch (error) {
+    if (ContextInputError.isInstance(error) && (error.code === 'CONTEXT_JSON_TOO_DEEP' || error.code === 'CONTEXT_JSON_TOO_LARGE')) return 'too-deep';
     return undefined;
   }
 }

@@ -1,20 +1,18 @@
 import {
-  ConservativeTokenEstimator,
-  ContextContributorRegistry,
-  createContextAssembler,
-  DefaultContextMessageComposer,
-  DefaultHistoryCompactor,
+  createContextPipeline,
+  originalRequest,
   resolveContextBudget,
   type AssembledTurn,
   type CanonicalHistory,
   type CanonicalMessage,
+  type ContextState,
   type HistoryCompactorOptions,
   type MessageComposerOptions,
   type TokenEstimator,
   type ToolOutputStore,
+  type ToolSchema,
 } from '@strata/context';
 import { storeToolResult } from '@strata/tools';
-import { goalSnapshotFactory, originalRequest } from './goal-snapshot.js';
 
 export interface ReplayOptions {
   /** A recorded run, as canonical messages (see the trajectory importers of @strata/context). */
@@ -31,8 +29,10 @@ export interface ReplayOptions {
   readonly pressureRatio?: number;
   /** Observation masking as a view (see DefaultContextMessageComposer). Default: the composer's. */
   readonly maskStoredResults?: MessageComposerOptions['maskStoredResults'];
-  /** The run contract's goal snapshot: the trajectory's first user request as a protected section, as `createAgentRun` adds it. Default false. */
+  /** The run contract's goal snapshot: the trajectory's first user request as a protected section, as every run adds it. Default true. */
   readonly goalSnapshot?: boolean;
+  /** The tools offered on every call, as the recorded run offered them. Default none. */
+  readonly tools?: readonly ToolSchema[];
 }
 
 export interface ReplayTurn {
@@ -73,35 +73,37 @@ export function modelCallIndexes(trajectory: CanonicalHistory): number[] {
  */
 export async function replayTrajectory(options: ReplayOptions): Promise<ReplayResult> {
   const budget = resolveContextBudget({ inputCapTokens: options.windowTokens, pressureRatio: options.pressureRatio });
-  const estimator = options.estimator ?? new ConservativeTokenEstimator({ family: options.exactEstimator?.family ?? 'unknown' });
-  const registry = new ContextContributorRegistry();
-  const goal = options.goalSnapshot ? await originalRequest({ contextId: options.contextId, history: options.trajectory }) : undefined;
-  if (goal !== undefined && goal.trim() !== '') registry.registerFactory(goalSnapshotFactory({ goal, maxTokens: Math.floor(budget.systemPromptTokens / 2), estimator }), { contextId: options.contextId, scope: 'main' });
-  const assembler = createContextAssembler({
-    registry,
+  const goal = options.goalSnapshot === false ? undefined : await originalRequest({ contextId: options.contextId, history: options.trajectory });
+  // The pipeline every run uses, so the replay measures what runs send.
+  const { assembler } = createContextPipeline({
+    contextId: options.contextId,
     budget,
+    goal,
     outputStore: options.store,
-    estimator,
-    ...(options.exactEstimator ? { exactEstimator: options.exactEstimator } : {}),
-    ...(options.compaction === false ? {} : { compactor: new DefaultHistoryCompactor(options.compaction) }),
-    ...(options.maskStoredResults === undefined ? {} : { stages: { composer: new DefaultContextMessageComposer({ maskStoredResults: options.maskStoredResults }) } }),
+    estimator: options.estimator,
+    exactEstimator: options.exactEstimator,
+    compaction: options.compaction,
+    maskStoredResults: options.maskStoredResults,
   });
   let canonical: CanonicalMessage[] = [];
+  let state: ContextState | undefined;
   const turns: ReplayTurn[] = [];
   let compactions = 0;
   const calls = new Set(modelCallIndexes(options.trajectory));
   for (const [index, message] of options.trajectory.entries()) {
     if (calls.has(index)) {
       const started = performance.now();
-      const assembled = await assembler.assemble({ contextId: options.contextId, turn: turns.length + 1, history: canonical, tools: [] });
+      const assembled = await assembler.assemble({ contextId: options.contextId, turn: turns.length + 1, history: canonical, tools: options.tools ?? [], state });
       const assemblyMs = performance.now() - started;
+      state = assembled.state;
       if (assembled.historyChanged) {
         compactions += 1;
         canonical = [...assembled.history];
       }
       turns.push({ trajectoryIndex: index, assembled, assemblyMs, canonical: [...canonical] });
     }
-    if (message.role === 'tool') {
+    // A result a run already stored (a recorded session) keeps its reference; any other is stored as a run would store it.
+    if (message.role === 'tool' && message.outputRef === undefined) {
       canonical.push({ ...(await storeToolResult({ store: options.store, contextId: options.contextId, call: { id: message.toolCallId, name: message.toolName }, outcome: { content: message.content, ...(message.isError ? { isError: true } : {}) } })) });
     } else canonical.push(message);
   }

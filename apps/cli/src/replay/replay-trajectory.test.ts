@@ -4,7 +4,7 @@ import { ExactTokenEstimator, isTaskAnchorCandidate, toOpenAIChat } from '@strat
 import { loadProviderRules, loadSweAgentConversations, loadTauBenchConversations } from '@strata/testing';
 import { createMemoryToolOutputStore } from '@strata/store';
 import { createReadToolOutputTool } from '@strata/tools';
-import { replayTrajectory, type ReplayResult } from './replay.js';
+import { replayTrajectory, type ReplayResult } from './replay-trajectory.js';
 
 const rules = await loadProviderRules();
 const tauBench = loadTauBenchConversations();

@@ -1,8 +1,28 @@
 import type { AssistantMessage, TokenEstimator, ToolResultMessage } from '@strata/context';
 import { StepRefusedError } from './errors/step-refused-error.js';
 
+// When a run stops, in one place: the turn limit, the repeated-call bound
+// and step refusal. The loop (`NativeAgent`) asks; durable execution reads
+// the same limits.
+
+/** Default: at most 50 model turns per run. */
+export const DEFAULT_MAX_TURNS = 50;
+
+/** Default: the third refusal of a repeated identical call stops the run. */
+export const MAX_REPEATED_CALL_REFUSALS = 3;
+
 /** Default: at most 128 tool calls in one assistant message. */
 export const MAX_TOOL_CALLS_PER_STEP = 128;
+
+/** Whether a run that has made `turns` model turns may make another (`maxTurns` default `DEFAULT_MAX_TURNS`). */
+export function turnsLeft(turns: number, maxTurns: number | undefined): boolean {
+  return turns < (maxTurns ?? DEFAULT_MAX_TURNS);
+}
+
+/** Whether `refusals` repeated-call refusals so far stop the run (`bound` default `MAX_REPEATED_CALL_REFUSALS`). */
+export function repeatedCallsStop(refusals: number, bound: number | undefined): boolean {
+  return refusals >= (bound ?? MAX_REPEATED_CALL_REFUSALS);
+}
 
 export interface StepAdmissionOptions {
   readonly message: AssistantMessage;

@@ -4,7 +4,7 @@
 // of the recording would have sent; none stores what it removes, so none
 // can bring it back.
 import type { CanonicalHistory, CanonicalMessage } from '@strata/context';
-import { modelCallIndexes } from './replay.js';
+import { modelCallIndexes } from './replay-trajectory.js';
 
 export interface BaselineTurn {
   /** Index in the trajectory of the assistant message this call produced. */
