@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import {
   buildHistoryUnits,
   createContextPipeline,
+  CredentialVault,
+  describeRedactions,
   interruptedResult,
   originalRequest,
   resolveContextBudget,
@@ -21,7 +23,7 @@ import {
   type ToolOutputStore,
   type TraceSink,
 } from '@strata/context';
-import type { ModelClient } from '@strata/model';
+import { redactingModelClient, type ModelClient } from '@strata/model';
 import { deferredToolsContributorFactory, type ToolRegistry } from '@strata/tools';
 import type { AgentEvent } from './agent-events.js';
 import { AgentRunState } from './agent-run-state.js';
@@ -216,12 +218,20 @@ export function createAgentRun(profile: AgentProfile, bindings: AgentBindings, i
         timers: bindings.timers,
         legacySystemPrompt: profile.legacySystemPrompt,
       });
+      // Credentials in tool results and model output become markers before anything holds them; with `redactToolOutputs: false` the run's vault gives the provider and the tools the values.
+      const vault = bindings.configuration.redactToolOutputs === false ? new CredentialVault() : undefined;
+      const client = redactingModelClient(bindings.model, {
+        vault,
+        restoreRequests: vault !== undefined,
+        onRedacted: (redactions) => input.onEvent?.({ type: 'diagnostic', diagnostic: { code: 'AGENT_CREDENTIALS_REDACTED', severity: 'warning', subject: input.contextId, message: `the model's output carried credentials (${describeRedactions(redactions)}); they were redacted before it was kept` } }),
+      });
       const agent = new NativeAgent({
         now: bindings.now,
         state,
         lanes,
         assembler,
-        client: bindings.model,
+        client,
+        vault,
         registry: bindings.tools,
         outputStore: bindings.outputStore,
         deadline,

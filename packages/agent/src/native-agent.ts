@@ -1,4 +1,4 @@
-import { ContextBudgetError, ContextInputError, ContextValidationError, redactCredentials, type AssembledTurn, type AssistantMessage, type ContextAssembler, type ContextDiagnostic, type ContextScope, type ModelCallTrace, type TokenEstimator, type ToolOutputStore, type TurnRecovery } from '@strata/context';
+import { ContextBudgetError, ContextInputError, ContextValidationError, redactCredentials, type AssembledTurn, type AssistantMessage, type ContextAssembler, type ContextDiagnostic, type ContextScope, type CredentialVault, type ModelCallTrace, type TokenEstimator, type ToolOutputStore, type TurnRecovery } from '@strata/context';
 import { ContextOverflowError, type ModelCallError, type ModelClient } from '@strata/model';
 import { toolErrorCodeOf, type ToolRegistry } from '@strata/tools';
 import type { AgentEvent, AgentStopReason } from './agent-events.js';
@@ -24,6 +24,8 @@ export interface NativeAgentOptions {
   readonly client: ModelClient;
   readonly registry: ToolRegistry;
   readonly outputStore: ToolOutputStore;
+  /** The run's credential vault (`redactToolOutputs: false`); see `dispatchToolCalls`. */
+  readonly vault?: CredentialVault;
   readonly deadline: RunDeadline;
   /** The input cap and the estimator a step's calls are checked against before they run. */
   readonly inputCapTokens: number;
@@ -207,6 +209,7 @@ export class NativeAgent {
       contextId: state.contextId,
       calls,
       signal: deadline.signal,
+      vault: this.options.vault,
       onResult: (call, result, data) => {
         deadline.progress();
         if (toolErrorCodeOf({ content: result.content, isError: result.isError, data: data as never }) === 'TOOL_CALL_REPEATED') refusals += 1;

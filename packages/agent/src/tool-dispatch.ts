@@ -1,5 +1,5 @@
-import { interruptedResult, redactCredentials, untilAborted, type ContextDiagnostic, type ToolCall, type ToolOutcome, type ToolOutputStore, type ToolResultMessage } from '@strata/context';
-import { gatherToolOutput, storeToolResult, type ToolRegistry } from '@strata/tools';
+import { describeRedactions, interruptedResult, redactCredentialsDeep, untilAborted, type ContextDiagnostic, type CredentialRedaction, type CredentialVault, type ToolCall, type ToolOutcome, type ToolOutputStore, type ToolResultMessage } from '@strata/context';
+import { storeToolResult, type ToolRegistry } from '@strata/tools';
 
 export interface ToolDispatchOptions {
   readonly registry: ToolRegistry;
@@ -10,6 +10,12 @@ export interface ToolDispatchOptions {
   readonly signal: AbortSignal;
   readonly onResult?: (call: ToolCall, result: ToolResultMessage, data: unknown) => void;
   readonly onDiagnostic?: (diagnostic: ContextDiagnostic) => void;
+  /**
+   * The run's vault when its tools must see real values (`redactToolOutputs:
+   * false`): results are marked with its numbered markers, and a call's
+   * arguments get their values back before the handler runs. Default: none.
+   */
+  readonly vault?: CredentialVault;
 }
 
 export interface ToolDispatchOutcome {
@@ -25,8 +31,10 @@ export interface ToolDispatchOutcome {
  * each result as it finishes, so each carries its `read_tool_output`
  * reference. Every handler is raced with the run's signal: a handler that
  * ignores its abort cannot hold the run past a cancel or a deadline; its
- * late result is discarded with a diagnostic. Credentials in error results
- * are redacted before they are stored. A streamed result is stored as it
+ * late result is discarded with a diagnostic. Credentials in every result,
+ * success or failure, and in its `data` are redacted before they are stored
+ * or reach the run's lanes (a diagnostic names the kinds and counts, never a
+ * value). A streamed result is stored as it
  * arrives (its reading is raced with the signal like the handler) and a
  * large one enters the history as a preview (see `storeToolResult`).
  */
@@ -65,32 +73,25 @@ export async function dispatchToolCalls(options: ToolDispatchOptions): Promise<T
 }
 
 async function runCall(options: ToolDispatchOptions, call: ToolCall): Promise<ToolResultMessage> {
-  const outcome = await redactOutcome(await options.registry.execute(call, { contextId: options.contextId, signal: options.signal }), call, options.onDiagnostic);
+  const { vault } = options;
+  const executed = await options.registry.execute(vault === undefined ? call : { ...call, input: vault.restoreDeep(call.input) }, { contextId: options.contextId, signal: options.signal });
   // A result finished after the abort is not stored: the step closes with "interrupted" instead.
   options.signal.throwIfAborted();
-  const result = await storeToolResult({ store: options.store, contextId: options.contextId, call, outcome, signal: options.signal });
+  const data = redactCredentialsDeep(executed.data, { vault });
+  const outcome = data.value === executed.data ? executed : { ...executed, data: data.value };
+  let body: readonly CredentialRedaction[] = [];
+  const result = await storeToolResult({ store: options.store, contextId: options.contextId, call, outcome, signal: options.signal, redaction: { vault }, onRedacted: (redactions) => (body = redactions) });
+  const found = [...body, ...data.redactions];
+  if (found.length > 0) {
+    options.onDiagnostic?.({
+      code: 'AGENT_CREDENTIALS_REDACTED',
+      severity: 'warning',
+      subject: call.id,
+      message: `the ${result.isError === true ? 'error' : 'output'} of tool "${call.name}" (call ${call.id}) carried credentials (${describeRedactions(body.length > 0 ? body : data.redactions)}); they were redacted before it was stored`,
+    });
+  }
   options.onResult?.(call, result, outcome.data);
   return result;
-}
-
-/**
- * Error texts are where credentials leak (an echoed header, a connection URL):
- * redact them before they are kept anywhere. A streamed error text is
- * gathered first, since a credential may straddle two chunks.
- */
-async function redactOutcome(outcome: ToolOutcome, call: ToolCall, onDiagnostic?: (diagnostic: ContextDiagnostic) => void): Promise<ToolOutcome> {
-  if (outcome.isError !== true) return outcome;
-  const content = outcome.stream === undefined ? outcome.content : await gatherToolOutput(outcome).catch((error: unknown) => `${outcome.content}\n[the error text's stream failed: ${describe(error)}]`);
-  const redacted = redactCredentials(content);
-  if (redacted.redactions.length === 0) return outcome.stream === undefined ? outcome : { ...outcome, content, stream: undefined };
-  onDiagnostic?.({
-    code: 'AGENT_CREDENTIALS_REDACTED',
-    severity: 'warning',
-    subject: call.id,
-    message: `the error of tool "${call.name}" (call ${call.id}) carried credentials (${redacted.redactions.map((entry) => entry.kind).join(', ')}); they were redacted`,
-  });
-  // `data` mirrors the text for the run's lanes; it goes with the unredacted text.
-  return { content: redacted.text, isError: true };
 }
 
 function describe(reason: unknown): string {

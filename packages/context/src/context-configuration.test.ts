@@ -110,3 +110,10 @@ test('the budget settings reach the resolved budget', () => {
     contributedMessageSizeTokens: 200,
   });
 });
+
+test('STRATA_REDACT_TOOL_OUTPUTS turns the provider-side redaction of tool outputs off with 0; unset leaves the default; anything else names the variable', () => {
+  assert.equal(resolveContextConfiguration({ STRATA_REDACT_TOOL_OUTPUTS: '0' }).redactToolOutputs, false);
+  assert.equal(resolveContextConfiguration({ STRATA_REDACT_TOOL_OUTPUTS: 'on' }).redactToolOutputs, true);
+  assert.equal('redactToolOutputs' in resolveContextConfiguration({}), false);
+  assert.throws(() => resolveContextConfiguration({ STRATA_REDACT_TOOL_OUTPUTS: 'maybe' }), (error: unknown) => ConfigurationError.isInstance(error) && error.setting === 'STRATA_REDACT_TOOL_OUTPUTS');
+});

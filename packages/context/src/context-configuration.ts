@@ -40,6 +40,15 @@ export interface ContextConfiguration {
   readonly windowMessages?: number;
   /** The round trigger: compact when the history holds more model steps. Default: off. */
   readonly windowRounds?: number;
+  /**
+   * `false`: the provider sees the credentials tool outputs carried, for
+   * agents that must handle keys; the run keeps them in memory only (a
+   * `CredentialVault`) and every store, trace, event and DBOS step still
+   * holds markers. A value from an earlier run or another worker stays a
+   * marker. Default true: the provider sees markers too.
+   * (`STRATA_REDACT_TOOL_OUTPUTS`)
+   */
+  readonly redactToolOutputs?: boolean;
 }
 
 /** The positive-integer settings beside the cap, by configuration field. */
@@ -82,8 +91,11 @@ const NAMES: Readonly<Record<'mode' | 'trace' | 'traceDir' | 'contextWindowToken
   windowRounds: ['STRATA_CONTEXT_WINDOW_ROUNDS', 'SCIENCE_AGENT_CONTEXT_WINDOW_ROUNDS'],
 };
 
+/** The one setting without an alias in the original system. */
+const REDACT_TOOL_OUTPUTS = 'STRATA_REDACT_TOOL_OUTPUTS';
+
 /** Every environment variable the context settings read, `STRATA_` names first. */
-export const CONTEXT_SETTING_NAMES: readonly string[] = Object.values(NAMES).flat();
+export const CONTEXT_SETTING_NAMES: readonly string[] = [...Object.values(NAMES).flat(), REDACT_TOOL_OUTPUTS];
 
 type Environment = Readonly<Record<string, string | undefined>>;
 
@@ -150,14 +162,9 @@ export function resolveContextConfiguration(environment: Environment, options: R
       message: `${reserve?.name ?? NAMES.outputReserveTokens[0]} (${outputReserveTokens}) must be smaller than ${max?.name ?? NAMES.modelMaxTokens[0]} (${modelMaxTokens})`,
     });
   }
-  let traceOn = false;
-  if (trace) {
-    const value = trace.value.trim().toLowerCase();
-    if (['1', 'true', 'yes', 'on'].includes(value)) traceOn = true;
-    else if (!['0', 'false', 'no', 'off'].includes(value)) {
-      throw new ConfigurationError({ setting: trace.name, message: `${trace.name} must be 1 or 0, got ${JSON.stringify(trace.value)}` });
-    }
-  }
+  const traceOn = trace ? parseSwitch(trace.name, trace.value) : false;
+  const redact = environment[REDACT_TOOL_OUTPUTS];
+  const redactToolOutputs = redact === undefined || redact === '' ? undefined : parseSwitch(REDACT_TOOL_OUTPUTS, redact);
   const integers: Partial<Record<IntegerSetting, number>> = {};
   const names: Partial<Record<IntegerSetting, string>> = {};
   for (const key of INTEGER_SETTINGS) {
@@ -184,7 +191,16 @@ export function resolveContextConfiguration(environment: Environment, options: R
     modelMaxTokens,
     outputReserveTokens,
     ...integers,
+    ...(redactToolOutputs === undefined ? {} : { redactToolOutputs }),
   };
+}
+
+/** `1`/`true`/`yes`/`on` or `0`/`false`/`no`/`off`; anything else is a ConfigurationError naming the variable. */
+function parseSwitch(name: string, text: string): boolean {
+  const value = text.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(value)) return true;
+  if (['0', 'false', 'no', 'off'].includes(value)) return false;
+  throw new ConfigurationError({ setting: name, message: `${name} must be 1 or 0, got ${JSON.stringify(text)}` });
 }
 
 /**

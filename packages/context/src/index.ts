@@ -127,8 +127,8 @@ export type { ToolOutputStore, StoredToolOutput, StoredToolOutputEntry, PutToolO
 export type { ToolDefinition, ToolExecutionContext, ToolOutcome } from './tool-definition.js';
 
 // Credentials in error texts
-export { redactCredentials } from './redact-credentials.js';
-export type { CredentialKind, CredentialRedaction, RedactedText } from './redact-credentials.js';
+export { CredentialStreamRedactor, CredentialVault, describeRedactions, mergeRedactions, redactCredentials, redactCredentialsDeep } from './redact-credentials.js';
+export type { CredentialKind, CredentialRedaction, RedactedText, RedactOptions } from './redact-credentials.js';
 
 // Errors
 export { StrataError, markerCheck } from './errors/strata-error.js';

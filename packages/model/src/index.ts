@@ -44,6 +44,7 @@ export {
 export type { ModelProviderName, ModelSpecifier } from './model-specifier.js';
 
 // Summarizer
+export { redactingModelClient, redactError, type RedactingModelClientOptions } from './redacting-model-client.js';
 export { createModelSummarizer, type ModelSummarizerOptions } from './model-summarizer.js';
 
 // Scripted model (tests and examples)

@@ -1,7 +1,8 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
-import type { AssistantMessage } from '@strata/context';
-import type { ModelClient, ModelEvent, ModelRequest } from '@strata/model';
+import { describeRedactions, type AssistantMessage, type ContextDiagnostic } from '@strata/context';
+import { redactingModelClient, type ModelClient, type ModelEvent, type ModelRequest } from '@strata/model';
 import type { ActiveTime } from './active-time.js';
+import { StepFailureError } from './errors/step-failure-error.js';
 
 type FinishEvent = Extract<ModelEvent, { type: 'finish' }>;
 
@@ -23,12 +24,21 @@ const EMPTY_ASSISTANT: AssistantMessage = { role: 'assistant', content: '' };
  * The step records the run's active time as it ends; a replayed turn moves
  * the run's clock to it before its events, so a turn that ran past the run
  * deadline times out again on replay.
+ *
+ * DBOS keeps the step's output: the model's output is redacted inside the
+ * step (`redactingModelClient`), so neither the recorded finish nor a live
+ * event holds a credential, and a throw leaves the step as a
+ * `StepFailureError` whose message and stack are redacted. `onDiagnostic`
+ * hears what a live turn's output carried (kinds and counts, never a value).
  */
-export function durableModelClient(inner: ModelClient, activeTime: ActiveTime): ModelClient {
+export function durableModelClient(inner: ModelClient, activeTime: ActiveTime, onDiagnostic?: (diagnostic: ContextDiagnostic) => void): ModelClient {
+  const redacting = redactingModelClient(inner, {
+    onRedacted: (redactions) => onDiagnostic?.({ code: 'AGENT_CREDENTIALS_REDACTED', severity: 'warning', subject: 'model-turn', message: `the model's output carried credentials (${describeRedactions(redactions)}); they were redacted before the step recorded it` }),
+  });
   return {
     provider: inner.provider,
     modelId: inner.modelId,
-    stream: (request) => streamAsStep(inner, request, activeTime),
+    stream: (request) => streamAsStep(redacting, request, activeTime),
   };
 }
 
@@ -44,12 +54,16 @@ async function* streamAsStep(inner: ModelClient, request: ModelRequest, activeTi
   const step = DBOS.runStep(
     async (): Promise<RecordedTurn> => {
       live = true;
-      for await (const event of inner.stream(request)) {
-        if (event.type === 'finish' || event.type === 'error' || event.type === 'aborted') {
-          terminal = event;
-          return event.type === 'finish' ? { finished: event, activeMs: activeTime.read() } : { unfinished: event.type, activeMs: activeTime.read() };
+      try {
+        for await (const event of inner.stream(request)) {
+          if (event.type === 'finish' || event.type === 'error' || event.type === 'aborted') {
+            terminal = event;
+            return event.type === 'finish' ? { finished: event, activeMs: activeTime.read() } : { unfinished: event.type, activeMs: activeTime.read() };
+          }
+          push(event);
         }
-        push(event);
+      } catch (thrown) {
+        throw new StepFailureError({ step: 'model-turn', thrown });
       }
       return { unfinished: 'no terminal event', activeMs: activeTime.read() };
     },

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { TraceSink } from '@strata/context';
+import { redactCredentials, type TraceSink } from '@strata/context';
 
 /** One event of a run as the API serves it: the agent's events and the service's own (`run-finished`). */
 export interface RunLogEvent {
@@ -57,11 +57,14 @@ export class RunLog {
   /**
    * Queues one event; appends of a run are written in call order. Never
    * throws: a failed write is reported to `onError` and the run goes on.
+   * Every string of the event is redacted of credentials first (a service
+   * error's message, anything the boundaries before missed): what the API
+   * and its SSE stream serve is what is stored.
    */
   append(runId: string, event: RunLogEvent['event'], onError: (error: unknown) => void = () => undefined): Promise<void> {
     const previous = this.#pending.get(runId) ?? Promise.resolve();
     const next = previous
-      .then(() => this.#pool.query(`INSERT INTO ${this.#events} (run_id, event) VALUES ($1, $2)`, [runId, JSON.stringify(event)]))
+      .then(() => this.#pool.query(`INSERT INTO ${this.#events} (run_id, event) VALUES ($1, $2)`, [runId, redactedJson(event)]))
       .then(() => undefined, onError);
     this.#pending.set(runId, next);
     void next.then(() => {
@@ -93,14 +96,14 @@ export class RunLog {
     return rows.rows.map((row) => ({ turn: row.turn, recoveryAttempt: row.recovery_attempt, body: row.body }));
   }
 
-  /** The agent's trace sink: one document per (run, turn, recovery attempt); a turn assembled again after a crash replaces its document. */
+  /** The agent's trace sink: one document per (run, turn, recovery attempt); a turn assembled again after a crash replaces its document. Its strings are redacted of credentials before they are stored. */
   traceSink(): TraceSink {
     return {
       write: async (document) => {
         await this.#pool.query(
           `INSERT INTO ${this.#traces} (run_id, turn, recovery_attempt, body) VALUES ($1, $2, $3, $4)
            ON CONFLICT (run_id, turn, recovery_attempt) DO UPDATE SET body = excluded.body`,
-          [document.contextId, document.turn, document.recoveryAttempt ?? 0, JSON.stringify(document.body)],
+          [document.contextId, document.turn, document.recoveryAttempt ?? 0, redactedJson(document.body)],
         );
       },
       lastTurn: async (contextId) => {
@@ -109,4 +112,9 @@ export class RunLog {
       },
     };
   }
+}
+
+/** The value as JSON with every string value redacted of credentials (keys are kept). */
+function redactedJson(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) => (typeof item === 'string' ? redactCredentials(item).text : item));
 }

@@ -1,6 +1,6 @@
 import { DBOS, Error as DBOSErrors } from '@dbos-inc/dbos-sdk';
 import { createAgentRun, createDelegateTool, DEFAULT_MAX_TURNS, untilAborted, type AgentEvent, type AgentRun, type AgentStopReason, type SubagentResult, type Timers } from '@strata/agent';
-import { ConfigurationError, type ContextScope, type SessionStore, type ToolOutputStore } from '@strata/context';
+import { ConfigurationError, type ContextDiagnostic, type ContextScope, type SessionStore, type ToolOutputStore } from '@strata/context';
 import { createModelSummarizer, type ModelUsage } from '@strata/model';
 import { ToolRegistry } from '@strata/tools';
 import type { ActiveTime } from './active-time.js';
@@ -134,7 +134,8 @@ export function registerRunWorkflows(options: RunWorkflowOptions): { readonly ru
       const activeTime: ActiveTime = { read: () => run?.activeMs() ?? request.activeMsUsed, advanceTo: (activeMs) => run?.advanceActiveTime(activeMs) };
       try {
         const tools = new ToolRegistry();
-        for (const tool of entry.tools ?? []) tools.register(durableTool(tool, activeTime));
+        const diagnose = (diagnostic: ContextDiagnostic) => log(request.contextId, { type: 'diagnostic', diagnostic });
+        for (const tool of entry.tools ?? []) tools.register(durableTool(tool, activeTime, diagnose));
         if (entry.approvals && request.scope === 'main') tools.register(createApprovalTool({ beginExternalWait: () => run!.beginExternalWait() }));
         if (entry.subagent !== undefined) {
           const subagent = entry.subagent;
@@ -149,7 +150,7 @@ export function registerRunWorkflows(options: RunWorkflowOptions): { readonly ru
         run = createAgentRun(
           { ...entry.profile, scope: request.scope },
           {
-            model: durableModelClient(model, activeTime),
+            model: durableModelClient(model, activeTime, diagnose),
             tools,
             outputStore: options.outputStore,
             sessionStore: options.sessionStore,

@@ -27,3 +27,7 @@ export { langChainAsOpenAIChat } from './langchain-chat.js';
 
 // Timers a test fires by hand (no sleeping).
 export { manualTimers } from './manual-timers.js';
+
+// One of each credential shape, and where one leaked (for the redaction's acceptance tests)
+export { CREDENTIAL_SAMPLES, credentialSampleText, leakedCredentials } from './credential-samples.js';
+export type { CredentialSample } from './credential-samples.js';

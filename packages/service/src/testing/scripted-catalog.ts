@@ -19,14 +19,17 @@ import type { VirtualClock } from './virtual-clock.js';
  * one per turn, then answers; `approve <tag>` asks for approval, then
  * answers; `slow <tag>` calls `wait_for_cancel`, which holds until aborted;
  * `delegate <tag> <n>` delegates `steps <tag>-sub <n>` to a sub-agent, then
- * answers; `logs <tag> <n>` reads n parts of a log (2-6 KB each, the same
- * bytes for the same part) one per turn, then answers: at a small window
- * (`windowTokens`) its runs compact, mask and cut the window. A summary
- * request is answered with a checkpoint made from the transcript alone.
+ * answers; `logs <tag> <n>` reads n parts of a log (0.5-10 KB each, the
+ * same bytes for the same part) one per turn, then answers: at a small
+ * window (`windowTokens`) its runs compact, mask and cut the window. A
+ * summary request is answered with a checkpoint made from the transcript
+ * alone. `leak <tag>` calls `leak_output`, `leak_error` and `leak_throw`
+ * (which print or throw `leaks.text`) in one step, its text and arguments
+ * quoting `leaks.quotes`, then answers quoting the last of them.
  *
  * Profiles: `steps`, `approvals`, `slow`; `delegates` (its sub-agent is
  * `steps`); `timed` (`steps` with a run deadline of `TIMED_RUN_TIMEOUT_MS`);
- * `logs`.
+ * `logs`; `leaks` (the leaking tools).
  */
 export interface ScriptedCatalogOptions {
   readonly pool: pg.Pool;
@@ -39,6 +42,8 @@ export interface ScriptedCatalogOptions {
   readonly modelCallMs?: number;
   /** The context window of every run. Default 32,000 tokens. */
   readonly windowTokens?: number;
+  /** What the `leaks` profile's tools print and its model quotes (the test's credentials). Default: nothing secret. */
+  readonly leaks?: ScriptedLeaks;
 }
 
 /**
@@ -51,6 +56,15 @@ export function logPart(part: number): string {
   for (let line = 0; line < (part % 3 === 0 ? 6 : 40 + ((part * 37) % 90)); line += 1) lines.push(`[part ${part} line ${line}] worker-${(part + line) % 7} handled request ${part * 1_000 + line} in ${(part * 13 + line * 7) % 500} ms`);
   return lines.join('\n');
 }
+
+/** The credentials a `leak` script prints (every tool) and quotes (the model's text, a call's arguments, the answer: three quotes). */
+export interface ScriptedLeaks {
+  readonly text: string;
+  readonly quotes: readonly [string, string, string];
+}
+
+/** Printed beside the credentials by the `leaks` tools: found in the stores, it shows a search reads what was stored. */
+export const LEAK_CANARY = 'canary-8d2b7e';
 
 /** The `timed` profile's run deadline, in the clock's milliseconds. */
 export const TIMED_RUN_TIMEOUT_MS = 2_500;
@@ -96,10 +110,24 @@ export function createScriptedCatalog(options: ScriptedCatalogOptions): ServiceC
       return { content: 'finished' };
     },
   };
+  const leaks = options.leaks ?? { text: 'nothing secret', quotes: ['q1', 'q2', 'q3'] };
+  const leaky = (name: string, execute: () => { content: string; isError?: boolean }): ServiceTool => ({
+    name,
+    description: 'Prints its configuration.',
+    parameters: { type: 'object', properties: { key: { type: 'string' } }, additionalProperties: false },
+    execute,
+  });
+  const leakTools = [
+    leaky('leak_output', () => ({ content: `${LEAK_CANARY}\n${leaks.text}` })),
+    leaky('leak_error', () => ({ content: `request failed ${LEAK_CANARY}\n${leaks.text}`, isError: true })),
+    leaky('leak_throw', () => {
+      throw new Error(`upstream refused ${LEAK_CANARY}: ${leaks.text}`);
+    }),
+  ];
   const model: ModelClient = {
     provider: 'scripted',
     modelId: 'scripted-service',
-    stream: (request) => scriptedTurn(request.messages, async (key, messages) => {
+    stream: (request) => scriptedTurn(request.messages, leaks, async (key, messages) => {
       await attempt('model', key);
       options.clock?.advance(options.modelCallMs ?? 0);
       await options.pool.query(`INSERT INTO ${schema}.inputs (key, messages) VALUES ($1, $2)`, [key, JSON.stringify(toOpenAIChat(messages))]);
@@ -113,6 +141,7 @@ export function createScriptedCatalog(options: ScriptedCatalogOptions): ServiceC
       delegates: { profile: { id: 'delegates', sections: { identity: 'You hand work to a helper.' } }, subagent: 'steps' },
       timed: { profile: { id: 'timed', sections: { identity: 'You record steps on the clock.' }, runTimeoutMs: TIMED_RUN_TIMEOUT_MS }, tools: [recordStep] },
       logs: { profile: { id: 'logs', sections: { identity: 'You read logs and report.' }, maxTurns: 60 }, tools: [readLog] },
+      leaks: { profile: { id: 'leaks', sections: { identity: 'You read configurations.' } }, tools: leakTools },
     },
     models: ['scripted-service'],
     model: () => model,
@@ -121,12 +150,12 @@ export function createScriptedCatalog(options: ScriptedCatalogOptions): ServiceC
 }
 
 /** The scripted answer to a history: a function of it alone. */
-async function* scriptedTurn(messages: CanonicalHistory, record: (key: string, messages: CanonicalHistory) => Promise<void>, system?: string): AsyncIterable<ModelEvent> {
+async function* scriptedTurn(messages: CanonicalHistory, leaks: ScriptedLeaks, record: (key: string, messages: CanonicalHistory) => Promise<void>, system?: string): AsyncIterable<ModelEvent> {
   if (system === CHECKPOINT_INSTRUCTIONS) {
     yield* answer({ role: 'assistant', content: checkpointOf(String(messages.at(-1)?.content ?? '')) }, messages);
     return;
   }
-  const prompt = messages.find((message) => message.role === 'user' && /^(steps|approve|slow|delegate|logs) /.test(String(message.content)))?.content;
+  const prompt = messages.find((message) => message.role === 'user' && /^(steps|approve|slow|delegate|logs|leak) /.test(String(message.content)))?.content;
   const [script = '', tag = 'untagged', count = '0'] = String(prompt ?? '').trim().split(/\s+/);
   const answered = messages.filter((message) => message.role === 'assistant').length;
   const results = messages.filter((message) => message.role === 'tool').length;
@@ -143,6 +172,18 @@ async function* scriptedTurn(messages: CanonicalHistory, record: (key: string, m
     // The newest step is always in the input, whatever compaction did: the next part follows the last one read.
     const part = lastPart(messages, tag) + 1;
     message = { role: 'assistant', content: '', toolCalls: [{ id: `call_${tag}_${part}`, name: 'read_log', input: { part } }] };
+  } else if (script === 'leak' && results === 0) {
+    message = {
+      role: 'assistant',
+      content: `Reading with ${leaks.quotes[0]} first.`,
+      toolCalls: [
+        { id: `call_${tag}_output`, name: 'leak_output', input: { key: leaks.quotes[1] } },
+        { id: `call_${tag}_error`, name: 'leak_error', input: {} },
+        { id: `call_${tag}_throw`, name: 'leak_throw', input: {} },
+      ],
+    };
+  } else if (script === 'leak') {
+    message = { role: 'assistant', content: `done ${tag}; the token was ${leaks.quotes[2]}` };
   } else if (script === 'slow' && results === 0) {
     message = { role: 'assistant', content: '', toolCalls: [{ id: `call_${tag}_slow`, name: 'wait_for_cancel', input: {} }] };
   } else {

@@ -6,13 +6,14 @@
  * STRATA_TEST_EFFECTS_SCHEMA and STRATA_TEST_TOOL_DELAY_MS (and
  * STRATA_TEST_WINDOW_TOKENS, every run's window). With
  * STRATA_TEST_MODEL_CALL_MS, run deadlines are on a virtual clock that each
- * model call moves that far. Prints `ready` once it takes runs; SIGTERM
+ * model call moves that far; STRATA_TEST_LEAKS (JSON, `ScriptedLeaks`) is
+ * what the `leaks` profile prints and quotes. Prints `ready` once it takes runs; SIGTERM
  * stops it.
  */
 import pg from 'pg';
 import { serviceDatabaseFromEnvironment } from '../service-database.js';
 import { startWorker } from '../start-worker.js';
-import { createScriptedCatalog } from './scripted-catalog.js';
+import { createScriptedCatalog, type ScriptedLeaks } from './scripted-catalog.js';
 import { VirtualClock } from './virtual-clock.js';
 
 const env = process.env;
@@ -25,7 +26,7 @@ const worker = await startWorker({
   slot: Number(env.STRATA_WORKER_SLOT),
   concurrency: Number(env.STRATA_WORKER_CONCURRENCY ?? 8),
   cancelPollMs: 100,
-  catalog: createScriptedCatalog({ pool, schema: env.STRATA_TEST_EFFECTS_SCHEMA ?? 'strata_test_effects', toolDelayMs: Number(env.STRATA_TEST_TOOL_DELAY_MS ?? 0), clock, modelCallMs, windowTokens: env.STRATA_TEST_WINDOW_TOKENS === undefined ? undefined : Number(env.STRATA_TEST_WINDOW_TOKENS) }),
+  catalog: createScriptedCatalog({ pool, schema: env.STRATA_TEST_EFFECTS_SCHEMA ?? 'strata_test_effects', toolDelayMs: Number(env.STRATA_TEST_TOOL_DELAY_MS ?? 0), clock, modelCallMs, windowTokens: env.STRATA_TEST_WINDOW_TOKENS === undefined ? undefined : Number(env.STRATA_TEST_WINDOW_TOKENS), leaks: env.STRATA_TEST_LEAKS === undefined ? undefined : (JSON.parse(env.STRATA_TEST_LEAKS) as ScriptedLeaks) }),
   clock,
 });
 process.stdout.write(`ready ${worker.executorId} ${process.pid}\n`);

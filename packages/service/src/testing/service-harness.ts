@@ -6,7 +6,7 @@ import { migrateService } from '../migrate-service.js';
 import type { RunSummary } from '../run-directory.js';
 import { startServiceServer, type ServiceServer } from '../service-server.js';
 import { superviseWorkers, type Supervisor, type SupervisorEvent } from '../supervise-workers.js';
-import { createEffectTables } from './scripted-catalog.js';
+import { createEffectTables, type ScriptedLeaks } from './scripted-catalog.js';
 
 const WORKER_SCRIPT = fileURLToPath(new URL('./scripted-worker.js', import.meta.url));
 
@@ -20,6 +20,8 @@ export interface ServiceHarnessOptions {
   readonly modelCallMs?: number;
   /** Every run's context window (see `createScriptedCatalog`). Default 32,000 tokens. */
   readonly windowTokens?: number;
+  /** What the `leaks` profile prints and quotes (see `createScriptedCatalog`). */
+  readonly leaks?: ScriptedLeaks;
 }
 
 /**
@@ -55,7 +57,7 @@ export class ServiceHarness {
   async start(): Promise<void> {
     await migrateService({ database: this.database });
     await createEffectTables(this.pool, `${this.prefix}_fx`);
-    this.server = await startServiceServer({ database: this.database, token: this.token, profiles: ['steps', 'approvals', 'slow', 'delegates', 'timed', 'logs'], models: ['scripted-service'], port: 0, maxBodyBytes: this.#options.maxBodyBytes });
+    this.server = await startServiceServer({ database: this.database, token: this.token, profiles: ['steps', 'approvals', 'slow', 'delegates', 'timed', 'logs', 'leaks'], models: ['scripted-service'], port: 0, maxBodyBytes: this.#options.maxBodyBytes });
     this.supervisor = superviseWorkers({
       workers: this.#options.workers,
       restartDelayMs: 200,
@@ -79,6 +81,7 @@ export class ServiceHarness {
         STRATA_TEST_TOOL_DELAY_MS: String(this.#options.toolDelayMs ?? 0),
         ...(this.#options.modelCallMs === undefined ? {} : { STRATA_TEST_MODEL_CALL_MS: String(this.#options.modelCallMs) }),
         ...(this.#options.windowTokens === undefined ? {} : { STRATA_TEST_WINDOW_TOKENS: String(this.#options.windowTokens) }),
+        ...(this.#options.leaks === undefined ? {} : { STRATA_TEST_LEAKS: JSON.stringify(this.#options.leaks) }),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

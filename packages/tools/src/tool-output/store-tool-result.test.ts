@@ -66,13 +66,15 @@ test('a long body enters the history as the preview previewToolResult makes, str
 
 test('a body up to the inline bound is kept whole in the history; content comes before the stream', async () => {
   const store = recordingStore({ streams: true });
-  const result = await storeToolResult({ store, contextId: 'ctx', call, outcome: { content: 'header\n', stream: chunked('x'.repeat(2_000), [300]) }, inlineMaxChars: 2_007 });
-  assert.equal(result.content, `header\n${'x'.repeat(2_000)}`);
+  // Lines of 300 characters: the redaction releases a streamed body a line at a time.
+  const body = `${'x'.repeat(299)}\n`.repeat(6) + 'x'.repeat(200);
+  const result = await storeToolResult({ store, contextId: 'ctx', call, outcome: { content: 'header\n', stream: chunked(body, [300]) }, inlineMaxChars: 2_007 });
+  assert.equal(result.content, `header\n${body}`);
   assert.equal(result.masked, undefined);
   assert.equal(store.chunkCounts[0], 8, 'content and 7 chunks went to putStream one by one');
-  const over = await storeToolResult({ store, contextId: 'ctx', call, outcome: { content: 'header\n', stream: chunked('x'.repeat(2_000), [300]) }, inlineMaxChars: 2_006 });
+  const over = await storeToolResult({ store, contextId: 'ctx', call, outcome: { content: 'header\n', stream: chunked(body, [300]) }, inlineMaxChars: 2_006 });
   assert.equal(over.masked, true);
-  assert.ok(over.content.startsWith(`[stored output ref="${over.outputRef!.id}": 2007 characters, 2 lines;`), over.content.slice(0, 120));
+  assert.ok(over.content.startsWith(`[stored output ref="${over.outputRef!.id}": 2007 characters, 8 lines;`), over.content.slice(0, 120));
 });
 
 test('the default bound keeps 256 Ki characters whole and previews one more', async () => {
@@ -122,4 +124,21 @@ test('an abort while streaming is thrown, not stored as a tool failure', async (
   })();
   await assert.rejects(storeToolResult({ store, contextId: 'ctx', call, outcome: { content: '', stream }, signal: controller.signal }), /run cancelled/);
   assert.equal(store.bodies.size, 0);
+});
+
+test('credentials in a successful body, whole or streamed with a credential cut across chunks, are redacted before the store or the history holds them', async () => {
+  const jwt = ['eyJhbGciOiJIUzI1NiJ9', 'eyJzdWIiOiI0MiJ9', 'c2lnbmF0dXJlX3ZhbHVlXzEyMw'].join('.');
+  const body = `config:\nPGPASSWORD=pa55-w0rd psql\ntoken ${jwt}\nend`;
+  const expected = 'config:\nPGPASSWORD=[REDACTED:secret-assignment] psql\ntoken [REDACTED:jwt]\nend';
+  for (const outcome of [{ content: body }, { content: '', stream: chunked(body, [5, 3]) }]) {
+    const store = recordingStore({ streams: true });
+    const reported: unknown[] = [];
+    const result = await storeToolResult({ store, contextId: 'ctx', call, outcome, onRedacted: (redactions) => reported.push(redactions) });
+    assert.equal(result.content, expected);
+    assert.equal(store.bodies.get(result.outputRef!.id), expected);
+    assert.equal(result.outputRef!.chars, expected.length, 'the reference describes the stored, redacted body');
+    assert.deepEqual(reported, [[{ kind: 'jwt', count: 1 }, { kind: 'secret-assignment', count: 1 }]]);
+  }
+  const clean = await storeToolResult({ store: recordingStore({ streams: false }), contextId: 'ctx', call, outcome: { content: 'nothing here' }, onRedacted: () => assert.fail('a clean body reports nothing') });
+  assert.equal(clean.content, 'nothing here');
 });

@@ -1,4 +1,4 @@
-import { PREVIEW_DEFAULTS, formatToolResultPreview, redactCredentials, type PreviewOptions, type ToolCall, type ToolOutcome, type ToolOutputRef, type ToolOutputStore, type ToolResultMessage } from '@strata/context';
+import { CredentialStreamRedactor, PREVIEW_DEFAULTS, formatToolResultPreview, redactCredentials, type CredentialRedaction, type PreviewOptions, type RedactOptions, type ToolCall, type ToolOutcome, type ToolOutputRef, type ToolOutputStore, type ToolResultMessage } from '@strata/context';
 import { describeThrown, toolErrorOutcome } from '../tool-error.js';
 
 /**
@@ -24,13 +24,20 @@ export interface StoreToolResultOptions {
   readonly inlineMaxChars?: number;
   /** Head and tail of a preview. Default: `PREVIEW_DEFAULTS` (as the compactor's). */
   readonly preview?: PreviewOptions;
+  /** How credentials in the body are marked (a run's vault numbers them). Default: plain markers. */
+  readonly redaction?: RedactOptions;
+  /** Told what was redacted from the body (kinds and counts, never a value), once it is stored; not called for a clean body. */
+  readonly onRedacted?: (redactions: readonly CredentialRedaction[]) => void;
 }
 
 /**
  * Puts a tool result's full body in the store and returns the canonical
  * tool-result message that carries its reference: the only way the runtime
  * should turn an outcome into history, so every stored result stays
- * retrievable through `read_tool_output`. A streamed body (`outcome.stream`)
+ * retrievable through `read_tool_output`. Credentials in the body, a success
+ * or a failure, are redacted before anything holds it (the store, the
+ * history, a preview); a streamed body is redacted as it streams (see
+ * `CredentialStreamRedactor`). A streamed body (`outcome.stream`)
  * is stored as it arrives through the store's `putStream` (gathered for a
  * store without one); a stream that throws or yields a non-string is stored
  * as a `TOOL_HANDLER_FAILED` error result instead (nothing of it is kept).
@@ -46,18 +53,24 @@ export async function storeToolResult(options: StoreToolResultOptions): Promise<
   const tap = new BodyTap({ inlineMaxChars, preview });
   const identity = { contextId, toolCallId: call.id, toolName: call.name };
   let outputRef: ToolOutputRef;
+  let redactions: readonly CredentialRedaction[];
   if (outcome.stream === undefined) {
-    tap.take(outcome.content);
-    outputRef = await store.put({ ...identity, body: outcome.content });
+    const redacted = typeof outcome.content === 'string' ? redactCredentials(outcome.content, options.redaction) : { text: outcome.content, redactions: [] };
+    redactions = redacted.redactions;
+    tap.take(redacted.text);
+    outputRef = await store.put({ ...identity, body: redacted.text });
   } else {
-    const body = tap.through(outcome.content, outcome.stream);
+    const redactor = new CredentialStreamRedactor(options.redaction);
+    const body = tap.through('', redactedPieces(outcome.content, outcome.stream, redactor));
     try {
       outputRef = store.putStream !== undefined ? await store.putStream({ ...identity, body, signal }) : await store.put({ ...identity, body: await gatherToolOutput(body) });
     } catch (error) {
       if (tap.failure === undefined || signal?.aborted === true) throw error;
       return storeToolResult({ ...options, outcome: streamFailureOutcome(call.name, tap.failure.cause) });
     }
+    redactions = redactor.redactions;
   }
+  if (redactions.length > 0) options.onRedacted?.(redactions);
   const whole = tap.whole();
   return {
     role: 'tool',
@@ -78,6 +91,23 @@ export async function gatherToolOutput(outcome: Pick<ToolOutcome, 'content' | 's
     for await (const chunk of chunks) parts.push(chunk);
   }
   return parts.join('');
+}
+
+/** `content` then the stream's pieces, through the redactor; a piece that is not a string is passed on for the tap to refuse. */
+async function* redactedPieces(content: string, chunks: AsyncIterable<string>, redactor: CredentialStreamRedactor): AsyncGenerator<string> {
+  const first = redactor.push(content);
+  if (first !== '') yield first;
+  if (typeof chunks?.[Symbol.asyncIterator] !== 'function') throw new TypeError('its stream is not an async iterable of strings');
+  for await (const chunk of chunks) {
+    if (typeof chunk !== 'string') {
+      yield chunk;
+      return;
+    }
+    const released = redactor.push(chunk);
+    if (released !== '') yield released;
+  }
+  const rest = redactor.end();
+  if (rest !== '') yield rest;
 }
 
 function streamFailureOutcome(tool: string, cause: unknown): ToolOutcome {
