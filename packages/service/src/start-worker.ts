@@ -1,6 +1,6 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { Timers } from '@strata/agent';
-import { createPostgresStores } from '@strata/store';
+import { createPostgresStores, type ToolOutputIdMaker } from '@strata/store';
 import pg from 'pg';
 import { CancelWatch } from './cancel-watch.js';
 import { RunLog } from './run-log.js';
@@ -31,6 +31,8 @@ export interface WorkerOptions {
   readonly onLogError?: (error: unknown) => void;
   /** The clock and timers of run deadlines (tests give a virtual one). Default: Node's timers and `performance.now`. */
   readonly clock?: { readonly now: () => number; readonly timers: Timers };
+  /** The tool-output store's reference ids. Default: `newToolOutputId` (time-ordered, random); `derivedToolOutputId` makes them a function of the run and call. */
+  readonly newToolOutputId?: ToolOutputIdMaker;
 }
 
 export interface Worker {
@@ -49,7 +51,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   if (!Number.isInteger(options.slot) || options.slot < 1) throw new RangeError(`a worker slot is a positive integer, not ${options.slot}`);
   const database = resolveServiceDatabase(options.database);
   const executorId = `worker-${options.slot}`;
-  const stores = createPostgresStores({ connectionString: database.url, schema: database.storeSchema });
+  const stores = createPostgresStores({ connectionString: database.url, schema: database.storeSchema, newToolOutputId: options.newToolOutputId });
   const pool = new pg.Pool({ connectionString: database.url, max: 4 });
   pool.on('error', () => undefined);
   const runLog = new RunLog({ pool, schema: database.serviceSchema });

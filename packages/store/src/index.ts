@@ -11,7 +11,7 @@ export { createMemoryToolOutputStore, type MemoryToolOutputStoreOptions } from '
 export { createMemorySessionStore } from './memory/memory-session-store.js';
 
 // Tool-output bodies
-export { countLines, measureToolOutput, toolOutputIdSequence } from './tool-output-body.js';
+export { countLines, derivedToolOutputId, measureToolOutput, toolOutputIdSequence, type ToolOutputIdMaker } from './tool-output-body.js';
 
 // The blackboard over SQLite and PostgreSQL
 export { openSqliteBlackboardStore, type SqliteBlackboardStoreOptions } from './blackboard/sqlite-blackboard-store.js';

@@ -1,7 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { countLines, decodeBody, encodeBody, isToolOutputId, measureToolOutput, newToolOutputId, toolOutputIdSequence } from './tool-output-body.js';
+import { countLines, decodeBody, derivedToolOutputId, encodeBody, isToolOutputId, measureToolOutput, newToolOutputId, toolOutputIdSequence } from './tool-output-body.js';
+import { StoreInputError } from './errors/store-input-error.js';
+import { createMemoryToolOutputStore } from './memory/memory-tool-output-store.js';
 
 test('well-formed bodies are kept as UTF-8, bodies with a lone surrogate as UTF-16LE', () => {
   assert.equal(encodeBody('中文 ok').encoding, 'utf8');
@@ -63,4 +65,20 @@ test('an id sequence is the same for the same seed, in the store shape, distinct
   );
   assert.notEqual(toolOutputIdSequence('run a')(), toolOutputIdSequence('run b')());
   assert.throws(() => toolOutputIdSequence(7 as never), (error: unknown) => error instanceof Error && error.name === 'StoreInputError');
+});
+
+test('derived ids are a function of the context and call: the same in any process, in the store shape, and a repeated put of the same body is the same output', async () => {
+  const id = derivedToolOutputId({ contextId: 'run-1', toolCallId: 'call_7' });
+  assert.equal(id, derivedToolOutputId({ contextId: 'run-1', toolCallId: 'call_7' }));
+  assert.ok(isToolOutputId(id), id);
+  assert.notEqual(id, derivedToolOutputId({ contextId: 'run-2', toolCallId: 'call_7' }));
+  assert.notEqual(id, derivedToolOutputId({ contextId: 'run-1', toolCallId: 'call_8' }));
+  const store = createMemoryToolOutputStore({ newId: derivedToolOutputId });
+  const first = await store.put({ contextId: 'run-1', toolCallId: 'call_7', toolName: 'read', body: 'the body' });
+  const again = await store.put({ contextId: 'run-1', toolCallId: 'call_7', toolName: 'read', body: 'the body' });
+  assert.deepEqual(again, first);
+  assert.equal((await store.list!('run-1')).length, 1);
+  // The same call with another body is not the same output: refused, nothing stored.
+  await assert.rejects(store.put({ contextId: 'run-1', toolCallId: 'call_7', toolName: 'read', body: 'another body' }), (error: unknown) => StoreInputError.isInstance(error));
+  assert.equal((await store.list!('run-1')).length, 1);
 });

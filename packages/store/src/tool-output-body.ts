@@ -82,6 +82,23 @@ export function newToolOutputId(nowMs: number = Date.now()): string {
   return `out_${base32(BigInt(newest.ms), 10)}${base32(newest.random, 16)}`;
 }
 
+/** Makes the reference id of one put (default `newToolOutputId`, which ignores the output). */
+export type ToolOutputIdMaker = (output: { readonly contextId: string; readonly toolCallId: string }) => string;
+
+/**
+ * An id in `newToolOutputId`'s shape that is a function of the context and
+ * the tool call alone (SHA-256 of both): every process, worker and restart
+ * gives a call's output the same reference, so runs of one session in
+ * different processes send the same bytes, and a tool step run again after a
+ * crash stores nothing twice (the put finds its own earlier body). Ids no
+ * longer sort by time (a store lists outputs in creation order all the same),
+ * and a context whose calls repeat an id with another body refuses the second put.
+ */
+export const derivedToolOutputId: ToolOutputIdMaker = (output) => {
+  const digest = BigInt(`0x${createHash('sha256').update(`${output.contextId}\u0000${output.toolCallId}`).digest('hex').slice(0, 33)}`);
+  return `out_${base32(digest, 26)}`;
+};
+
 /** Milliseconds of 2026-01-01T00:00:00Z: where the time part of a sequence's ids starts counting. */
 const SEQUENCE_EPOCH_MS = Date.UTC(2026, 0, 1);
 

@@ -1,6 +1,6 @@
 import type { PutToolOutput, PutToolOutputStream, StoredToolOutput, StoredToolOutputEntry, ToolOutputRef } from '@strata/context';
 import { StoreAccessError } from './errors/store-access-error.js';
-import { decodeBody, measureToolOutput, newToolOutputId, validatePut } from './tool-output-body.js';
+import { decodeBody, measureToolOutput, newToolOutputId, validatePut, type ToolOutputIdMaker } from './tool-output-body.js';
 import { readPieces, writePieces, type EncodedPiece } from './tool-output-pieces.js';
 
 /**
@@ -23,7 +23,7 @@ export const TOOL_OUTPUT_COLUMNS = 'id, context_id, tool_call_id, tool_name, enc
 
 /** A context's outputs without their bodies, oldest first (ids sort by creation time). `placeholder`: `?` or `$1`. */
 export function toolOutputListSql(table: string, placeholder: string): string {
-  return `SELECT id, tool_call_id, tool_name, created_at FROM ${table} WHERE context_id = ${placeholder} ORDER BY id`;
+  return `SELECT id, tool_call_id, tool_name, created_at FROM ${table} WHERE context_id = ${placeholder} ORDER BY created_at, id`;
 }
 
 export type ToolOutputListRow = Pick<ToolOutputRow, 'id' | 'tool_call_id' | 'tool_name' | 'created_at'>;
@@ -47,6 +47,8 @@ export interface ToolOutputRowWriter {
   insertRow(values: ToolOutputRowValues): Promise<void> | void;
   /** Removes the pieces of a put that failed before its row was written. */
   deletePieces(id: string): Promise<void> | void;
+  /** The SHA-256 of the body stored under `id` in `contextId`, if any: a repeated put of the same body is no new row. */
+  storedDigest(id: string, contextId: string): Promise<string | undefined> | string | undefined;
 }
 
 /**
@@ -56,9 +58,11 @@ export interface ToolOutputRowWriter {
  * first (so memory holds one piece at a time), then the row. A put that
  * fails or is aborted part way removes its pieces and rethrows.
  */
-export async function putToolOutputRow(output: PutToolOutput | PutToolOutputStream, writer: ToolOutputRowWriter): Promise<ToolOutputRef> {
+export async function putToolOutputRow(output: PutToolOutput | PutToolOutputStream, writer: ToolOutputRowWriter, newId: ToolOutputIdMaker = () => newToolOutputId()): Promise<ToolOutputRef> {
   validatePut(output);
-  const id = newToolOutputId();
+  const id = newId(output);
+  // An id made from the call (`derivedToolOutputId`) whose body is stored already: the put was made before (a step run again).
+  const earlier = await writer.storedDigest(id, output.contextId);
   let first: EncodedPiece | undefined;
   let pieces = 0;
   try {
@@ -76,6 +80,10 @@ export async function putToolOutputRow(output: PutToolOutput | PutToolOutputStre
       },
     });
     const inline = pieces <= 1;
+    if (earlier !== undefined && earlier === digest.sha256) {
+      if (pieces > 1) await writer.deletePieces(id);
+      return { id, ...digest.measure };
+    }
     await writer.insertRow([
       id,
       output.contextId,

@@ -1,9 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ExactTokenEstimator, isTaskAnchorCandidate, toOpenAIChat } from '@strata/context';
+import { createAgentRun } from '@strata/agent';
+import { ExactTokenEstimator, GOAL_SECTION_ID, isTaskAnchorCandidate, resolveContextConfiguration, toOpenAIChat, type AssistantMessage, type CanonicalMessage, type ModelInput } from '@strata/context';
+import type { ModelClient } from '@strata/model';
 import { loadProviderRules, loadSweAgentConversations, loadTauBenchConversations } from '@strata/testing';
-import { createMemoryToolOutputStore } from '@strata/store';
-import { createReadToolOutputTool } from '@strata/tools';
+import { createMemoryStores, createMemoryToolOutputStore } from '@strata/store';
+import { createReadToolOutputTool, ToolRegistry } from '@strata/tools';
 import { replayTrajectory, type ReplayResult } from './replay-trajectory.js';
 
 const rules = await loadProviderRules();
@@ -122,4 +124,43 @@ test("customer-service replays at 2,048 tokens: with the goal snapshot the custo
   console.log(`# goal snapshot: first message absent from ${counts.withoutGoal} of ${counts.calls} calls without it, ${counts.withGoal} with it (${counts.unassemblable} conversations cannot fit 2,048 tokens)`);
   assert.ok(counts.calls > 100);
   assert.equal(counts.withGoal, 0);
+});
+
+test('replaying an agent run from its session reproduces every input the run sent, goal snapshot included', async () => {
+  const window = 3_000;
+  const part = (index: number) => Array.from({ length: 30 + ((index * 17) % 60) }, (_, line) => `[part ${index} line ${line}] request ${index * 100 + line} took ${(index * 7 + line * 13) % 400} ms`).join('\n');
+  const sent: ModelInput[] = [];
+  // A model that reads eighteen parts of a log, one per turn, then answers: a function of its input alone.
+  const model: ModelClient = {
+    provider: 'scripted',
+    modelId: 'log-reader',
+    async *stream(request) {
+      sent.push({ messages: request.messages, tools: request.tools ?? [] });
+      const read = Math.max(0, ...request.messages.flatMap((message) => (message.role === 'assistant' ? message.toolCalls ?? [] : []).map((call) => Number(call.id.slice('call_'.length)))));
+      const message: AssistantMessage = read < 18 ? { role: 'assistant', content: '', toolCalls: [{ id: `call_${read + 1}`, name: 'read_log', input: { part: read + 1 } }] } : { role: 'assistant', content: 'All parts read.' };
+      yield { type: 'finish', reason: message.toolCalls ? 'tool-calls' : 'stop', message, usage: {}, warnings: [] };
+    },
+  };
+  const tools = new ToolRegistry();
+  tools.register({ name: 'read_log', description: 'Reads one part of the log.', parameters: { type: 'object', properties: { part: { type: 'integer' } }, required: ['part'] }, execute: (input) => ({ content: part((input as { part: number }).part) }) });
+  const stores = createMemoryStores();
+  const configuration = resolveContextConfiguration({}, { modelContextTokens: window + 1_000 });
+  const result = await createAgentRun({ id: 'reader' }, { model, tools, outputStore: stores.toolOutputs, sessionStore: stores.sessions, configuration }, { contextId: 'recorded', prompt: 'Read the whole log.' }).execute();
+  assert.equal(result.stopReason, 'completed', String(result.error ?? ''));
+  assert.ok(result.finalMessages.some((message) => message.role === 'tool' && message.masked === true), 'the run must compact for the replay to cover it');
+
+  // The recorded run as its session holds it: every message the run appended, in order (compaction versions rewrite, they append nothing).
+  const trajectory: CanonicalMessage[] = [];
+  let previous: readonly CanonicalMessage[] = [];
+  for (const version of await stores.sessions.versions('recorded')) {
+    const stored = (await stores.sessions.loadVersion('recorded', version))!;
+    if (stored.compaction === undefined) trajectory.push(...stored.messages.slice(previous.length));
+    previous = stored.messages;
+  }
+  const replay = await replayTrajectory({ trajectory, contextId: 'recorded', windowTokens: configuration.contextWindowTokens ?? window, store: stores.toolOutputs, compaction: {}, tools: tools.visibleTools() });
+  assert.equal(replay.turns.length, sent.length);
+  replay.turns.forEach((turn, index) => {
+    assert.equal(JSON.stringify(turn.assembled.input), JSON.stringify(sent[index]), `turn ${index + 1}`);
+    assert.ok(turn.assembled.trace.renderedContext!.sectionIds.includes(GOAL_SECTION_ID), `turn ${index + 1}: the goal snapshot`);
+  });
 });

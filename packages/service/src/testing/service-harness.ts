@@ -20,6 +20,8 @@ export interface ServiceHarnessOptions {
   readonly modelCallMs?: number;
   /** Every run's context window (see `createScriptedCatalog`). Default 32,000 tokens. */
   readonly windowTokens?: number;
+  /** Stored-output reference ids from the run and call (`derivedToolOutputId`), the same in any process. Default false. */
+  readonly derivedOutputIds?: boolean;
   /** What the `leaks` profile prints and quotes (see `createScriptedCatalog`). */
   readonly leaks?: ScriptedLeaks;
 }
@@ -81,6 +83,7 @@ export class ServiceHarness {
         STRATA_TEST_TOOL_DELAY_MS: String(this.#options.toolDelayMs ?? 0),
         ...(this.#options.modelCallMs === undefined ? {} : { STRATA_TEST_MODEL_CALL_MS: String(this.#options.modelCallMs) }),
         ...(this.#options.windowTokens === undefined ? {} : { STRATA_TEST_WINDOW_TOKENS: String(this.#options.windowTokens) }),
+        ...(this.#options.derivedOutputIds ? { STRATA_TEST_DERIVED_OUTPUT_IDS: '1' } : {}),
         ...(this.#options.leaks === undefined ? {} : { STRATA_TEST_LEAKS: JSON.stringify(this.#options.leaks) }),
       },
       stdio: ['ignore', 'pipe', 'pipe'],

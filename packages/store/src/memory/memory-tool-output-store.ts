@@ -1,7 +1,7 @@
 import type { PutToolOutput, PutToolOutputStream, StoredToolOutput, StoredToolOutputEntry, ToolOutputRef, ToolOutputStore } from '@strata/context';
 import { StoreAccessError } from '../errors/store-access-error.js';
 import { StoreInputError } from '../errors/store-input-error.js';
-import { isToolOutputId, newToolOutputId, validatePut } from '../tool-output-body.js';
+import { isToolOutputId, newToolOutputId, validatePut, type ToolOutputIdMaker } from '../tool-output-body.js';
 import { writePieces } from '../tool-output-pieces.js';
 
 export const MEMORY_LOCATION = 'memory:';
@@ -18,7 +18,7 @@ export interface MemoryToolOutputStoreOptions {
    * is not in the store's shape, or that the store already holds, fails the
    * put with a StoreInputError and stores nothing.
    */
-  readonly newId?: () => string;
+  readonly newId?: ToolOutputIdMaker;
 }
 
 /**
@@ -28,7 +28,7 @@ export interface MemoryToolOutputStoreOptions {
  * no copy (a streamed body is joined once, when its last chunk arrives).
  */
 export function createMemoryToolOutputStore(options: MemoryToolOutputStoreOptions = {}): ToolOutputStore {
-  const newId = options?.newId ?? newToolOutputId;
+  const newId: ToolOutputIdMaker = options?.newId ?? (() => newToolOutputId());
   if (typeof newId !== 'function') throw new StoreInputError({ code: 'STORE_INVALID_OPTION', culprit: 'newId', message: `createMemoryToolOutputStore newId must be a function, got ${typeof newId}` });
   const outputs = new Map<string, MemoryOutput>();
   let closed = false;
@@ -42,7 +42,10 @@ export function createMemoryToolOutputStore(options: MemoryToolOutputStoreOption
     const digest = await writePieces({ body: output.body, signal: 'signal' in output ? output.signal : undefined, write: (piece) => void pieces.push(piece.text) });
     ensureOpen('put');
     const body = typeof output.body === 'string' ? output.body : pieces.join('');
-    const id: unknown = newId();
+    const id: unknown = newId(output);
+    // An id made from the call (`derivedToolOutputId`) whose same body is stored already: the put was made before.
+    const earlier = typeof id === 'string' ? outputs.get(id) : undefined;
+    if (earlier !== undefined && earlier.contextId === output.contextId && earlier.sha256 === digest.sha256) return earlier.ref;
     if (typeof id !== 'string' || !isToolOutputId(id) || outputs.has(id)) {
       throw new StoreInputError({ code: 'STORE_INVALID_ID', culprit: 'newId', message: `memory store: newId gave ${JSON.stringify(id)}, ${typeof id === 'string' && isToolOutputId(id) ? 'an id the store already holds' : 'not an id of the form out_ and 26 base-32 characters'}` });
     }

@@ -1,3 +1,4 @@
+import type { ToolOutputIdMaker } from '../tool-output-body.js';
 import { backoffDelayMs, ConfigurationError, StrataError, SYSTEM_TIMERS, type Timers } from '@strata/context';
 import { StoreAccessError, type StoreAccessErrorCode } from '../errors/store-access-error.js';
 import { postgresDriver, type PostgresPool, type PostgresPoolClient } from './postgres-driver.js';
@@ -15,6 +16,8 @@ export interface PostgresStoreOptions {
   readonly connectionTimeoutMs?: number;
   /** How an operation that met a transient failure (see `isTransientPostgresError`) is tried again. */
   readonly retry?: PostgresRetryOptions;
+  /** The tool-output store's reference ids (default: `newToolOutputId`; `derivedToolOutputId` for runs compared across processes). */
+  readonly newToolOutputId?: ToolOutputIdMaker;
 }
 
 /**

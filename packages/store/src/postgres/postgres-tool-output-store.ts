@@ -69,10 +69,12 @@ export function createPostgresToolOutputStore(options: PostgresStoreOptions): To
     deletePieces: async (id) => {
       await connection.use('put', (client) => client.query(`DELETE FROM ${pieces} WHERE output_id = $1`, [id]));
     },
+    storedDigest: async (id, contextId) =>
+      (await connection.use('put', (client) => client.query<{ sha256: string }>(`SELECT sha256 FROM ${table} WHERE id = $1 AND context_id = $2`, [id, contextId]))).rows[0]?.sha256,
   };
   const put = async (output: PutToolOutput | PutToolOutputStream): Promise<ToolOutputRef> => {
     connection.ensureOpen('put'); // before reading a stream
-    return putToolOutputRow(output, writer);
+    return putToolOutputRow(output, writer, options.newToolOutputId);
   };
   return {
     put,

@@ -1,3 +1,4 @@
+import type { ToolOutputIdMaker } from '../tool-output-body.js';
 import { closeSync, existsSync, openSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
@@ -11,6 +12,8 @@ export interface SqliteStoreOptions {
   readonly fileMustExist?: boolean;
   /** How long a write waits for another connection's lock before `STORE_BUSY`. Default: 5,000 ms. */
   readonly busyTimeoutMs?: number;
+  /** The tool-output store's reference ids (default: `newToolOutputId`; `derivedToolOutputId` for runs compared across processes). */
+  readonly newToolOutputId?: ToolOutputIdMaker;
 }
 
 export const SQLITE_DEFAULTS = Object.freeze({ fileMustExist: false, busyTimeoutMs: 5_000 });

@@ -53,10 +53,12 @@ export function openSqliteToolOutputStore(options: SqliteStoreOptions): ToolOutp
       ),
     insertRow: (values) => void connection.use('put', (database) => database.prepare(`INSERT INTO strata_tool_outputs (${TOOL_OUTPUT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).run(...values)),
     deletePieces: (id) => void connection.use('put', (database) => database.prepare('DELETE FROM strata_tool_output_pieces WHERE output_id = ?').run(id)),
+    storedDigest: (id, contextId) =>
+      connection.use('put', (database) => database.prepare<[string, string], string>('SELECT sha256 FROM strata_tool_outputs WHERE id = ? AND context_id = ?').pluck().get(id, contextId)),
   };
   const put = async (output: PutToolOutput | PutToolOutputStream): Promise<ToolOutputRef> => {
     connection.ensureOpen('put'); // before reading a stream
-    return putToolOutputRow(output, writer);
+    return putToolOutputRow(output, writer, options.newToolOutputId);
   };
   return {
     put,
