@@ -1,6 +1,7 @@
 import cl100k from 'gpt-tokenizer/encoding/cl100k_base';
 import o200k from 'gpt-tokenizer/encoding/o200k_base';
 import { ConfigurationError } from './errors/configuration-error.js';
+import { BoundedCache } from './bounded-cache.js';
 import { CachingTokenEstimator } from './conservative-token-estimator.js';
 import type { TokenizerFamily } from './token-estimator.js';
 
@@ -27,14 +28,13 @@ export class ExactTokenEstimator extends CachingTokenEstimator {
   }
 
   /** Long texts that come back every turn (the rendered system prompt) are counted once. */
-  private readonly textCache = new Map<string, number>();
+  private readonly textCache = new BoundedCache<string, number>(TEXT_CACHE_ENTRIES);
 
   countText(text: string): number {
     if (text.length < CACHED_TEXT_MIN_CHARS) return this.encoder.countTokens(text, COUNT_OPTIONS);
     let count = this.textCache.get(text);
     if (count === undefined) {
       count = this.encoder.countTokens(text, COUNT_OPTIONS);
-      if (this.textCache.size >= TEXT_CACHE_ENTRIES) this.textCache.delete(this.textCache.keys().next().value!);
       this.textCache.set(text, count);
     }
     return count;

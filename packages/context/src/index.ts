@@ -108,6 +108,8 @@ export type { WrapperTagName } from './wrapper-markup.js';
 export { DefaultHistoryCompactor, HISTORY_COMPACTOR_DEFAULTS } from './default-history-compactor.js';
 export { backoffDelayMs, SYSTEM_TIMERS, type Timers } from './timers.js';
 export { untilAborted } from './abort-race.js';
+export { withDefaults } from './with-defaults.js';
+export { BoundedCache } from './bounded-cache.js';
 export type { HistoryCompactorOptions } from './default-history-compactor.js';
 export type { CompactionReason, CompactionRequest, CompactionResult, CompactionTrace, HistoryCompactor } from './history-compactor.js';
 export { CHECKPOINT_INSTRUCTIONS, CHECKPOINT_SECTIONS } from './checkpoint-format.js';

@@ -1,5 +1,5 @@
 import { setTimeout } from 'node:timers/promises';
-import { backoffDelayMs } from '@strata/context';
+import { backoffDelayMs, withDefaults } from '@strata/context';
 import type { RateLimitError } from './errors/rate-limit-error.js';
 import type { TransientProviderError } from './errors/transient-provider-error.js';
 
@@ -24,12 +24,8 @@ export const RETRY_DEFAULTS: Readonly<Required<RetryOptions>> = Object.freeze({
 
 /** The retry options with every default filled in; an undefined field takes its default. */
 export function retrySettings(options: RetryOptions = {}): Required<RetryOptions> {
-  return {
-    maxAttempts: options.maxAttempts ?? RETRY_DEFAULTS.maxAttempts,
-    initialDelayMs: options.initialDelayMs ?? RETRY_DEFAULTS.initialDelayMs,
-    backoffFactor: options.backoffFactor ?? RETRY_DEFAULTS.backoffFactor,
-    maxDelayMs: options.maxDelayMs ?? RETRY_DEFAULTS.maxDelayMs,
-  };
+  const { maxAttempts, initialDelayMs, backoffFactor, maxDelayMs } = withDefaults(RETRY_DEFAULTS, options);
+  return { maxAttempts, initialDelayMs, backoffFactor, maxDelayMs };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { ConfigurationError } from '@strata/context';
+import { ConfigurationError, withDefaults } from '@strata/context';
 
 /** The DBOS application name every worker and the API share. */
 export const SERVICE_APPLICATION_NAME = 'strata';
@@ -45,10 +45,6 @@ export function serviceDatabaseFromEnvironment(env: Environment): Required<Servi
 }
 
 export function resolveServiceDatabase(database: ServiceDatabase): Required<ServiceDatabase> {
-  return {
-    url: database.url,
-    systemSchema: database.systemSchema ?? SERVICE_DATABASE_DEFAULTS.systemSchema,
-    storeSchema: database.storeSchema ?? SERVICE_DATABASE_DEFAULTS.storeSchema,
-    serviceSchema: database.serviceSchema ?? SERVICE_DATABASE_DEFAULTS.serviceSchema,
-  };
+  const { url, systemSchema, storeSchema, serviceSchema } = withDefaults(SERVICE_DATABASE_DEFAULTS, database);
+  return { url, systemSchema, storeSchema, serviceSchema };
 }

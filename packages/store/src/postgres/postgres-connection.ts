@@ -1,5 +1,5 @@
 import type { ToolOutputIdMaker } from '../tool-output-body.js';
-import { backoffDelayMs, ConfigurationError, StrataError, SYSTEM_TIMERS, type Timers } from '@strata/context';
+import { backoffDelayMs, ConfigurationError, StrataError, SYSTEM_TIMERS, withDefaults, type Timers } from '@strata/context';
 import { StoreAccessError, type StoreAccessErrorCode } from '../errors/store-access-error.js';
 import { postgresDriver, type PostgresPool, type PostgresPoolClient } from './postgres-driver.js';
 
@@ -271,16 +271,11 @@ const CODE_BY_SQLSTATE: ReadonlyArray<readonly [string, StoreAccessErrorCode]> =
 ];
 
 function retrySettings(options: PostgresRetryOptions | undefined) {
-  const maxAttempts = options?.maxAttempts ?? POSTGRES_RETRY_DEFAULTS.maxAttempts;
-  if (!Number.isSafeInteger(maxAttempts) || maxAttempts < 1) throw new ConfigurationError({ setting: 'retry.maxAttempts', message: `retry.maxAttempts must be a whole number of at least 1, got ${String(maxAttempts)}` });
-  return {
-    maxAttempts,
-    initialDelayMs: options?.initialDelayMs ?? POSTGRES_RETRY_DEFAULTS.initialDelayMs,
-    backoffFactor: options?.backoffFactor ?? POSTGRES_RETRY_DEFAULTS.backoffFactor,
-    maxDelayMs: options?.maxDelayMs ?? POSTGRES_RETRY_DEFAULTS.maxDelayMs,
-    timers: options?.timers ?? SYSTEM_TIMERS,
-    random: options?.random ?? Math.random,
-  };
+  const settings = withDefaults({ ...POSTGRES_RETRY_DEFAULTS, timers: SYSTEM_TIMERS, random: Math.random }, options);
+  if (!Number.isSafeInteger(settings.maxAttempts) || settings.maxAttempts < 1) {
+    throw new ConfigurationError({ setting: 'retry.maxAttempts', message: `retry.maxAttempts must be a whole number of at least 1, got ${String(settings.maxAttempts)}` });
+  }
+  return settings;
 }
 
 /** Errors thrown by a COMMIT whose outcome is unknown: never retried. */

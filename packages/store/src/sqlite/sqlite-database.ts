@@ -2,7 +2,7 @@ import type { ToolOutputIdMaker } from '../tool-output-body.js';
 import { closeSync, existsSync, openSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { StrataError } from '@strata/context';
+import { StrataError, withDefaults } from '@strata/context';
 import { StoreAccessError, type StoreAccessErrorCode } from '../errors/store-access-error.js';
 
 export interface SqliteStoreOptions {
@@ -37,12 +37,8 @@ export function openSqliteDatabase(options: SqliteStoreOptions & { readonly comp
   database: SqliteDatabase;
   path: string;
 } {
-  // Defaults merged with `??`: an option passed as undefined keeps its default.
-  const settings = {
-    ...options,
-    fileMustExist: options.fileMustExist ?? SQLITE_DEFAULTS.fileMustExist,
-    busyTimeoutMs: options.busyTimeoutMs ?? SQLITE_DEFAULTS.busyTimeoutMs,
-  };
+  // An option passed as undefined keeps its default.
+  const settings = withDefaults(SQLITE_DEFAULTS, options);
   const path = resolve(settings.path);
   prepareFile(path, settings.fileMustExist);
   let database: SqliteDatabase | undefined;
