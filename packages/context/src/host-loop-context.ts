@@ -29,8 +29,16 @@ export interface HostLoopContextOptions {
    * process or a restart continues a context from it.
    */
   readonly sessionStore: SessionStore;
-  /** Tool results at least this long (UTF-16 code units) are stored on first sight, so compaction can mask them. Default 1,024. */
+  /** Tool results at least this long (UTF-16 code units) are stored on first sight, so compaction can mask them. Default 1,024; not used with `storeResult`. */
   readonly storeFromChars?: number;
+  /**
+   * How a host's tool result enters the history, as a run's does: stored
+   * under a reference (credentials redacted), the message that carries it
+   * returned. The adapters give `@strata/tools`' `storeToolResult`, so a
+   * host loop keeps what a run keeps. Default: results of `storeFromChars`
+   * or more are put in `outputStore` as they are.
+   */
+  readonly storeResult?: (request: { readonly contextId: string; readonly result: ToolResultMessage; readonly signal?: AbortSignal }) => Promise<ToolResultMessage>;
   /**
    * Where each call puts its context's original request (from the session)
    * just before it assembles, for the pipeline's goal snapshot to read.
@@ -115,7 +123,7 @@ export class HostLoopContext<Origin> {
       const continues = previous !== undefined && previous.hostMessages <= request.messages.length && chain[previous.hostMessages] === previous.hostPrefix;
       const added = request.messages.slice(continues ? previous.hostMessages : 0);
       const appended: CanonicalMessage[] = [];
-      for (const { message } of added) appended.push(await this.stored(request.contextId, message));
+      for (const { message } of added) appended.push(await this.stored(request.contextId, message, request.signal));
       const history = [...(continues ? stored!.messages : []), ...appended];
       const turn = (previous?.turn ?? 0) + 1;
       const goal = (continues ? previous.goal : null) ?? firstRequest(history) ?? null;
@@ -155,8 +163,10 @@ export class HostLoopContext<Origin> {
   }
 
   /** A tool result long enough to mask, with its body stored under a reference; any other message as it is. */
-  private async stored(contextId: string, message: CanonicalMessage): Promise<CanonicalMessage> {
-    if (message.role !== 'tool' || message.outputRef !== undefined || message.content.length < (this.options.storeFromChars ?? DEFAULT_STORE_FROM_CHARS)) return message;
+  private async stored(contextId: string, message: CanonicalMessage, signal: AbortSignal | undefined): Promise<CanonicalMessage> {
+    if (message.role !== 'tool' || message.outputRef !== undefined) return message;
+    if (this.options.storeResult) return this.options.storeResult({ contextId, result: message, signal });
+    if (message.content.length < (this.options.storeFromChars ?? DEFAULT_STORE_FROM_CHARS)) return message;
     const outputRef = await this.options.outputStore.put({ contextId, toolCallId: message.toolCallId, toolName: message.toolName, body: message.content });
     const stored: ToolResultMessage = { ...message, outputRef };
     return stored;
@@ -198,6 +208,8 @@ export interface CreateHostLoopContextOptions {
   /** Default `dynamic`. */
   readonly mode?: ContextMode;
   readonly storeFromChars?: number;
+  /** How a host's tool result is stored (see `HostLoopContextOptions.storeResult`); the adapters give `storeToolResult`. */
+  readonly storeResult?: HostLoopContextOptions['storeResult'];
   /** The masked view of stored results (see `MessageComposerOptions`). Default: the composer's, as in every run. */
   readonly maskStoredResults?: MessageComposerOptions['maskStoredResults'];
 }
@@ -223,5 +235,5 @@ export function createHostLoopContext<Origin>(options: CreateHostLoopContextOpti
     outputStore: options.outputStore,
     traceSink: options.traceSink,
   });
-  return new HostLoopContext<Origin>({ assembler, outputStore: options.outputStore, sessionStore: options.sessionStore, storeFromChars: options.storeFromChars, goals });
+  return new HostLoopContext<Origin>({ assembler, outputStore: options.outputStore, sessionStore: options.sessionStore, storeFromChars: options.storeFromChars, storeResult: options.storeResult, goals });
 }

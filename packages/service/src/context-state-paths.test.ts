@@ -1,11 +1,11 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createAgentRun } from '@strata/agent';
-import type { CanonicalMessage, ContextTraceV5, ToolDefinition } from '@strata/context';
+import { createHostLoopContext, resolveContextBudget, toOpenAIChat, type CanonicalMessage, type ContextContributorFactory, type ContextTraceV5, type ToolDefinition } from '@strata/context';
 import { createModelSummarizer } from '@strata/model';
 import { createMemorySessionStore, createMemoryToolOutputStore, derivedToolOutputId } from '@strata/store';
 import { loadProviderRules } from '@strata/testing';
-import { ToolRegistry } from '@strata/tools';
+import { hostToolResultStore, ToolRegistry } from '@strata/tools';
 import pg from 'pg';
 import { createEffectTables, createScriptedCatalog } from './testing/scripted-catalog.js';
 import { ServiceHarness } from './testing/service-harness.js';
@@ -91,6 +91,43 @@ if (url === undefined || url === '') {
     assert.equal(inProcess.size, STEPS + 1, 'one input per model turn');
     assert.deepEqual([...service.keys()].sort(), [...inProcess.keys()].sort());
     for (const [key, input] of inProcess) assert.equal(service.get(key), input, `turn ${key}: the service sent other bytes than the run in one process`);
+
+    // Through a host's loop: a new host-loop context (as an adapter builds it) for every call, over the same stores,
+    // given the host's whole history each call, as SDK loops pass it. It continues from the session and its state alone.
+    const trajectory: CanonicalMessage[] = [];
+    let previous: readonly CanonicalMessage[] = [];
+    for (const version of await sessions.versions(runId)) {
+      const stored = (await sessions.loadVersion(runId, version))!;
+      if (stored.compaction === undefined) trajectory.push(...stored.messages.slice(previous.length));
+      previous = stored.messages;
+    }
+    // What the host holds: its own messages, without Strata's references.
+    const hostMessages = trajectory.map((message) => (message.role === 'tool' ? { role: 'tool' as const, toolCallId: message.toolCallId, toolName: message.toolName, content: message.content } : message));
+    const hostSessions = createMemorySessionStore();
+    const hostOutputs = createMemoryToolOutputStore({ newId: derivedToolOutputId });
+    const identity: ContextContributorFactory = {
+      id: 'host.sections',
+      create: ({ scope }) => ({ id: 'profile-sections', scopes: [scope], contribute: () => ({ sections: [{ id: 'profile.identity', slot: 'identity', content: 'You read logs and report.' }] }) }),
+    };
+    const hostInputs = new Map<string, string>();
+    for (const [index, message] of hostMessages.entries()) {
+      if (message.role !== 'assistant') continue;
+      const context = createHostLoopContext<CanonicalMessage>({
+        budget: { inputCapTokens: resolveContextBudget(catalog.configuration).inputCapTokens },
+        configuration: catalog.configuration,
+        contributors: [identity],
+        compaction: { summarizer: createModelSummarizer({ client: model }) },
+        outputStore: hostOutputs,
+        sessionStore: hostSessions,
+        storeResult: hostToolResultStore(hostOutputs),
+      });
+      const turn = await context.prepare({ contextId: runId, messages: hostMessages.slice(0, index).map((entry) => ({ message: entry, origin: entry })), tools: tools.visibleTools() });
+      const calls = message.toolCalls ?? [];
+      hostInputs.set(`${TAG}:${calls.length === 0 ? STEPS + 1 : calls[0]!.id.slice(`call_${TAG}_`.length)}`, JSON.stringify(toOpenAIChat(turn.assembled.input.messages)));
+    }
+    assert.equal(hostInputs.size, STEPS + 1);
+    // The same JSON values, message for message (the host's own objects may order their keys otherwise).
+    for (const [key, input] of inProcess) assert.deepStrictEqual(JSON.parse(hostInputs.get(key) ?? 'null'), JSON.parse(input), `turn ${key}: a new host-loop context sent other input than the run in one process`);
 
     const rules = await loadProviderRules();
     if (rules) {

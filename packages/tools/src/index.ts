@@ -45,7 +45,7 @@ export { neutraliseControlMarkers } from './mcp/control-markers.js';
 export type { ReadToolOutputArguments } from './tool-output/read-arguments.js';
 export { nextArgumentsOf } from './tool-output/read-tool-output.js';
 export { createReadToolOutputTool, type ReadToolOutputToolOptions } from './tool-output/read-tool-output-tool.js';
-export { gatherToolOutput, INLINE_TOOL_OUTPUT_MAX_CHARS, storeToolResult, type StoreToolResultOptions } from './tool-output/store-tool-result.js';
+export { gatherToolOutput, hostToolResultStore, INLINE_TOOL_OUTPUT_MAX_CHARS, storeToolResult, type StoreToolResultOptions } from './tool-output/store-tool-result.js';
 
 // Skills
 export { loadSkills, type LoadSkillsOptions, type SkillCatalog, type SkillEntry } from './skills/load-skills.js';

@@ -190,3 +190,14 @@ function isHighSurrogate(code: number): boolean {
 function detached(text: string): string {
   return Buffer.from(text, 'utf16le').toString('utf16le');
 }
+
+/**
+ * A host loop's tool result stored as a run stores its own (`storeToolResult`:
+ * under a reference, credentials redacted): what the adapters give
+ * `createHostLoopContext` as `storeResult`, so Strata inside a host's loop
+ * keeps what its own loop keeps.
+ */
+export function hostToolResultStore(store: ToolOutputStore): (request: { readonly contextId: string; readonly result: ToolResultMessage; readonly signal?: AbortSignal }) => Promise<ToolResultMessage> {
+  return ({ contextId, result, signal }) =>
+    storeToolResult({ store, contextId, call: { id: result.toolCallId, name: result.toolName }, outcome: { content: result.content, ...(result.isError === true ? { isError: true } : {}) }, signal });
+}
