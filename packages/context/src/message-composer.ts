@@ -5,6 +5,7 @@ import { ConfigurationError } from './errors/configuration-error.js';
 import { ContextInputError } from './errors/context-input-error.js';
 import { isTaskAnchorCandidate } from './history-units.js';
 import type { CanonicalHistory, CanonicalMessage, ToolResultMessage, UserMessage } from './messages.js';
+import { isSignedAssistant } from './signed-reasoning.js';
 import { pairStep } from './tool-call-pairing.js';
 import { MASK_PREVIEW_SHARE, PREVIEW_DEFAULTS, previewToolResult, type PreviewOptions } from './tool-result-preview.js';
 import { escapeAttribute as attribute, escapeWrapped } from './wrapper-markup.js';
@@ -195,7 +196,9 @@ interface ComposedGroup {
  * data_only observation. A call without a result right after its message
  * (open at the end, or answered out of place) gets an "interrupted" error
  * result. Duplicate or empty call ids and arguments that are not an object
- * are made valid in the outgoing copy (`pairStep`). A history with no user
+ * are made valid in the outgoing copy (`pairStep`), except in a message with
+ * signed reasoning (`signed-reasoning.ts`), which is never edited: such a
+ * step is left out whole, with a diagnostic. A history with no user
  * request to open it gets a user turn first. An empty history is an input
  * error. The canonical history is never changed.
  *
@@ -292,8 +295,19 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
     const subject = `history[${index}]`;
     if (message.role === 'assistant') cursor.steps += 1;
     if (message.role === 'assistant' && (message.toolCalls?.length ?? 0) > 0) {
-      cursor.conversationStarted = true;
       const step = pairStep(history, index, callIds);
+      // A signed message is never edited: one that would need new ids or wrapped arguments is left out with its results.
+      if (step.assistant !== message && isSignedAssistant(message)) {
+        const reasons = step.diagnostics.map((diagnostic) => diagnostic.message).join('; ');
+        return {
+          end: step.end,
+          messages: [],
+          diagnostics: [{ code: 'CONTEXT_SIGNED_STEP_DROPPED', severity: 'warning', subject, message: `assistant message at ${subject} carries signed reasoning and cannot go out as it is (${reasons}); its step (${step.end - index} messages) is left out whole` }],
+          callIds: [],
+          previewed: [],
+        };
+      }
+      cursor.conversationStarted = true;
       const messages: CanonicalMessage[] = [step.assistant];
       const previewed: ToolResultMessage[] = [];
       const atCapacity = capacityStep !== undefined && cursor.steps > capacityStep;
