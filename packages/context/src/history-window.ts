@@ -144,6 +144,7 @@ export class AtomicHistoryWindowPolicy implements HistoryWindowPolicy {
       }
     }
     const order = [...kept].sort((left, right) => left - right);
+    remaining = openSignedTurn(index, order, mustKeep, remaining, cost);
     // Providers want the conversation to open with a user turn: bring back the
     // user message before the first kept unit when it fits, else shed the
     // units that would open the conversation otherwise (never one it must keep).
@@ -221,6 +222,29 @@ function pinnedUnits(index: UnitIndex): Set<number> {
   if (index.checkpoints.length > 0) pinned.add(index.checkpoints.at(-1)!);
   if (index.units.length > 0) pinned.add(index.units.length - 1);
   return pinned;
+}
+
+/**
+ * The latest signed step must open its own assistant turn (its provider
+ * merges consecutive assistant messages, and its thinking comes first): when
+ * the cut left an assistant message right before it, the user turn between
+ * them comes back if it fits, else that assistant message goes (unless it
+ * must be kept). Edits `order`; returns the tokens still free.
+ */
+function openSignedTurn(index: UnitIndex, order: number[], mustKeep: ReadonlySet<number>, remaining: number, cost: (unit: number) => number): number {
+  const signed = index.signed.at(-1);
+  const position = signed === undefined ? -1 : order.indexOf(signed);
+  if (position <= 0) return remaining;
+  const before = order[position - 1]!;
+  if (index.messages[index.units[before]!.end - 1]!.role !== 'assistant') return remaining;
+  const between = signed! - 1;
+  if (between > before && index.units[between]!.role === 'user' && cost(between) <= remaining) {
+    order.splice(position, 0, between);
+    return remaining - cost(between);
+  }
+  if (mustKeep.has(before)) return remaining;
+  order.splice(position - 1, 1);
+  return remaining + cost(before);
 }
 
 /** Everything from the previous start on, plus the pinned units before it, when that still fits. */

@@ -82,6 +82,14 @@ export const EMPTY_USER_TEXT = '[empty message]';
 /** The user turn put before a history that has no user request to open it: providers want a user turn first. */
 export const CONVERSATION_OPENER_TEXT = '[The conversation so far has no user message before this point.]';
 
+/** The user turn put between an assistant message and a signed one after it, so that the signed one opens its own turn. */
+export const SIGNED_TURN_OPENER_TEXT = '[The assistant continues.]';
+
+/** A data_only user turn, so it is never taken for the task anchor. */
+function signedTurnOpener(): UserMessage {
+  return dataOnlyMessage(SIGNED_TURN_OPENER_TEXT);
+}
+
 /** A hidden, call-local user message whose text is data, never instructions. */
 export function dataOnlyMessage(content: string): UserMessage {
   return { role: 'user', content, hidden: true, authority: 'data_only' };
@@ -246,7 +254,7 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
     let newest: ComposedGroup | undefined;
     const cursor = { conversationStarted: composition.conversationStarted, steps: composition.steps };
     while (index < history.length) {
-      const group = this.composeGroup(history, index, composition.callIds, cursor, capacityStep);
+      const group = this.composeGroup(history, index, composition.callIds, cursor, capacityStep, composition.history.at(-1));
       if (group.end < history.length) this.keep(composition, group, cursor);
       else newest = group;
       composition.stableEnd = group.end < history.length ? group.end : index;
@@ -288,8 +296,21 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
     for (const id of group.callIds) composition.callIds.add(id);
   }
 
-  /** Composes the group at `history[index]`, given the call ids used before it and whether the conversation has started. */
-  private composeGroup(history: CanonicalHistory, index: number, callIds: ReadonlySet<string>, cursor: ComposeCursor, capacityStep: number | undefined): ComposedGroup {
+  /**
+   * Composes the group at `history[index]`, given the call ids used before it,
+   * whether the conversation has started and the message composed before it.
+   * A signed message right after an assistant message gets a user turn
+   * before it (`SIGNED_TURN_OPENER_TEXT`): Anthropic merges consecutive
+   * assistant messages, and a signed turn's thinking must open its message.
+   */
+  private composeGroup(history: CanonicalHistory, index: number, callIds: ReadonlySet<string>, cursor: ComposeCursor, capacityStep: number | undefined, previous: CanonicalMessage | undefined): ComposedGroup {
+    const group = this.composeMessages(history, index, callIds, cursor, capacityStep);
+    const first = group.messages[0];
+    if (previous?.role !== 'assistant' || first === undefined || first !== history[index] || !isSignedAssistant(first)) return group;
+    return { ...group, messages: [signedTurnOpener(), ...group.messages] };
+  }
+
+  private composeMessages(history: CanonicalHistory, index: number, callIds: ReadonlySet<string>, cursor: ComposeCursor, capacityStep: number | undefined): ComposedGroup {
     const message = history[index]!;
     const single = (messages: readonly CanonicalMessage[], diagnostics: readonly ContextDiagnostic[] = []): ComposedGroup => ({ end: index + 1, messages, diagnostics, callIds: [], previewed: [] });
     const subject = `history[${index}]`;
