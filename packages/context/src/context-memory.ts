@@ -25,6 +25,8 @@ export class ContextMemory {
   /** Stored-output references already confirmed to read back from this context's store. */
   readonly readableOutputRefs = new Set<string>();
   private checked: CanonicalHistory = [];
+  /** Every message object a checked history held: the canonical ones, for the signed-reasoning rule. */
+  private readonly canonical = new WeakSet<CanonicalMessage>();
   /** The latest plan call of the checked history (`null`: none). */
   private planCall: { readonly index: number; readonly id: string } | null = null;
   private composed: readonly CanonicalMessage[] = [];
@@ -36,7 +38,10 @@ export class ContextMemory {
   check(history: unknown): CanonicalHistory {
     if (!Array.isArray(history)) return checkCanonicalHistory(history);
     const shared = sharedPrefixLength(this.checked, history);
-    for (let index = shared; index < history.length; index += 1) checkCanonicalMessage(history[index], `history[${index}]`);
+    for (let index = shared; index < history.length; index += 1) {
+      checkCanonicalMessage(history[index], `history[${index}]`);
+      this.canonical.add(history[index] as CanonicalMessage);
+    }
     this.checked = history as CanonicalHistory;
     // The latest plan call, looked for only among the messages that changed unless it was among them.
     const stillValid = this.planCall === null || this.planCall.index < shared;
@@ -57,6 +62,11 @@ export class ContextMemory {
     if (!prefix) this.prefixTokens.set(counter, (prefix = [0]));
     for (let index = prefix.length - 1; index < composed.length; index += 1) prefix.push(prefix[index]! + counter.countMessage(composed[index]!));
     return prefix[composed.length]!;
+  }
+
+  /** Whether a history this memory checked held this message object (compaction keeps assistant messages as they are). */
+  canonicalMessage(message: CanonicalMessage): boolean {
+    return this.canonical.has(message);
   }
 
   /** Whether a composition of this context (this turn's or an earlier one) produced this message object. */

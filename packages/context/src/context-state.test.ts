@@ -1,37 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { historyArbitrary, loadSweAgentConversations, loadTauBenchConversations, withCallIdSuffix } from '@strata/testing';
+import { historyArbitrary, loadSweAgentConversations, loadTauBenchConversations, memoryOutputStore, scriptedSummarizer, stepsOf, withCallIdSuffix } from '@strata/testing';
 import { createContextPipeline } from './context-pipeline.js';
 import { resolveContextBudget } from './context-configuration.js';
 import { checkContextState, INITIAL_CONTEXT_STATE, type ContextState } from './context-state.js';
 import { ContextInputError } from './errors/context-input-error.js';
-import { CHECKPOINT_SECTIONS } from './checkpoint-format.js';
-import type { CanonicalMessage, ToolOutputRef } from './messages.js';
-import type { StoredToolOutput, Summarizer, ToolOutputStore } from './ports.js';
+import type { CanonicalMessage } from './messages.js';
+import type { ToolOutputStore } from './ports.js';
 
-/** A tool-output store fake of the port, with ids in order (the real stores are in @strata/store, which this package may not import). */
-function outputStore(): ToolOutputStore {
-  const outputs = new Map<string, StoredToolOutput>();
-  return {
-    async put(output) {
-      const ref: ToolOutputRef = { id: `out-${outputs.size + 1}`, chars: output.body.length, lines: output.body.split('\n').length, bytes: Buffer.byteLength(output.body) };
-      outputs.set(ref.id, { ...output, ref, createdAt: '2026-01-01T00:00:00.000Z' });
-      return ref;
-    },
-    async get(id) {
-      return outputs.get(id);
-    },
-    async close() {},
-  };
-}
-
-/** A deterministic summarizer: its checkpoint depends only on the transcript, as a model's would on a fixed seed. */
-const summarizer: Summarizer = {
-  async summarize({ transcript }) {
-    return CHECKPOINT_SECTIONS.map((name) => `## ${name}\n${name === 'Next step' ? 'Go on.' : `${transcript.length} messages before this point.`}`).join('\n\n');
-  },
-};
+const summarizer = scriptedSummarizer;
 
 /** Stores every long tool result, as a run does before it enters the session. */
 async function stored(store: ToolOutputStore, contextId: string, message: CanonicalMessage): Promise<CanonicalMessage> {
@@ -47,7 +25,7 @@ async function stored(store: ToolOutputStore, contextId: string, message: Canoni
  */
 async function compareWarmAndFresh(options: { task: string; steps: readonly CanonicalMessage[][]; turns: number; cap: number; summarize: boolean }): Promise<{ compacted: number; cut: number }> {
   const contextId = 'run';
-  const store = outputStore();
+  const store = memoryOutputStore();
   const pipeline = () =>
     createContextPipeline({
       contextId,
@@ -79,16 +57,6 @@ async function compareWarmAndFresh(options: { task: string; steps: readonly Cano
     session = JSON.parse(JSON.stringify([...kept.history, ...appended])) as CanonicalMessage[];
   }
   return { compacted, cut };
-}
-
-/** The steps of a history: each assistant message with the tool results after it (and any user message before the next one). */
-function stepsOf(history: readonly CanonicalMessage[]): CanonicalMessage[][] {
-  const steps: CanonicalMessage[][] = [];
-  for (const message of history.slice(history.findIndex((entry) => entry.role === 'assistant'))) {
-    if (message.role === 'assistant' || steps.length === 0) steps.push([message]);
-    else if (message.role !== 'system') steps.at(-1)!.push(message);
-  }
-  return steps.filter((step) => step.length > 0 && step[0]!.role === 'assistant');
 }
 
 test('property: a fresh assembler given the session and its context state sends what a warm one sends, turn for turn (generated histories, 200 turns, with compaction)', async () => {

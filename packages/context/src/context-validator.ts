@@ -4,6 +4,7 @@ import type { CanonicalMessage } from './messages.js';
 import { sectionTag } from './system-prompt-renderer.js';
 import type { ToolSchema } from './token-estimator.js';
 import type { ModelInput } from './model-input.js';
+import { isSignedAssistant } from './signed-reasoning.js';
 import { isJsonObject } from './tool-call-pairing.js';
 import { wrapperBalanceProblem } from './wrapper-markup.js';
 
@@ -14,6 +15,12 @@ export interface ContextValidationRequest {
   readonly governedTools: readonly ToolSchema[];
   /** Every assistant and tool message the input may carry: those of the composed history. */
   readonly historyMessages: { has(message: CanonicalMessage): boolean };
+  /**
+   * The canonical history's own message objects (never mutated, so the same
+   * object is the same bytes). When given, an assistant message with signed
+   * reasoning must be one of them: never an edited copy.
+   */
+  readonly canonicalMessages?: { has(message: CanonicalMessage): boolean };
 }
 
 export interface ContextValidator {
@@ -26,7 +33,9 @@ export interface ContextValidator {
  * did not come from the history (contributors cannot forge them). Provider
  * validity: a user turn first, no empty text, every call id non-empty and
  * unique in the request, arguments as JSON objects, every call answered right
- * after its message and every result answering such a call. Trust: in
+ * after its message and every result answering such a call; an assistant
+ * message with signed reasoning exactly as the canonical history holds it
+ * (`signed-unchanged`, see `signed-reasoning.ts`). Trust: in
  * every message Strata wraps (system prompts, data_only messages) each
  * wrapper tag (section, checkpoint, attachment, context_message,
  * tool_output) is balanced and none opens inside another, so wrapped data
@@ -56,6 +65,9 @@ export class DefaultContextValidator implements ContextValidator {
       }
       if ((message.role === 'assistant' || message.role === 'tool') && !request.historyMessages.has(message)) {
         violations.push({ rule: 'no-forged-message', message: `${message.role} message at input[${index}] did not come from the history` });
+      }
+      if (request.canonicalMessages && isSignedAssistant(message) && !request.canonicalMessages.has(message)) {
+        violations.push({ rule: 'signed-unchanged', message: `assistant message at input[${index}] carries signed reasoning but is not the canonical message: a signed message goes out unedited` });
       }
       if (message.role === 'system' || (message.role === 'user' && message.authority === 'data_only')) {
         const problem = wrapperBalanceProblem(message.content);

@@ -3,6 +3,7 @@ import { buildHistoryUnits, isOpenUnit, isTaskAnchorCandidate, type HistoryUnit 
 import { EMPTY_COMPACTION_TRACE, type CompactionRequest, type CompactionResult, type CompactionTrace, type HistoryCompactor } from './history-compactor.js';
 import type { CanonicalHistory, CanonicalMessage, ToolOutputRef } from './messages.js';
 import type { Summarizer } from './ports.js';
+import { isVerbatimSigned } from './signed-reasoning.js';
 import type { TokenEstimator } from './token-estimator.js';
 import { MASK_PREVIEW_SHARE, PREVIEW_DEFAULTS, previewToolResult, type PreviewOptions } from './tool-result-preview.js';
 import { ConfigurationError } from './errors/configuration-error.js';
@@ -65,8 +66,9 @@ function sumTokens(messages: readonly CanonicalMessage[], estimator: TokenEstima
  * head/tail preview plus their `read_tool_output` reference. While pressure
  * remains, the summarizer turns the oldest finished steps into a resident
  * checkpoint, keeping a recent suffix chosen by token cost. Never touches
- * open units; never replaces history with a bigger summary; never mutates
- * its input.
+ * open units or the latest step with signed reasoning; removes an older
+ * signed step only whole, never edits an assistant message; never replaces
+ * history with a bigger summary; never mutates its input.
  */
 export class DefaultHistoryCompactor implements HistoryCompactor {
   private readonly options: HistoryCompactorOptions & typeof HISTORY_COMPACTOR_DEFAULTS;
@@ -168,6 +170,8 @@ export class DefaultHistoryCompactor implements HistoryCompactor {
 
   /**
    * Units never projected or summarized: leading system messages, open units,
+   * the latest step with signed reasoning (`signed-reasoning.ts`: its
+   * provider wants it back as it was; older ones may be summarized, whole),
    * the newest step and the recent suffix. The suffix is bounded by tokens
    * and, when the trigger is the message count, also by messages (the
    * recent share of the threshold), so it never covers a history of short messages whole.
@@ -178,6 +182,8 @@ export class DefaultHistoryCompactor implements HistoryCompactor {
       if (isOpenUnit(unit)) kept.add(index);
       if (unit.messages[0]!.role === 'system' && (index === 0 || kept.has(index - 1))) kept.add(index);
     });
+    const signed = latestSignedUnit(units);
+    if (signed >= 0) kept.add(signed);
     let recentTokens = 0;
     let recentMessages = 0;
     const tokenBudget = request.targetHistoryTokens * this.options.recentShare;
@@ -208,12 +214,14 @@ export class DefaultHistoryCompactor implements HistoryCompactor {
     let boundary = units.length;
     while (boundary > 0 && protectedUnits.has(boundary - 1) && !isLeadingSystem(units, boundary - 1)) boundary -= 1;
     const anchorUnit = units.findLastIndex((unit) => isTaskAnchorCandidate(unit.messages[0]!));
+    // The latest signed step stays where it was; older ones go into the summary whole.
+    const signedUnit = latestSignedUnit(units);
     const source: CanonicalMessage[] = [];
     const keptFromPrefix: CanonicalMessage[] = [];
     const leading: CanonicalMessage[] = [];
     units.slice(0, boundary).forEach((unit, index) => {
       if (isLeadingSystem(units, index)) leading.push(...unit.messages);
-      else if (isOpenUnit(unit) || index === anchorUnit) keptFromPrefix.push(...unit.messages);
+      else if (isOpenUnit(unit) || index === signedUnit || index === anchorUnit) keptFromPrefix.push(...unit.messages);
       else source.push(...unit.messages);
     });
     if (source.length === 0) return { trace: {} };
@@ -261,4 +269,9 @@ export class DefaultHistoryCompactor implements HistoryCompactor {
 function isLeadingSystem(units: readonly HistoryUnit[], index: number): boolean {
   for (let cursor = 0; cursor <= index; cursor += 1) if (units[cursor]!.messages[0]!.role !== 'system') return false;
   return true;
+}
+
+/** The unit of the latest assistant message with signed reasoning that can go verbatim (`signed-reasoning.ts`), or -1. */
+function latestSignedUnit(units: readonly HistoryUnit[]): number {
+  return units.findLastIndex((unit) => isVerbatimSigned(unit.messages[0]!));
 }

@@ -5,6 +5,7 @@ import { BoundedCache } from './bounded-cache.js';
 import type { WindowStartMark } from './context-state.js';
 import { messageFingerprint } from './message-fingerprint.js';
 import type { CanonicalMessage } from './messages.js';
+import { isVerbatimSigned } from './signed-reasoning.js';
 
 export interface HistoryWindowRequest {
   readonly messages: readonly CanonicalMessage[];
@@ -73,6 +74,8 @@ interface UnitIndex {
   readonly anchors: number[];
   readonly checkpoints: number[];
   readonly openUnits: number[];
+  /** Ascending unit indexes of steps whose assistant message carries signed reasoning that can go verbatim. */
+  readonly signed: number[];
 }
 
 /** How many contexts' unit indexes a policy keeps, the most recent ones. */
@@ -83,6 +86,8 @@ const CONTEXTS_KEPT = 256;
  * from its results; always keeps the leading system messages, the task anchor
  * (the latest real user request), the latest checkpoint, the newest step and
  * every open unit. When those alone do not fit, fails before any provider call.
+ * The latest step with signed reasoning (`signed-reasoning.ts`) is kept
+ * beside them whenever it fits; like every unit, it is kept or dropped whole.
  * Given a `contextId`, its index of the history is kept between turns, so a
  * turn costs the appended messages plus the window, not the whole history.
  */
@@ -94,20 +99,27 @@ export class AtomicHistoryWindowPolicy implements HistoryWindowPolicy {
     const index = this.indexFor(request);
     const { units, prefixTokens } = index;
     const cost = (unit: number) => prefixTokens[unit + 1]! - prefixTokens[unit]!;
-    const pinned = pinnedUnits(index);
+    const mustKeep = pinnedUnits(index);
     let pinnedTokens = 0;
-    for (const unit of pinned) pinnedTokens += cost(unit);
+    for (const unit of mustKeep) pinnedTokens += cost(unit);
     if (pinnedTokens > request.budgetTokens) {
       throw new ContextBudgetError({
         code: 'CONTEXT_WINDOW_MUST_KEEP_OVER_BUDGET',
         requiredTokens: pinnedTokens,
         availableTokens: request.budgetTokens,
-        message: `the messages the window must keep (task anchor, checkpoint, newest step, open tool calls: ${pinned.size} units) need ${pinnedTokens} tokens but only ${request.budgetTokens} are left for history`,
+        message: `the messages the window must keep (task anchor, checkpoint, newest step, open tool calls: ${mustKeep.size} units) need ${pinnedTokens} tokens but only ${request.budgetTokens} are left for history`,
       });
+    }
+    // The latest signed step is kept too, whenever it fits beside them: its provider wants it back as it was.
+    const pinned = new Set(mustKeep);
+    const signed = index.signed.at(-1);
+    if (signed !== undefined && !pinned.has(signed) && pinnedTokens + cost(signed) <= request.budgetTokens) {
+      pinned.add(signed);
+      pinnedTokens += cost(signed);
     }
     const total = prefixTokens[units.length]!;
     const firstTurn = units.findIndex((unit) => unit.role !== 'system');
-    const opensWithUser = firstTurn < 0 || units[firstTurn]!.role === 'user' || pinned.has(firstTurn);
+    const opensWithUser = firstTurn < 0 || units[firstTurn]!.role === 'user' || mustKeep.has(firstTurn);
     if (total <= request.budgetTokens && opensWithUser) return windowOf(request, index, null, total);
 
     let kept = new Set(pinned);
@@ -132,19 +144,21 @@ export class AtomicHistoryWindowPolicy implements HistoryWindowPolicy {
       }
     }
     const order = [...kept].sort((left, right) => left - right);
+    remaining = openSignedTurn(index, order, mustKeep, remaining, cost);
     // Providers want the conversation to open with a user turn: bring back the
     // user message before the first kept unit when it fits, else shed the
-    // unpinned units that would open the conversation otherwise.
+    // units that would open the conversation otherwise (never one it must keep).
     for (let position = 0; position < order.length; position += 1) {
       const unit = order[position]!;
       if (units[unit]!.role === 'system') continue;
-      if (units[unit]!.role === 'user' || pinned.has(unit)) break;
+      if (units[unit]!.role === 'user') break;
       const opener = previousUserUnit(units, unit);
       if (opener >= 0 && cost(opener) <= remaining) {
         order.splice(position, 0, opener);
         remaining -= cost(opener);
         break;
       }
+      if (mustKeep.has(unit)) break;
       order.splice(position, 1);
       remaining += cost(unit);
       position -= 1;
@@ -167,7 +181,7 @@ export class AtomicHistoryWindowPolicy implements HistoryWindowPolicy {
       while (from > 0 && index.units[from - 1]!.end >= same) from -= 1;
       truncate(index, from);
     } else {
-      index = { messages, count, units: [], prefixTokens: [0], anchors: [], checkpoints: [], openUnits: [] };
+      index = { messages, count, units: [], prefixTokens: [0], anchors: [], checkpoints: [], openUnits: [], signed: [] };
     }
     index.messages = messages;
     extend(index, messages);
@@ -179,7 +193,7 @@ export class AtomicHistoryWindowPolicy implements HistoryWindowPolicy {
 function truncate(index: UnitIndex, from: number): void {
   index.units.length = from;
   index.prefixTokens.length = from + 1;
-  for (const list of [index.anchors, index.checkpoints, index.openUnits]) while (list.length > 0 && list.at(-1)! >= from) list.pop();
+  for (const list of [index.anchors, index.checkpoints, index.openUnits, index.signed]) while (list.length > 0 && list.at(-1)! >= from) list.pop();
 }
 
 /** Adds the units of `messages` after the indexed ones, with their costs and pins. */
@@ -195,6 +209,7 @@ function extend(index: UnitIndex, messages: readonly CanonicalMessage[]): void {
     if (isTaskAnchorCandidate(first)) index.anchors.push(position);
     if (first.role === 'user' && first.checkpoint === true) index.checkpoints.push(position);
     if (isOpenUnit(unit)) index.openUnits.push(position);
+    if (isVerbatimSigned(first)) index.signed.push(position);
   }
 }
 
@@ -207,6 +222,29 @@ function pinnedUnits(index: UnitIndex): Set<number> {
   if (index.checkpoints.length > 0) pinned.add(index.checkpoints.at(-1)!);
   if (index.units.length > 0) pinned.add(index.units.length - 1);
   return pinned;
+}
+
+/**
+ * The latest signed step must open its own assistant turn (its provider
+ * merges consecutive assistant messages, and its thinking comes first): when
+ * the cut left an assistant message right before it, the user turn between
+ * them comes back if it fits, else that assistant message goes (unless it
+ * must be kept). Edits `order`; returns the tokens still free.
+ */
+function openSignedTurn(index: UnitIndex, order: number[], mustKeep: ReadonlySet<number>, remaining: number, cost: (unit: number) => number): number {
+  const signed = index.signed.at(-1);
+  const position = signed === undefined ? -1 : order.indexOf(signed);
+  if (position <= 0) return remaining;
+  const before = order[position - 1]!;
+  if (index.messages[index.units[before]!.end - 1]!.role !== 'assistant') return remaining;
+  const between = signed! - 1;
+  if (between > before && index.units[between]!.role === 'user' && cost(between) <= remaining) {
+    order.splice(position, 0, between);
+    return remaining - cost(between);
+  }
+  if (mustKeep.has(before)) return remaining;
+  order.splice(position - 1, 1);
+  return remaining + cost(before);
 }
 
 /** Everything from the previous start on, plus the pinned units before it, when that still fits. */

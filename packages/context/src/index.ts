@@ -19,6 +19,7 @@ export { messageText } from './message-text.js';
 export { buildHistoryUnits, isTaskAnchorCandidate } from './history-units.js';
 export type { HistoryUnit } from './history-units.js';
 export { checkCanonicalHistory, checkJsonValue, MAX_JSON_DEPTH, MAX_JSON_NODES } from './canonical-history-check.js';
+export { isSignedAssistant, isVerbatimSigned, latestSignedIndex, SIGNING_METADATA_FIELDS } from './signed-reasoning.js';
 
 // Adapters and trajectory importers
 export { fromOpenAIChat, toOpenAIChat, toOpenAIChatDetailed } from './adapters/openai-chat.js';

@@ -5,6 +5,7 @@ import { ConfigurationError } from './errors/configuration-error.js';
 import { ContextInputError } from './errors/context-input-error.js';
 import { isTaskAnchorCandidate } from './history-units.js';
 import type { CanonicalHistory, CanonicalMessage, ToolResultMessage, UserMessage } from './messages.js';
+import { isSignedAssistant } from './signed-reasoning.js';
 import { pairStep } from './tool-call-pairing.js';
 import { MASK_PREVIEW_SHARE, PREVIEW_DEFAULTS, previewToolResult, type PreviewOptions } from './tool-result-preview.js';
 import { escapeAttribute as attribute, escapeWrapped } from './wrapper-markup.js';
@@ -80,6 +81,14 @@ export const EMPTY_USER_TEXT = '[empty message]';
 
 /** The user turn put before a history that has no user request to open it: providers want a user turn first. */
 export const CONVERSATION_OPENER_TEXT = '[The conversation so far has no user message before this point.]';
+
+/** The user turn put between an assistant message and a signed one after it, so that the signed one opens its own turn. */
+export const SIGNED_TURN_OPENER_TEXT = '[The assistant continues.]';
+
+/** A data_only user turn, so it is never taken for the task anchor. */
+function signedTurnOpener(): UserMessage {
+  return dataOnlyMessage(SIGNED_TURN_OPENER_TEXT);
+}
 
 /** A hidden, call-local user message whose text is data, never instructions. */
 export function dataOnlyMessage(content: string): UserMessage {
@@ -195,7 +204,9 @@ interface ComposedGroup {
  * data_only observation. A call without a result right after its message
  * (open at the end, or answered out of place) gets an "interrupted" error
  * result. Duplicate or empty call ids and arguments that are not an object
- * are made valid in the outgoing copy (`pairStep`). A history with no user
+ * are made valid in the outgoing copy (`pairStep`), except in a message with
+ * signed reasoning (`signed-reasoning.ts`), which is never edited: such a
+ * step is left out whole, with a diagnostic. A history with no user
  * request to open it gets a user turn first. An empty history is an input
  * error. The canonical history is never changed.
  *
@@ -243,7 +254,7 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
     let newest: ComposedGroup | undefined;
     const cursor = { conversationStarted: composition.conversationStarted, steps: composition.steps };
     while (index < history.length) {
-      const group = this.composeGroup(history, index, composition.callIds, cursor, capacityStep);
+      const group = this.composeGroup(history, index, composition.callIds, cursor, capacityStep, composition.history.at(-1));
       if (group.end < history.length) this.keep(composition, group, cursor);
       else newest = group;
       composition.stableEnd = group.end < history.length ? group.end : index;
@@ -285,15 +296,39 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
     for (const id of group.callIds) composition.callIds.add(id);
   }
 
-  /** Composes the group at `history[index]`, given the call ids used before it and whether the conversation has started. */
-  private composeGroup(history: CanonicalHistory, index: number, callIds: ReadonlySet<string>, cursor: ComposeCursor, capacityStep: number | undefined): ComposedGroup {
+  /**
+   * Composes the group at `history[index]`, given the call ids used before it,
+   * whether the conversation has started and the message composed before it.
+   * A signed message right after an assistant message gets a user turn
+   * before it (`SIGNED_TURN_OPENER_TEXT`): Anthropic merges consecutive
+   * assistant messages, and a signed turn's thinking must open its message.
+   */
+  private composeGroup(history: CanonicalHistory, index: number, callIds: ReadonlySet<string>, cursor: ComposeCursor, capacityStep: number | undefined, previous: CanonicalMessage | undefined): ComposedGroup {
+    const group = this.composeMessages(history, index, callIds, cursor, capacityStep);
+    const first = group.messages[0];
+    if (previous?.role !== 'assistant' || first === undefined || first !== history[index] || !isSignedAssistant(first)) return group;
+    return { ...group, messages: [signedTurnOpener(), ...group.messages] };
+  }
+
+  private composeMessages(history: CanonicalHistory, index: number, callIds: ReadonlySet<string>, cursor: ComposeCursor, capacityStep: number | undefined): ComposedGroup {
     const message = history[index]!;
     const single = (messages: readonly CanonicalMessage[], diagnostics: readonly ContextDiagnostic[] = []): ComposedGroup => ({ end: index + 1, messages, diagnostics, callIds: [], previewed: [] });
     const subject = `history[${index}]`;
     if (message.role === 'assistant') cursor.steps += 1;
     if (message.role === 'assistant' && (message.toolCalls?.length ?? 0) > 0) {
-      cursor.conversationStarted = true;
       const step = pairStep(history, index, callIds);
+      // A signed message is never edited: one that would need new ids or wrapped arguments is left out with its results.
+      if (step.assistant !== message && isSignedAssistant(message)) {
+        const reasons = step.diagnostics.map((diagnostic) => diagnostic.message).join('; ');
+        return {
+          end: step.end,
+          messages: [],
+          diagnostics: [{ code: 'CONTEXT_SIGNED_STEP_DROPPED', severity: 'warning', subject, message: `assistant message at ${subject} carries signed reasoning and cannot go out as it is (${reasons}); its step (${step.end - index} messages) is left out whole` }],
+          callIds: [],
+          previewed: [],
+        };
+      }
+      cursor.conversationStarted = true;
       const messages: CanonicalMessage[] = [step.assistant];
       const previewed: ToolResultMessage[] = [];
       const atCapacity = capacityStep !== undefined && cursor.steps > capacityStep;

@@ -7,6 +7,7 @@ import { DEFAULT_PRESSURE_PERCENT } from './context-configuration.js';
 import { KEEP_WHOLE_TOOLS } from './context-pipeline.js';
 import { EXACT_COUNT_CAP_SHARE } from './counting-policy.js';
 import { HISTORY_COMPACTOR_DEFAULTS } from './default-history-compactor.js';
+import { SIGNING_METADATA_FIELDS } from './signed-reasoning.js';
 import { MASK_PREVIEW_SHARE } from './tool-result-preview.js';
 
 const architecture = readFileSync(new URL('../../../docs/architecture.md', import.meta.url), 'utf8');
@@ -25,6 +26,12 @@ const RULES: ReadonlyArray<{ readonly name: string; readonly value: unknown; rea
   { name: 'RECOVERY_MARGIN', value: RECOVERY_MARGIN, expected: 0.9, documented: 'less a tenth, `RECOVERY_MARGIN`' },
   { name: 'RECOVERY_SHARE', value: RECOVERY_SHARE, expected: 0.75, documented: 'three quarters, `RECOVERY_SHARE`' },
   { name: 'KEEP_WHOLE_TOOLS', value: KEEP_WHOLE_TOOLS, expected: ['read_skill'], documented: 'never a skill body' },
+  {
+    name: 'SIGNING_METADATA_FIELDS',
+    value: SIGNING_METADATA_FIELDS,
+    expected: { anthropic: ['signature', 'redactedData'], bedrock: ['signature', 'redactedData'], openai: ['itemId', 'reasoningEncryptedContent'], azure: ['itemId', 'reasoningEncryptedContent'], google: ['thoughtSignature'], vertex: ['thoughtSignature'] },
+    documented: 'Anthropic thinking signature or redacted data, OpenAI Responses reasoning item, Gemini thought signature',
+  },
 ];
 
 for (const rule of RULES) {

@@ -38,7 +38,9 @@ export interface PairedStep {
  * re-pointed by position: the first result naming an id answers the first
  * call that had it. The step ends at the first message that is not such a
  * result. Messages that need no change are returned as they are (same
- * objects), so previews and caches keyed by message keep working.
+ * objects), so previews and caches keyed by message keep working. A copy of
+ * a message with signed reasoning is never sent: the composer leaves such a
+ * step out whole instead (`signed-reasoning.ts`).
  */
 export function pairStep(history: CanonicalHistory, index: number, used: ReadonlySet<string>): PairedStep {
   const message = history[index] as AssistantMessage;

@@ -1,6 +1,6 @@
 // fast-check generators of canonical histories for property tests (test-only).
 import fc from 'fast-check';
-import type { CanonicalMessage } from '@strata/context';
+import type { CanonicalMessage, ReasoningPart } from '@strata/context';
 
 const words = fc.constantFrom('the', 'tool', 'result', 'context', '上下文', '工具调用', '结果', 'JSON', '{"a":1}', '42', '\n', '证据', 'window');
 
@@ -25,12 +25,20 @@ const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
   },
 );
 
+/** Provider-signed reasoning as the AI SDK providers return it: Anthropic thinking with its signature, an OpenAI Responses reasoning item. */
+function signedReasoning(provider: 'anthropic' | 'openai', step: number, text: string): ReasoningPart {
+  if (provider === 'anthropic') return { text: `Thinking about step ${step}: ${text}`, providerMetadata: { anthropic: { signature: `sig-${step}-${text.length}` } } };
+  return { text: `Step ${step}: ${text}`, providerMetadata: { openai: { itemId: `rs_${step}`, reasoningEncryptedContent: `enc-${step}-${text.length}` } } };
+}
+
 /**
  * Histories that open with a user request and hold parallel tool calls, huge
  * tool results and CJK text; with `open`, the newest step may leave calls
- * without results.
+ * without results. With `signed`, every assistant message carries reasoning
+ * that provider signed (and its calls unique ids, as providers give).
  */
-export function historyArbitrary(options: { open: boolean; maxSteps?: number }): fc.Arbitrary<CanonicalMessage[]> {
+export function historyArbitrary(options: { open: boolean; maxSteps?: number; signed?: 'anthropic' | 'openai' }): fc.Arbitrary<CanonicalMessage[]> {
+  const reasoning = (step: number, text: string) => (options.signed ? { reasoning: [signedReasoning(options.signed, step, text)] } : {});
   return fc
     .tuple(textArbitrary(20), fc.array(stepArbitrary, { minLength: 0, maxLength: options.maxSteps ?? 30 }), fc.integer({ min: 0, max: 2 }))
     .map(([first, steps, openCount]) => {
@@ -38,10 +46,10 @@ export function historyArbitrary(options: { open: boolean; maxSteps?: number }):
       let callNumber = 0;
       steps.forEach((step, stepIndex) => {
         if (step.kind === 'user') history.push(step.checkpoint ? { role: 'user', content: `checkpoint: ${step.text}`, checkpoint: true } : { role: 'user', content: step.text });
-        else if (step.kind === 'assistant') history.push({ role: 'assistant', content: step.text });
+        else if (step.kind === 'assistant') history.push({ role: 'assistant', content: step.text, ...reasoning(stepIndex, step.text) });
         else {
           const calls = step.results.map(() => ({ id: `call_${(callNumber += 1)}`, name: callNumber % 2 ? 'search' : 'read_file', input: { query: `q${callNumber}` } }));
-          history.push({ role: 'assistant', content: step.text, toolCalls: calls });
+          history.push({ role: 'assistant', content: step.text, toolCalls: calls, ...reasoning(stepIndex, step.text) });
           const isLast = stepIndex === steps.length - 1;
           const answered = options.open && isLast ? Math.max(0, calls.length - openCount) : calls.length;
           calls.slice(0, answered).forEach((call, index) => history.push({ role: 'tool', toolCallId: call.id, toolName: call.name, content: step.results[index]!.text }));

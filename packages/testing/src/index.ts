@@ -19,6 +19,10 @@ export type { SharedConversation } from './conversations.js';
 // Generators of canonical histories for property tests
 export { historyArbitrary, textArbitrary } from './history-arbitrary.js';
 
+// Many turns over a history with signed reasoning, under pressure, checked turn by turn
+export { carriesSignature, memoryOutputStore, runSignedSession, scriptedSummarizer, signatureKey, stepsOf } from './signed-session.js';
+export type { SignedSessionOutcome, SignedSessionTurn } from './signed-session.js';
+
 // What a provider format carries of a canonical message (for round-trip tests)
 export { modelVisibleFields } from './model-visible.js';
 
