@@ -3,6 +3,7 @@
 import { generateText, jsonSchema, pruneMessages, stepCountIs, tool, type ModelMessage, type ToolSet } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { createStrataAiSdk } from '@strata/ai-sdk';
+import { createMemorySessionStore, createMemoryToolOutputStore, derivedToolOutputId } from '@strata/store';
 import { exactTokenEstimatorFor, fromAiSdkMessages, type ToolSchema } from '@strata/context';
 import { loadProviderRules, type ProviderRules } from '@strata/testing';
 import { LOOP_BUDGET_TOKENS, LOOP_STEPS, LOOP_SYSTEM, LOOP_TASK, loopToolOutputs, measureLoop, type LoopRow, type MeasuredRequest } from './host-loop-measure.js';
@@ -63,6 +64,19 @@ async function runLoop(outputs: readonly string[], prepareStep: PrepareStep | un
   });
   await generateText({ model, system: LOOP_SYSTEM, prompt: LOOP_TASK, tools: { read_output: readOutput, ...extraTools }, stopWhen: stepCountIs(LOOP_STEPS), prepareStep });
   return model.doGenerateCalls.map((call) => ({ canonical: fromAiSdkMessages(call.prompt), chat: asOpenAIChat(call.prompt), tools: toolSchemas(call.tools) }));
+}
+
+/**
+ * The requests of one loop with Strata over stores of its own (reference ids from the call, so two loops
+ * compare byte for byte): one adapter instance for the whole run, or (`freshPerCall`) a new instance for every
+ * model call over the same stores, as a restarted process or another worker would make it.
+ */
+export async function strataRequests(outputs: readonly string[], freshPerCall: boolean, budgetTokens = LOOP_BUDGET_TOKENS): Promise<MeasuredRequest[]> {
+  const stores = { outputStore: createMemoryToolOutputStore({ newId: derivedToolOutputId }), sessionStore: createMemorySessionStore() };
+  const make = () => createStrataAiSdk({ budget: { inputCapTokens: budgetTokens }, exactEstimator: exactTokenEstimatorFor('o200k_base'), contextId: 'bench', system: LOOP_SYSTEM, ...stores });
+  const kept = make();
+  const prepareStep: typeof kept.prepareStep = freshPerCall ? (options) => make().prepareStep(options) : kept.prepareStep;
+  return runLoop(outputs, prepareStep, kept.tools);
 }
 
 /** Strata's row alone: what the acceptance test checks. */

@@ -5,10 +5,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadProviderRules } from '@strata/testing';
-import { strataRow as aiSdkRow } from './ai-sdk-loop.bench.js';
+import { strataRequests as aiSdkRequests, strataRow as aiSdkRow } from './ai-sdk-loop.bench.js';
 import { loopToolOutputs, type LoopRow } from './host-loop-measure.js';
-import { strataRow as langChainRow } from './langchain-loop.bench.js';
-import { strataRow as openAIAgentsRow } from './openai-agents-loop.bench.js';
+import { strataRequests as langChainRequests, strataRow as langChainRow } from './langchain-loop.bench.js';
+import { strataRequests as openAIAgentsRequests, strataRow as openAIAgentsRow } from './openai-agents-loop.bench.js';
 
 for (const [sdk, strataRow] of [
   ['AI SDK', aiSdkRow],
@@ -31,5 +31,23 @@ for (const [sdk, strataRow] of [
     assert.ok(row.cost <= unmasked.cost, `cost ${row.cost} against ${unmasked.cost} unmasked`);
     assert.equal(row.openaiViolations, 0);
     assert.equal(row.anthropicViolations, 0);
+  });
+}
+
+for (const [sdk, strataRequests] of [
+  ['AI SDK', aiSdkRequests],
+  ['LangChain', langChainRequests],
+  ['OpenAI Agents SDK', openAIAgentsRequests],
+] as const) {
+  test(`${sdk}: a new adapter instance for every model call sends, call for call, the requests one instance sends`, async (t) => {
+    const outputs = loopToolOutputs();
+    if (!outputs) return t.skip('../shared is absent');
+    // A budget small enough that the window cuts and compaction projects: what the context state carries between calls.
+    const kept = await strataRequests(outputs, false, 3_500);
+    const fresh = await strataRequests(outputs, true, 3_500);
+    assert.equal(fresh.length, kept.length);
+    // What the SDK sent its model, in the provider's shape: the bytes of every request.
+    fresh.forEach((request, index) => assert.equal(JSON.stringify(request.chat), JSON.stringify(kept[index]!.chat), `call ${index + 1}`));
+    assert.ok(kept.some((request) => JSON.stringify(request.chat).includes('read_tool_output')), 'the loop must mask for the comparison to cover it');
   });
 }

@@ -7,6 +7,7 @@ import { ClearToolUsesEdit, contextEditingMiddleware, countTokensApproximately, 
 import { z } from 'zod';
 import { exactTokenEstimatorFor, type ToolSchema } from '@strata/context';
 import { createStrataLangChain, importLangChainMessages } from '@strata/langchain';
+import { createMemorySessionStore, createMemoryToolOutputStore, derivedToolOutputId } from '@strata/store';
 import { langChainAsOpenAIChat as asOpenAIChat, loadProviderRules, type ProviderRules } from '@strata/testing';
 import { LOOP_BUDGET_TOKENS, LOOP_STEPS, LOOP_SYSTEM, LOOP_TASK, loopToolOutputs, measureLoop, type LoopRow, type MeasuredRequest } from './host-loop-measure.js';
 import { table } from './measure.js';
@@ -42,6 +43,19 @@ function summaryModel(): ReturnType<typeof fakeModel> {
 
 /** Strata's row alone: what the acceptance test checks. */
 /** Strata in the SDK's loop with its defaults (`maskStoredResults` given only to measure the unmasked view beside them). */
+/**
+ * The requests of one loop with Strata over stores of its own (reference ids from the call, so two loops
+ * compare byte for byte): one adapter instance for the whole run, or (`freshPerCall`) a new instance for every
+ * model call over the same stores, as a restarted process or another worker would make it.
+ */
+export async function strataRequests(outputs: readonly string[], freshPerCall: boolean, budgetTokens = LOOP_BUDGET_TOKENS): Promise<MeasuredRequest[]> {
+  const stores = { outputStore: createMemoryToolOutputStore({ newId: derivedToolOutputId }), sessionStore: createMemorySessionStore() };
+  const make = () => createStrataLangChain({ budget: { inputCapTokens: budgetTokens }, exactEstimator: exactTokenEstimatorFor('o200k_base'), contextId: 'bench', ...stores });
+  const kept = make();
+  const middleware = freshPerCall ? ({ ...kept.middleware, wrapModelCall: (request: never, handler: never) => (make().middleware as { wrapModelCall: (request: never, handler: never) => unknown }).wrapModelCall(request, handler) } as unknown as AgentMiddleware) : (kept.middleware as AgentMiddleware);
+  return runLoop(outputs, [middleware], [kept.readToolOutput as unknown as ReturnType<typeof tool>]);
+}
+
 export async function strataRow(outputs: readonly string[], rules: ProviderRules | undefined, maskStoredResults?: false): Promise<LoopRow> {
   const strata = createStrataLangChain({ budget: { inputCapTokens: LOOP_BUDGET_TOKENS }, exactEstimator: exactTokenEstimatorFor('o200k_base'), contextId: 'bench' , maskStoredResults });
   const requests = await runLoop(outputs, [strata.middleware as AgentMiddleware], [strata.readToolOutput as unknown as ReturnType<typeof tool>]);

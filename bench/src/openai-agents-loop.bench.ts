@@ -3,6 +3,7 @@
 import { Agent, Runner, Usage, setTracingDisabled, tool, type AgentInputItem, type CallModelInputFilter, type Model, type ModelRequest, type ModelResponse } from '@openai/agents-core';
 import { exactTokenEstimatorFor, type ToolSchema } from '@strata/context';
 import { createStrataOpenAIAgents, importAgentItems } from '@strata/openai-agents';
+import { createMemorySessionStore, createMemoryToolOutputStore, derivedToolOutputId } from '@strata/store';
 import { loadProviderRules, type ProviderRules } from '@strata/testing';
 import { LOOP_BUDGET_TOKENS, LOOP_STEPS, LOOP_SYSTEM, LOOP_TASK, loopToolOutputs, measureLoop, type LoopRow, type MeasuredRequest } from './host-loop-measure.js';
 import { table } from './measure.js';
@@ -64,6 +65,20 @@ async function runLoop(outputs: readonly string[], callModelInputFilter: CallMod
     const system = request.systemInstructions ? [{ role: 'system' as const, content: request.systemInstructions }] : [];
     return { canonical: [...system, ...importAgentItems(items).map(({ message }) => message)], chat: asOpenAIChat(request.systemInstructions, items), tools: [READ_OUTPUT_SCHEMA] };
   });
+}
+
+/**
+ * The requests of one loop with Strata over stores of its own (reference ids from the call, so two loops
+ * compare byte for byte): one adapter instance for the whole run, or (`freshPerCall`) a new instance for every
+ * model call over the same stores, as a restarted process or another worker would make it.
+ */
+export async function strataRequests(outputs: readonly string[], freshPerCall: boolean, budgetTokens = LOOP_BUDGET_TOKENS): Promise<MeasuredRequest[]> {
+  setTracingDisabled(true);
+  const stores = { outputStore: createMemoryToolOutputStore({ newId: derivedToolOutputId }), sessionStore: createMemorySessionStore() };
+  const make = () => createStrataOpenAIAgents({ budget: { inputCapTokens: budgetTokens }, exactEstimator: exactTokenEstimatorFor('o200k_base'), contextId: 'bench', tools: [READ_OUTPUT_SCHEMA], ...stores });
+  const kept = make();
+  const filter: CallModelInputFilter = freshPerCall ? (args) => make().callModelInputFilter(args) : kept.callModelInputFilter;
+  return runLoop(outputs, filter, [kept.readToolOutput]);
 }
 
 /** Strata's row alone: what the acceptance test checks. */
