@@ -27,3 +27,6 @@ export { langChainAsOpenAIChat } from './langchain-chat.js';
 
 // Timers a test fires by hand (no sleeping).
 export { manualTimers } from './manual-timers.js';
+
+// Comparing a run's requests with the same run's alone: reference ids renamed, cost as caches bill it
+export { renumberRefs, cachePricedCost } from './run-requests.js';
