@@ -33,7 +33,7 @@ function sessionStore(): SessionStore {
   const versions = new Map<string, SessionVersion[]>();
   const write = (contextId: string, messages: readonly CanonicalMessage[], expected: number | undefined, state: SessionVersion['state']): SessionVersion => {
     const list = versions.get(contextId) ?? [];
-    if (expected !== undefined && expected !== list.length) throw Object.assign(new Error('conflict'), { code: 'SESSION_CONFLICT' });
+    if (expected !== undefined && expected !== list.length) throw Object.assign(new Error('conflict'), { code: 'SESSION_VERSION_CONFLICT' });
     const version: SessionVersion = { contextId, version: list.length + 1, messages: structuredClone([...messages]), createdAt: '', state: structuredClone(state ?? list.at(-1)?.state) };
     versions.set(contextId, [...list, version]);
     return version;

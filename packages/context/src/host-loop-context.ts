@@ -9,7 +9,7 @@ import { BoundedCache } from './bounded-cache.js';
 import { chainFingerprint, messageFingerprint } from './message-fingerprint.js';
 import type { CanonicalHistory, CanonicalMessage, ToolResultMessage } from './messages.js';
 import type { SessionState, SessionStore, SessionVersion, Summarizer, ToolOutputStore, TraceSink } from './ports.js';
-import { resolveOpeningContext, runStateOf, type HostLoopRunState, type ResolvedContext } from './host-loop-runs.js';
+import { openingKey, resolveOpeningContext, runStateOf, type HostLoopRunState, type ResolvedContext } from './host-loop-runs.js';
 import type { TokenEstimator, ToolSchema } from './token-estimator.js';
 
 /** A canonical message imported from a host loop, with what it was made from there. */
@@ -101,6 +101,14 @@ export class HostLoopContext<Origin> {
   private readonly options: HostLoopContextOptions;
   /** The context of each run the host identified (`HostLoopTurnRequest.run`). */
   private readonly runs = new WeakMap<object, string>();
+  /**
+   * The calls of each opening in progress here, one after another: a call
+   * stores its new tool results before it knows its write wins, so two
+   * calls racing for one context would leave the loser's results in the
+   * winner's store. (Across processes the session store's version check
+   * keeps the histories apart; such a lost race can leave a result behind.)
+   */
+  private readonly openings = new Map<string, Promise<void>>();
 
   constructor(options: HostLoopContextOptions) {
     this.options = options;
@@ -120,9 +128,27 @@ export class HostLoopContext<Origin> {
     const origins = new Map<string, Origin>();
     for (const { message, origin } of request.messages) origins.set(messageFingerprint(message), origin);
     const messages = request.messages.map(({ message }) => message);
+    if (request.contextId !== undefined) return this.assemble(request, messages, chain, origins);
+    const key = openingKey(request.scope ?? DEFAULT_SCOPE, messages, chain);
+    const previous = this.openings.get(key) ?? Promise.resolve();
+    const turn = previous.then(() => this.assemble(request, messages, chain, origins, key));
+    const settled = turn.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.openings.set(key, settled);
+    try {
+      return await turn;
+    } finally {
+      if (this.openings.get(key) === settled) this.openings.delete(key);
+    }
+  }
+
+  /** Resolves the call's context and assembles the turn in it, again after a lost write. */
+  private async assemble(request: HostLoopTurnRequest<Origin>, messages: readonly CanonicalMessage[], chain: readonly string[], origins: ReadonlyMap<string, Origin>, key?: string): Promise<HostLoopTurn<Origin>> {
     for (let attempt = 1; ; attempt += 1) {
       // Resolved again after a lost write: another run may have taken the context meanwhile.
-      const { contextId, stored } = await this.resolve(request, messages, chain);
+      const { contextId, stored } = await this.resolve(request, messages, chain, key);
       const previous = runStateOf(stored);
       const continues = previous !== undefined && previous.hostMessages <= request.messages.length && chain[previous.hostMessages] === previous.hostPrefix;
       const added = request.messages.slice(continues ? previous.hostMessages : 0);
@@ -150,10 +176,10 @@ export class HostLoopContext<Origin> {
   }
 
   /** The context a call continues: the one it names, its run's, or the run's own by its opening. */
-  private async resolve(request: HostLoopTurnRequest<Origin>, messages: readonly CanonicalMessage[], chain: readonly string[]): Promise<ResolvedContext> {
+  private async resolve(request: HostLoopTurnRequest<Origin>, messages: readonly CanonicalMessage[], chain: readonly string[], key: string | undefined): Promise<ResolvedContext> {
     const named = request.contextId ?? (request.run === undefined ? undefined : this.runs.get(request.run));
-    if (named !== undefined) return { contextId: named, stored: await this.options.sessionStore.load(named) };
-    return resolveOpeningContext({ sessionStore: this.options.sessionStore, scope: request.scope ?? DEFAULT_SCOPE, messages, chain });
+    if (named !== undefined || key === undefined) return { contextId: named!, stored: await this.options.sessionStore.load(named!) };
+    return resolveOpeningContext({ sessionStore: this.options.sessionStore, key, messages, chain });
   }
 
   /** Records the turn as the context's next version; false when another call wrote a version first. */
@@ -169,7 +195,7 @@ export class HostLoopContext<Origin> {
       }
       return true;
     } catch (error) {
-      if ((error as { code?: unknown } | null)?.code === 'SESSION_CONFLICT') return false;
+      if (isSessionConflict(error)) return false;
       throw error;
     }
   }
@@ -181,6 +207,13 @@ export class HostLoopContext<Origin> {
     const stored: ToolResultMessage = { ...message, outputRef };
     return stored;
   }
+}
+
+/** The session stores' `SessionConflictError` (in `@strata/store`, which this package does not import), by its marker or code. */
+const SESSION_CONFLICT_MARKER = Symbol.for('strata.error.SessionConflictError');
+function isSessionConflict(error: unknown): boolean {
+  const fields = error as { [SESSION_CONFLICT_MARKER]?: unknown; code?: unknown } | null;
+  return fields?.[SESSION_CONFLICT_MARKER] === true || fields?.code === 'SESSION_VERSION_CONFLICT';
 }
 
 /** A stored tool result as the host passed it: without the reference Strata gave it. */

@@ -1,6 +1,6 @@
 import { BoundedCache } from './bounded-cache.js';
 import type { CanonicalMessage } from './messages.js';
-import type { SessionStore, SessionVersion } from './ports.js';
+import type { SessionStore, SessionVersion, ToolOutputStore } from './ports.js';
 
 /**
  * What a host-loop context keeps beside its canonical history, as the
@@ -51,11 +51,8 @@ export interface ResolvedContext {
  * Cost: one session load per context of the opening (runs with the same
  * opening share the numbering).
  */
-export async function resolveOpeningContext(options: { sessionStore: SessionStore; scope: string; messages: readonly CanonicalMessage[]; chain: readonly string[] }): Promise<ResolvedContext> {
-  const { sessionStore, scope, messages, chain } = options;
-  const firstUser = messages.findIndex((message) => message.role === 'user');
-  const opening = chain[firstUser === -1 ? Math.min(1, messages.length) : firstUser + 1]!;
-  const key = `${scope}:${opening === '' ? 'empty' : opening}`;
+export async function resolveOpeningContext(options: { sessionStore: SessionStore; key: string; messages: readonly CanonicalMessage[]; chain: readonly string[] }): Promise<ResolvedContext> {
+  const { sessionStore, key, messages, chain } = options;
   let best: { contextId: string; stored: SessionVersion; hostMessages: number } | undefined;
   for (let member = 1; ; member += 1) {
     const contextId = `${key}.${member}`;
@@ -65,6 +62,13 @@ export async function resolveOpeningContext(options: { sessionStore: SessionStor
     if (run === undefined || run.hostMessages >= messages.length || chain[run.hostMessages] !== run.hostPrefix) continue;
     if (best === undefined || run.hostMessages > best.hostMessages) best = { contextId, stored, hostMessages: run.hostMessages };
   }
+}
+
+/** The name of a run's opening, `<scope>:<fingerprint>`: the prefix of its contexts' ids (see `resolveOpeningContext`). */
+export function openingKey(scope: string, messages: readonly CanonicalMessage[], chain: readonly string[]): string {
+  const firstUser = messages.findIndex((message) => message.role === 'user');
+  const opening = chain[firstUser === -1 ? Math.min(1, messages.length) : firstUser + 1]!;
+  return `${scope}:${opening === '' ? 'empty' : opening}`;
 }
 
 /** Tool calls whose issuing context a registry keeps. Default 4,096. */
@@ -97,5 +101,18 @@ export class ToolCallContexts {
   /** The contexts that issued a call, newest first; empty for a call no returned turn issued. */
   issuers(callId: string): readonly string[] {
     return this.calls.get(callId) ?? [];
+  }
+
+  /**
+   * The context a tool call of a run belongs to: its issuer; of several
+   * issuers of one call id, the one that stored the output the call reads
+   * (its `ref`), else the newest. Undefined for a call no returned turn issued.
+   */
+  async contextOf(callId: string, input: unknown, outputStore: ToolOutputStore): Promise<string | undefined> {
+    const issuers = this.issuers(callId);
+    if (issuers.length <= 1) return issuers[0];
+    const ref = (input as { ref?: unknown } | null | undefined)?.ref;
+    const owner = typeof ref === 'string' && ref !== '' ? (await outputStore.get(ref))?.contextId : undefined;
+    return owner !== undefined && issuers.includes(owner) ? owner : issuers[0];
   }
 }
