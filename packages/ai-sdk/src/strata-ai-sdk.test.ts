@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel, type ModelMessage } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { fromAiSdkMessages, type TraceSink } from '@strata/context';
-import { cachePricedCost, loadProviderRules, renumberRefs } from '@strata/testing';
+import { alternating, cachePricedCost, firstDifference, loadProviderRules, renumberRefs, turnstile } from '@strata/testing';
 import { nextArgumentsOf } from '@strata/tools';
 import { createStrataAiSdk } from './strata-ai-sdk.js';
 
@@ -154,31 +154,6 @@ for (const entry of ['prepareStep', 'middleware'] as const) {
   });
 }
 
-/**
- * Model calls released in a fixed order across runs (`order` names a run per call), so two concurrent runs
- * interleave the same way every time; past the end of `order`, calls pass as they come. No timers.
- */
-function turnstile(order: readonly string[]): { pass(run: string): Promise<void> } {
-  let position = 0;
-  const waiting = new Map<string, () => void>();
-  const release = (): void => {
-    for (let next = order[position]; next !== undefined && waiting.has(next); next = order[position]) {
-      const resume = waiting.get(next)!;
-      waiting.delete(next);
-      position += 1;
-      resume();
-    }
-  };
-  return {
-    pass(run) {
-      if (position >= order.length) return Promise.resolve();
-      const passed = new Promise<void>((resolve) => waiting.set(run, resolve));
-      release();
-      return passed;
-    },
-  };
-}
-
 /** A run of the concurrency tests: its task, its call ids' prefix, and how many records it fetches. */
 interface RunScript {
   /** The run's name in the turnstile. */
@@ -268,19 +243,6 @@ function comparable(prompts: readonly Prompt[]): { requests: string[]; cost: num
     // Priced with the references renamed too: their random letters and digits count differently.
     cost: cachePricedCost(prompts.map((prompt) => JSON.parse(renumberRefs(JSON.stringify(fromAiSdkMessages(prompt)), canonicalNames)))),
   };
-}
-
-/** Where two texts first differ, with a little of each around it; undefined when equal. */
-function firstDifference(actual: string, expected: string): string | undefined {
-  if (actual === expected) return undefined;
-  let at = 0;
-  while (actual[at] === expected[at]) at += 1;
-  return `at ${at}: ${JSON.stringify(actual.slice(Math.max(0, at - 80), at + 80))} against ${JSON.stringify(expected.slice(Math.max(0, at - 80), at + 80))}`;
-}
-
-/** A, B, B, A, A, B, ...: each run's calls interleaved with the other's. */
-function alternating(calls: number): string[] {
-  return Array.from({ length: calls * 2 }, (_, index) => (Math.floor((index + 1) / 2) % 2 === 0 ? 'A' : 'B'));
 }
 
 const RUN_A: RunScript = { name: 'A', task: 'Audit the records of run A and report the late ones.', data: 'A', callPrefix: 'call' };

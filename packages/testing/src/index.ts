@@ -28,5 +28,5 @@ export { langChainAsOpenAIChat } from './langchain-chat.js';
 // Timers a test fires by hand (no sleeping).
 export { manualTimers } from './manual-timers.js';
 
-// Comparing a run's requests with the same run's alone: reference ids renamed, cost as caches bill it
-export { renumberRefs, cachePricedCost } from './run-requests.js';
+// Concurrent runs: calls interleaved in a fixed order; a run's requests against the same run's alone (reference ids renamed, cost as caches bill it)
+export { renumberRefs, cachePricedCost, turnstile, alternating, firstDifference } from './run-requests.js';

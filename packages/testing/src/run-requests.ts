@@ -38,3 +38,41 @@ export function cachePricedCost(requests: readonly (readonly CanonicalMessage[])
   }
   return Math.round(cost);
 }
+
+/**
+ * Model calls released in a fixed order across runs (`order` names a run per call), so two concurrent runs
+ * interleave the same way every time; past the end of `order`, calls pass as they come. No timers.
+ */
+export function turnstile(order: readonly string[]): { pass(run: string): Promise<void> } {
+  let position = 0;
+  const waiting = new Map<string, () => void>();
+  const release = (): void => {
+    for (let next = order[position]; next !== undefined && waiting.has(next); next = order[position]) {
+      const resume = waiting.get(next)!;
+      waiting.delete(next);
+      position += 1;
+      resume();
+    }
+  };
+  return {
+    pass(run) {
+      if (position >= order.length) return Promise.resolve();
+      const passed = new Promise<void>((resolve) => waiting.set(run, resolve));
+      release();
+      return passed;
+    },
+  };
+}
+
+/** Where two texts first differ, with a little of each around it; undefined when equal. */
+export function firstDifference(actual: string, expected: string): string | undefined {
+  if (actual === expected) return undefined;
+  let at = 0;
+  while (actual[at] === expected[at]) at += 1;
+  return `at ${at}: ${JSON.stringify(actual.slice(Math.max(0, at - 80), at + 80))} against ${JSON.stringify(expected.slice(Math.max(0, at - 80), at + 80))}`;
+}
+
+/** A, B, B, A, A, B, ...: each run's calls interleaved with the other's. */
+export function alternating(calls: number): string[] {
+  return Array.from({ length: calls * 2 }, (_, index) => (Math.floor((index + 1) / 2) % 2 === 0 ? 'A' : 'B'));
+}
