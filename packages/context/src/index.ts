@@ -147,3 +147,4 @@ export { FrontMatterError, type FrontMatterErrorCode } from './errors/front-matt
 export { HostLoopContext, createHostLoopContext } from './host-loop-context.js';
 export type { CreateHostLoopContextOptions, HostLoopContextOptions, HostLoopTurn, HostLoopTurnRequest, ImportedMessage } from './host-loop-context.js';
 export { ToolCallContexts } from './host-loop-runs.js';
+export { BoundedCache } from './bounded-cache.js';
