@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel, type ModelMessage } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { fromAiSdkMessages, type TraceSink } from '@strata/context';
-import { alternating, cachePricedCost, firstDifference, loadProviderRules, renumberRefs, turnstile } from '@strata/testing';
+import { alternating, cachePricedCost, contextsShown, firstDifference, loadProviderRules, renumberRefs, turnstile, type RunScript } from '@strata/testing';
 import { nextArgumentsOf } from '@strata/tools';
 import { createStrataAiSdk } from './strata-ai-sdk.js';
 
@@ -154,16 +154,6 @@ for (const entry of ['prepareStep', 'middleware'] as const) {
   });
 }
 
-/** A run of the concurrency tests: its task, its call ids' prefix, and how many records it fetches. */
-interface RunScript {
-  /** The run's name in the turnstile. */
-  readonly name: string;
-  readonly task: string;
-  /** Whose records it fetches (the same for identical runs). */
-  readonly data: string;
-  readonly callPrefix: string;
-}
-
 const RUN_STEPS = 8;
 const runRecord = (run: string, id: number): string => `${run}: ${recordBody(id)}`;
 const fetchRunRecord = tool({
@@ -216,22 +206,10 @@ async function concurrentRuns(entry: 'prepareStep' | 'middleware', scripts: read
       }),
     ),
   );
-  // Every context's stored bodies, oldest first.
-  const contexts = [...new Set(traces.map((trace) => trace.contextId))];
-  const bodies = new Map<string, string[]>();
-  for (const contextId of contexts) {
-    const entries = await strata.outputStore.list!(contextId);
-    bodies.set(contextId, await Promise.all(entries.map(async (entry) => (await strata.outputStore.get(entry.refId))!.body)));
-  }
   const prompts = mocks.map((mock) => mock.doGenerateCalls.map((call) => call.prompt));
-  // The contexts of the references each run's prompts show (and so of every search answer it got).
-  const refContexts = await Promise.all(
-    prompts.map(async (runPrompts) => {
-      const refs = new Set(JSON.stringify(runPrompts).match(/out_[0-9a-z]{26}/g) ?? []);
-      return new Set(await Promise.all([...refs].map(async (ref) => (await strata.outputStore.get(ref))!.contextId)));
-    }),
-  );
-  return { prompts, bodies, refContexts };
+  // The contexts of the references each run was shown (previews, search answers), and what each of them stores.
+  const shown = await contextsShown(strata.outputStore, prompts);
+  return { prompts, contexts: new Set(traces.map((trace) => trace.contextId)), ...shown };
 }
 
 /** A run's prompts with reference ids renamed by first appearance, and their cache-priced cost. */
@@ -286,7 +264,7 @@ for (const entry of ['prepareStep', 'middleware'] as const) {
         const [own] = together.refContexts[index]!;
         assert.deepEqual(together.bodies.get(own!), [...alone.bodies.values()][0], `run ${script.name}: its stored outputs`);
       }
-      assert.equal(together.bodies.size, scripts.length, 'one context per run');
+      assert.equal(together.contexts.size, scripts.length, 'one context per run');
       assert.notDeepEqual([...together.refContexts[0]!], [...together.refContexts[1]!], 'no context shared');
     });
   }

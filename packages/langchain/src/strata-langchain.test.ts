@@ -6,7 +6,7 @@ import { tool } from '@langchain/core/tools';
 import { createAgent, createMiddleware } from 'langchain';
 import { z } from 'zod';
 import type { TraceSink } from '@strata/context';
-import { alternating, cachePricedCost, firstDifference, langChainAsOpenAIChat as asOpenAIChat, loadProviderRules, renumberRefs, turnstile } from '@strata/testing';
+import { alternating, cachePricedCost, contextsShown, firstDifference, langChainAsOpenAIChat as asOpenAIChat, loadProviderRules, renumberRefs, turnstile, type RunScript } from '@strata/testing';
 import { nextArgumentsOf } from '@strata/tools';
 import { importLangChainMessages } from './langchain-history.js';
 import { createStrataLangChain } from './strata-langchain.js';
@@ -86,14 +86,6 @@ test("each thread is its own context: without a contextId, the run's thread_id n
   assert.deepEqual(contexts, ['t-1', 't-1', 't-2', 't-2']);
 });
 
-/** A run of the concurrency tests: its name in the turnstile, its task, whose records it fetches, its call ids' prefix. */
-interface RunScript {
-  readonly name: string;
-  readonly task: string;
-  readonly data: string;
-  readonly callPrefix: string;
-}
-
 const RUN_STEPS = 8;
 const fetchRunRecord = tool(async ({ run, id }: { run: string; id: number }) => `${run}: ${recordBody(id)}`, {
   name: 'fetch_record',
@@ -127,18 +119,8 @@ async function concurrentRuns(scripts: readonly RunScript[], order: readonly str
   );
   const requests = models.map((model) => model.calls.map((call) => call.messages as BaseMessage[]));
   // The contexts of the references each run was shown (previews, search answers), and what each of them stores.
-  const refContexts: Set<string>[] = [];
-  const bodies = new Map<string, string[]>();
-  for (const runRequests of requests) {
-    const refs = new Set(JSON.stringify(runRequests.map((messages) => messages.map((message) => message.content))).match(/out_[0-9a-z]{26}/g) ?? []);
-    const contexts = new Set(await Promise.all([...refs].map(async (ref) => (await strata.outputStore.get(ref))!.contextId)));
-    refContexts.push(contexts);
-    for (const contextId of contexts) {
-      const entries = await strata.outputStore.list!(contextId);
-      bodies.set(contextId, await Promise.all(entries.map(async (entry) => (await strata.outputStore.get(entry.refId))!.body)));
-    }
-  }
-  return { requests, refContexts, bodies };
+  const shown = await contextsShown(strata.outputStore, requests.map((runRequests) => runRequests.map((messages) => messages.map((message) => message.content))));
+  return { requests, ...shown };
 }
 
 /** A run's requests in the oracle's chat shape with reference ids renamed by first appearance, and their cache-priced cost. */

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Agent, Runner, Usage, setTracingDisabled, tool, type AgentInputItem, type Model, type ModelRequest, type ModelResponse } from '@openai/agents-core';
 import type { TraceSink } from '@strata/context';
-import { alternating, cachePricedCost, firstDifference, loadProviderRules, renumberRefs, turnstile } from '@strata/testing';
+import { alternating, cachePricedCost, contextsShown, firstDifference, loadProviderRules, renumberRefs, turnstile, type RunScript } from '@strata/testing';
 import { nextArgumentsOf } from '@strata/tools';
 import { importAgentItems } from './agents-history.js';
 import { createStrataOpenAIAgents } from './strata-openai-agents.js';
@@ -113,14 +113,6 @@ test(`Runner: a ${STEPS}-step tool loop at a small window stays provider-valid, 
   assert.equal(text, recordBody(Number(masked.callId.slice('call-'.length))));
 });
 
-/** A run of the concurrency tests: its name in the turnstile, its task, whose records it fetches, its call ids' prefix. */
-interface RunScript {
-  readonly name: string;
-  readonly task: string;
-  readonly data: string;
-  readonly callPrefix: string;
-}
-
 const RUN_STEPS = 8;
 
 /** A run's model: fetches RUN_STEPS records, searches every stored output without a reference, reads a reference shown to it, answers; each call waits its turn. */
@@ -162,18 +154,8 @@ async function concurrentRuns(scripts: readonly RunScript[], order: readonly str
   await Promise.all(scripts.map((script, index) => runner.run(new Agent({ name: 'auditor', instructions: 'You audit records.', model: models[index]!, tools: [fetchRecord, strata.readToolOutput] }), [{ role: 'user', content: script.task }], { maxTurns: RUN_STEPS + 5 })));
   const requests = models.map((model) => model.requests);
   // The contexts of the references each run was shown (previews, search answers), and what each of them stores.
-  const refContexts: Set<string>[] = [];
-  const bodies = new Map<string, string[]>();
-  for (const runRequests of requests) {
-    const refs = new Set(JSON.stringify(runRequests.map((request) => request.input)).match(/out_[0-9a-z]{26}/g) ?? []);
-    const contexts = new Set(await Promise.all([...refs].map(async (ref) => (await strata.outputStore.get(ref))!.contextId)));
-    refContexts.push(contexts);
-    for (const contextId of contexts) {
-      const entries = await strata.outputStore.list!(contextId);
-      bodies.set(contextId, await Promise.all(entries.map(async (entry) => (await strata.outputStore.get(entry.refId))!.body)));
-    }
-  }
-  return { requests, refContexts, bodies };
+  const shown = await contextsShown(strata.outputStore, requests.map((runRequests) => runRequests.map((request) => request.input)));
+  return { requests, ...shown };
 }
 
 /** A run's requests (instructions and items) with reference ids renamed by first appearance, and their cache-priced cost. */

@@ -29,4 +29,5 @@ export { langChainAsOpenAIChat } from './langchain-chat.js';
 export { manualTimers } from './manual-timers.js';
 
 // Concurrent runs: calls interleaved in a fixed order; a run's requests against the same run's alone (reference ids renamed, cost as caches bill it)
-export { renumberRefs, cachePricedCost, turnstile, alternating, firstDifference } from './run-requests.js';
+export { renumberRefs, cachePricedCost, turnstile, alternating, firstDifference, contextsShown } from './run-requests.js';
+export type { RunScript } from './run-requests.js';

@@ -1,4 +1,4 @@
-import { CACHE_PRICING, ConservativeTokenEstimator, type CanonicalMessage } from '@strata/context';
+import { CACHE_PRICING, ConservativeTokenEstimator, type CanonicalMessage, type ToolOutputStore } from '@strata/context';
 
 /** Stored-output reference ids as the stores make them (`out_` and 26 base-32 characters). */
 const STORE_REF = /out_[0-9a-z]{26}/g;
@@ -75,4 +75,32 @@ export function firstDifference(actual: string, expected: string): string | unde
 /** A, B, B, A, A, B, ...: each run's calls interleaved with the other's. */
 export function alternating(calls: number): string[] {
   return Array.from({ length: calls * 2 }, (_, index) => (Math.floor((index + 1) / 2) % 2 === 0 ? 'A' : 'B'));
+}
+
+/** A run of the adapters' concurrency tests: its name in the turnstile, its task, whose records it fetches, its call ids' prefix. */
+export interface RunScript {
+  readonly name: string;
+  readonly task: string;
+  readonly data: string;
+  readonly callPrefix: string;
+}
+
+/**
+ * What each run was shown of the output store: the contexts of the stored
+ * references in its requests (`requests[run]`, any JSON-serialisable form),
+ * and the bodies each of those contexts stores, oldest first.
+ */
+export async function contextsShown(outputStore: ToolOutputStore, requests: readonly unknown[]): Promise<{ refContexts: Set<string>[]; bodies: Map<string, string[]> }> {
+  const refContexts: Set<string>[] = [];
+  const bodies = new Map<string, string[]>();
+  for (const runRequests of requests) {
+    const refs = new Set(JSON.stringify(runRequests).match(STORE_REF) ?? []);
+    const contexts = new Set(await Promise.all([...refs].map(async (ref) => (await outputStore.get(ref))!.contextId)));
+    refContexts.push(contexts);
+    for (const contextId of contexts) {
+      const entries = (await outputStore.list?.(contextId)) ?? [];
+      bodies.set(contextId, await Promise.all(entries.map(async (entry) => (await outputStore.get(entry.refId))!.body)));
+    }
+  }
+  return { refContexts, bodies };
 }
