@@ -16,11 +16,11 @@ test('shared-data histories go to ModelMessages and back losslessly, and unchang
     const label = `${conversation.source}#${conversation.index}`;
     assert.deepEqual(imported.map(({ message }) => message), conversation.messages.map(visible), label);
     // Through the adapter's way out: every message with its origin is the SDK's own value again.
-    const exported = exportSdkMessages({ messages: imported, assembled: undefined as never }, (message) => toModelMessages(message));
+    const exported = exportSdkMessages({ messages: imported }, (message) => toModelMessages(message));
     assert.equal(exported.length, sdk.length, label);
     exported.forEach((message, index) => assert.equal(message, sdk[index], `${label} message ${index}`));
     // And the conversion of changed messages (no origin) is lossless too.
-    const converted = exportSdkMessages({ messages: imported.map(({ message }) => ({ message, origin: undefined })), assembled: undefined as never }, (message) => toModelMessages<ModelMessage>(message));
+    const converted = exportSdkMessages({ messages: imported.map(({ message }) => ({ message, origin: undefined })) }, (message) => toModelMessages<ModelMessage>(message));
     assert.deepEqual(fromAiSdkMessages(converted), conversation.messages.map(visible), label);
     messages += conversation.messages.length;
   }

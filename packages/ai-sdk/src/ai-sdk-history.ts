@@ -43,7 +43,7 @@ export function importSdkMessages<M extends SdkMessage>(messages: readonly M[]):
  * go out together, in order, is the original object; what Strata changed is
  * converted (`convert` turns the canonical message into the target shape).
  */
-export function exportSdkMessages<M extends SdkMessage>(turn: HostLoopTurn<SdkOrigin<M>>, convert: (message: CanonicalMessage) => M[]): M[] {
+export function exportSdkMessages<M extends SdkMessage>(turn: Pick<HostLoopTurn<SdkOrigin<M>>, 'messages'>, convert: (message: CanonicalMessage) => M[]): M[] {
   const out: M[] = [];
   /** Consecutive tool results, gathered into tool messages: one run per original tool message. */
   let runs: Array<{ parts: ToolPart[]; original: ToolMessage<M> | undefined }> = [];

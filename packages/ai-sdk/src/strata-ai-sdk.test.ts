@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel, type ModelMessage } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
-import type { TraceSink } from '@strata/context';
-import { loadProviderRules } from '@strata/testing';
+import { fromAiSdkMessages, type TraceSink } from '@strata/context';
+import { alternating, cachePricedCost, contextsShown, firstDifference, loadProviderRules, renumberRefs, turnstile, type RunScript } from '@strata/testing';
 import { nextArgumentsOf } from '@strata/tools';
 import { createStrataAiSdk } from './strata-ai-sdk.js';
 
@@ -152,4 +152,120 @@ for (const entry of ['prepareStep', 'middleware'] as const) {
     }
     assert.equal(text, recordBody(id));
   });
+}
+
+const RUN_STEPS = 8;
+const runRecord = (run: string, id: number): string => `${run}: ${recordBody(id)}`;
+const fetchRunRecord = tool({
+  description: 'Fetches one record of a run by id.',
+  inputSchema: jsonSchema<{ run: string; id: number }>({ type: 'object', properties: { run: { type: 'string' }, id: { type: 'integer' } }, required: ['run', 'id'], additionalProperties: false }),
+  execute: async ({ run, id }) => runRecord(run, id),
+});
+
+/**
+ * A run's model: fetches RUN_STEPS records, then searches every stored output without a reference
+ * (`status=late`), then reads a reference shown in its prompt, then answers. Each call waits its turn.
+ */
+function runModel(script: RunScript, gate: { pass(run: string): Promise<void> }): MockLanguageModelV3 {
+  let step = 0;
+  const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 5, text: 5, reasoning: 0 } };
+  const call = (toolName: string, input: unknown) => ({
+    content: [{ type: 'tool-call' as const, toolCallId: `${script.callPrefix}-${step}`, toolName, input: JSON.stringify(input) }],
+    finishReason: { unified: 'tool-calls' as const, raw: 'tool_calls' },
+    usage,
+    warnings: [],
+  });
+  return new MockLanguageModelV3({
+    doGenerate: async ({ prompt }) => {
+      await gate.pass(script.name);
+      step += 1;
+      if (step <= RUN_STEPS) return call('fetch_record', { run: script.data, id: step });
+      if (step === RUN_STEPS + 1) return call('read_tool_output', { query: 'line 1: status' });
+      const ref = /ref=\\?"(out_[0-9a-z]+)\\?"/.exec(JSON.stringify(prompt))?.[1];
+      if (step === RUN_STEPS + 2 && ref) return call('read_tool_output', { ref, lines: { start: 1, end: 3 } });
+      return { content: [{ type: 'text', text: `${script.name}: done.` }], finishReason: { unified: 'stop', raw: 'stop' }, usage, warnings: [] };
+    },
+  });
+}
+
+/** Runs the scripts concurrently on one adapter instance with the default context ids, calls interleaved by `order`. */
+async function concurrentRuns(entry: 'prepareStep' | 'middleware', scripts: readonly RunScript[], order: readonly string[]) {
+  const traces: Array<{ contextId: string }> = [];
+  // Search answers are kept under 1,024 characters, so they are never stored and masked themselves.
+  const strata = createStrataAiSdk({ budget: { inputCapTokens: 6_000 }, traceSink: { async write(document) { traces.push({ contextId: document.contextId }); } }, tools: { fetch_record: fetchRunRecord }, readToolOutput: { maxChars: 1_000, contextLines: 0 } });
+  const gate = turnstile(order);
+  const mocks = scripts.map((script) => runModel(script, gate));
+  await Promise.all(
+    scripts.map((script, index) =>
+      generateText({
+        model: entry === 'middleware' ? wrapLanguageModel({ model: mocks[index]!, middleware: strata.middleware }) : mocks[index]!,
+        messages: [{ role: 'user', content: script.task }],
+        tools: { fetch_record: fetchRunRecord, ...strata.tools },
+        stopWhen: stepCountIs(RUN_STEPS + 5),
+        ...(entry === 'prepareStep' ? { prepareStep: strata.prepareStep } : {}),
+      }),
+    ),
+  );
+  const prompts = mocks.map((mock) => mock.doGenerateCalls.map((call) => call.prompt));
+  // The contexts of the references each run was shown (previews, search answers), and what each of them stores.
+  const shown = await contextsShown(strata.outputStore, prompts);
+  return { prompts, contexts: new Set(traces.map((trace) => trace.contextId)), ...shown };
+}
+
+/** A run's prompts with reference ids renamed by first appearance, and their cache-priced cost. */
+function comparable(prompts: readonly Prompt[]): { requests: string[]; cost: number } {
+  const names = new Map<string, string>();
+  const canonicalNames = new Map<string, string>();
+  return {
+    requests: prompts.map((prompt) => renumberRefs(JSON.stringify(prompt), names)),
+    // Priced with the references renamed too: their random letters and digits count differently.
+    cost: cachePricedCost(prompts.map((prompt) => JSON.parse(renumberRefs(JSON.stringify(fromAiSdkMessages(prompt)), canonicalNames)))),
+  };
+}
+
+const RUN_A: RunScript = { name: 'A', task: 'Audit the records of run A and report the late ones.', data: 'A', callPrefix: 'call' };
+const RUN_B: RunScript = { name: 'B', task: 'Audit the records of run B and report the late ones.', data: 'B', callPrefix: 'call' };
+/** Run B with its own call ids, as providers issue them: the middleware tells runs' tool calls apart by their ids. */
+const RUN_B_OWN_IDS: RunScript = { ...RUN_B, callPrefix: 'call-b' };
+
+for (const entry of ['prepareStep', 'middleware'] as const) {
+  const cases = [
+    { label: 'two runs', scripts: [RUN_A, entry === 'prepareStep' ? RUN_B : RUN_B_OWN_IDS] },
+    // The same prompt twice. Under prepareStep even the call ids are the same (the run's steps tell them apart);
+    // the middleware knows a run only by its messages, so its runs differ as providers' call ids do.
+    { label: 'two runs with identical prompts', scripts: [RUN_A, { ...RUN_A, name: 'B', callPrefix: entry === 'prepareStep' ? 'call' : 'other' }] },
+  ];
+  for (const { label, scripts } of cases) {
+    test(`${entry}: ${label} on one instance, calls interleaved, never share a stored output or a search, and each sends what it sends alone`, async () => {
+      const rules = await loadProviderRules();
+      const together = await concurrentRuns(entry, scripts, alternating(RUN_STEPS + 3));
+      for (const [index, script] of scripts.entries()) {
+        const alone = await concurrentRuns(entry, [script], []);
+        const prompts = together.prompts[index]!;
+        assert.equal(prompts.length, RUN_STEPS + 3, `run ${script.name}: every call made`);
+        for (const [call, prompt] of prompts.entries()) {
+          if (!rules) break;
+          assert.deepEqual(rules.violations(asOpenAIChat(prompt), 'openai'), [], `run ${script.name} request ${call} (openai)`);
+          assert.deepEqual(rules.violations(asOpenAIChat(prompt), 'anthropic'), [], `run ${script.name} request ${call} (anthropic)`);
+        }
+        const mine = comparable(prompts);
+        const reference = comparable(alone.prompts[0]!);
+        assert.equal(mine.requests.length, reference.requests.length, `run ${script.name}: as many requests as alone`);
+        for (const [call, request] of mine.requests.entries()) assert.equal(firstDifference(request, reference.requests[call]!), undefined, `run ${script.name} request ${call}: what it sends alone`);
+        assert.equal(mine.cost, reference.cost, `run ${script.name}: the cost it has alone`);
+        // The search without a reference searched this run's records alone; the reference it then read is one of them.
+        const answers = toolTexts(prompts.at(-1)!);
+        assert.match(answers.get(`${script.callPrefix}-${RUN_STEPS + 1}`) ?? '', new RegExp(`found in ${RUN_STEPS} of ${RUN_STEPS} stored outputs of this context`), `run ${script.name}: the search`);
+        const read = answers.get(`${script.callPrefix}-${RUN_STEPS + 2}`) ?? '';
+        assert.match(read, new RegExp(`\\n${script.data}: record`), `run ${script.name}: the read`);
+        for (const other of scripts) if (other.data !== script.data) assert.doesNotMatch(read, new RegExp(`${other.data}: record`));
+        // Every reference it was shown (its previews, its search answers) is of one context, which stores exactly what it stores alone.
+        assert.equal(together.refContexts[index]!.size, 1, `run ${script.name}: the references it sees are of one context`);
+        const [own] = together.refContexts[index]!;
+        assert.deepEqual(together.bodies.get(own!), [...alone.bodies.values()][0], `run ${script.name}: its stored outputs`);
+      }
+      assert.equal(together.contexts.size, scripts.length, 'one context per run');
+      assert.notDeepEqual([...together.refContexts[0]!], [...together.refContexts[1]!], 'no context shared');
+    });
+  }
 }

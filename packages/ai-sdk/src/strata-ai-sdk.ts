@@ -1,12 +1,19 @@
 import { asSchema, jsonSchema, tool, type LanguageModelMiddleware, type ModelMessage, type Tool, type ToolSet } from 'ai';
-import { createHostLoopContext, type CanonicalMessage, type CreateHostLoopContextOptions, type JsonValue, type SessionStore, type ToolOutputStore, type ToolSchema } from '@strata/context';
+import { createHostLoopContext, ToolCallContexts, type CanonicalMessage, type CreateHostLoopContextOptions, type JsonValue, type SessionStore, type ToolOutputStore, type ToolSchema } from '@strata/context';
 import { createMemorySessionStore, createMemoryToolOutputStore } from '@strata/store';
 import { createReadToolOutputTool, hostToolResultStore, type ReadToolOutputToolOptions } from '@strata/tools';
 import { exportSdkMessages, importSdkMessages, toModelMessages, type SdkOrigin } from './ai-sdk-history.js';
 import { toLanguageModelMessages, type LanguageModelMessage, type LanguageModelCallOptions } from './language-model-prompt.js';
 
 export interface StrataAiSdkOptions extends Omit<CreateHostLoopContextOptions, 'outputStore' | 'sessionStore'> {
-  /** The conversation's id in stores and traces. Default `"ai-sdk"`. */
+  /**
+   * The conversation's id in stores and traces, shared by every run given
+   * this instance. Default: each run its own context (`prepareStep` knows
+   * the run by its list of steps, the middleware by its opening and the
+   * stored context its prompt continues; ids `ai-sdk:<opening>.<n>`), so
+   * concurrent runs never share a stored output or a search; a later run
+   * that continues a finished one's messages continues its context.
+   */
   readonly contextId?: string;
   /** Where tool results are stored for `read_tool_output`. Default: a new in-memory store. */
   readonly outputStore?: ToolOutputStore;
@@ -33,11 +40,13 @@ export interface StrataAiSdkOptions extends Omit<CreateHostLoopContextOptions, '
   readonly readToolOutput?: Omit<ReadToolOutputToolOptions, 'store'>;
 }
 
-/** What `prepareStep` reads of its options: the step's messages. */
+/** What `prepareStep` reads of its options: the step's messages and the run's steps. */
 export interface PrepareStepOptions {
   readonly messages: ModelMessage[];
   /** Passed on by the AI SDK; Strata counts its own turns. */
   readonly stepNumber?: number;
+  /** The run's steps so far: one list per run, which names the run's context. */
+  readonly steps?: readonly unknown[];
 }
 
 export interface StrataAiSdk {
@@ -50,7 +59,8 @@ export interface StrataAiSdk {
   readonly outputStore: ToolOutputStore;
 }
 
-const DEFAULT_CONTEXT_ID = 'ai-sdk';
+/** The prefix of each run's context id, and the context of a `read_tool_output` call no run issued. */
+const SCOPE = 'ai-sdk';
 
 /**
  * Strata inside an AI SDK 6 loop. The loop, the provider and the tools stay
@@ -61,7 +71,7 @@ const DEFAULT_CONTEXT_ID = 'ai-sdk';
  * SDK's own values (images, files, reasoning and provider options included).
  */
 export function createStrataAiSdk(options: StrataAiSdkOptions): StrataAiSdk {
-  const { contextId = DEFAULT_CONTEXT_ID, tools, system, readToolOutput, ...settings } = options;
+  const { contextId, tools, system, readToolOutput, ...settings } = options;
   const outputStore = options.outputStore ?? createMemoryToolOutputStore();
   const sessionStore = options.sessionStore ?? createMemorySessionStore();
   const context = createHostLoopContext<SdkOrigin<ModelMessage>>({ ...settings, outputStore, sessionStore, storeResult: hostToolResultStore(outputStore) });
@@ -72,12 +82,19 @@ export function createStrataAiSdk(options: StrataAiSdkOptions): StrataAiSdk {
   const toolSchemas = [...toolSetSchemas(tools ?? {}).filter((schema) => schema.name !== readTool.name), readTool];
   /** The origin of the charged `system`, told apart by identity. */
   const systemOrigin: SdkOrigin<ModelMessage> | undefined = system ? { message: { role: 'system', content: system } } : undefined;
+  // How `read_tool_output` finds its run's context: the SDK gives a tool the step's messages, the very list `prepareStep` was given;
+  // under the middleware, the call ids of each response name the context of the prompt that issued them.
+  const stepContexts = new WeakMap<readonly ModelMessage[], string>();
+  const promptContexts = new WeakMap<LanguageModelCallOptions, string>();
+  const calls = new ToolCallContexts();
 
   return {
     outputStore,
-    async prepareStep({ messages }) {
+    async prepareStep({ messages, steps }) {
       const charged = systemOrigin === undefined ? [] : [{ message: { role: 'system' as const, content: system! }, origin: systemOrigin }];
-      const turn = await context.prepare({ contextId, messages: [...charged, ...importSdkMessages(messages)], tools: toolSchemas });
+      const run = typeof steps === 'object' && steps !== null ? steps : undefined;
+      const turn = await context.prepare({ contextId, run, scope: SCOPE, messages: [...charged, ...importSdkMessages(messages)], tools: toolSchemas });
+      stepContexts.set(messages, turn.contextId);
       // The SDK sends `system` itself: it is charged, never returned.
       const returned = { ...turn, messages: turn.messages.filter(({ origin }) => origin === undefined || origin !== systemOrigin) };
       return { messages: exportSdkMessages(returned, (message) => toModelMessages<ModelMessage>(message)) };
@@ -87,19 +104,43 @@ export function createStrataAiSdk(options: StrataAiSdkOptions): StrataAiSdk {
       async transformParams({ params }: { params: LanguageModelCallOptions }) {
         const turn = await promptContext.prepare({
           contextId,
+          scope: SCOPE,
           messages: importSdkMessages(params.prompt),
           tools: callToolSchemas(params.tools),
           signal: params.abortSignal,
         });
-        return { ...params, prompt: exportSdkMessages(turn, (message: CanonicalMessage) => toLanguageModelMessages(toModelMessages(message))) };
+        const transformed = { ...params, prompt: exportSdkMessages(turn, (message: CanonicalMessage) => toLanguageModelMessages(toModelMessages(message))) };
+        promptContexts.set(transformed, turn.contextId);
+        return transformed;
+      },
+      async wrapGenerate({ doGenerate, params }) {
+        const result = await doGenerate();
+        const issuer = promptContexts.get(params);
+        if (issuer !== undefined) calls.issued(issuer, result.content.flatMap((part) => (part.type === 'tool-call' ? [part.toolCallId] : [])));
+        return result;
+      },
+      async wrapStream({ doStream, params }) {
+        const result = await doStream();
+        const issuer = promptContexts.get(params);
+        if (issuer === undefined) return result;
+        const watched = result.stream.pipeThrough(
+          new TransformStream({
+            transform(part, controller) {
+              if (part.type === 'tool-call') calls.issued(issuer, [part.toolCallId]);
+              controller.enqueue(part);
+            },
+          }),
+        );
+        return { ...result, stream: watched };
       },
     },
     tools: {
       read_tool_output: tool({
         description: readTool.description,
         inputSchema: jsonSchema<Record<string, unknown>>(readTool.parameters as Parameters<typeof jsonSchema>[0]),
-        async execute(input, { toolCallId, abortSignal }) {
-          const outcome = await readTool.execute(input as JsonValue, { contextId, toolCallId, signal: abortSignal ?? new AbortController().signal });
+        async execute(input, { toolCallId, messages, abortSignal }) {
+          const run = contextId ?? stepContexts.get(messages) ?? (await calls.contextOf(toolCallId, input, outputStore)) ?? SCOPE;
+          const outcome = await readTool.execute(input as JsonValue, { contextId: run, toolCallId, signal: abortSignal ?? new AbortController().signal });
           return outcome.content;
         },
       }),

@@ -4,6 +4,12 @@ import type { CanonicalMessage, ToolOutputRef } from './messages.js';
 import type { PutToolOutput, SessionStore, SessionVersion, StoredToolOutput, ToolOutputStore } from './ports.js';
 import { createHostLoopContext } from './host-loop-context.js';
 
+/** The fake store's reference ids renamed by order of first appearance per run (the same bytes otherwise). */
+function renumbered(inputs: readonly string[]): string[] {
+  const names = new Map<string, string>();
+  return inputs.map((input) => input.replace(/out-\d+/g, (ref) => names.get(ref) ?? (names.set(ref, `ref#${names.size + 1}`), names.get(ref)!)));
+}
+
 function memoryStore(): ToolOutputStore & { puts: PutToolOutput[] } {
   const outputs = new Map<string, StoredToolOutput>();
   const puts: PutToolOutput[] = [];
@@ -27,7 +33,7 @@ function sessionStore(): SessionStore {
   const versions = new Map<string, SessionVersion[]>();
   const write = (contextId: string, messages: readonly CanonicalMessage[], expected: number | undefined, state: SessionVersion['state']): SessionVersion => {
     const list = versions.get(contextId) ?? [];
-    if (expected !== undefined && expected !== list.length) throw Object.assign(new Error('conflict'), { code: 'SESSION_CONFLICT' });
+    if (expected !== undefined && expected !== list.length) throw Object.assign(new Error('conflict'), { code: 'SESSION_VERSION_CONFLICT' });
     const version: SessionVersion = { contextId, version: list.length + 1, messages: structuredClone([...messages]), createdAt: '', state: structuredClone(state ?? list.at(-1)?.state) };
     versions.set(contextId, [...list, version]);
     return version;
@@ -107,4 +113,79 @@ test('a history that no longer starts with what the host passed before starts th
   // The context started over: its goal is the new conversation's request.
   assert.match(turn.messages[0]!.message.content as string, /Something else\./);
   assert.equal(turn.assembled.trace.turn, 2);
+});
+
+/** A run's host messages after `steps` tool steps: its task, then a call and a large result per step. */
+function runMessages(name: string, steps: number, callPrefix = 'c'): { message: CanonicalMessage; origin: string }[] {
+  const messages: { message: CanonicalMessage; origin: string }[] = [{ message: { role: 'user', content: `Summarise the ${name} log.` }, origin: 'task' }];
+  for (let step = 0; step < steps; step += 1) {
+    const id = `${callPrefix}${step}`;
+    messages.push({ message: { role: 'assistant', content: '', toolCalls: [{ id, name: 'read_log', input: { step } }] }, origin: `call${step}` });
+    messages.push({ message: { role: 'tool', toolCallId: id, toolName: 'read_log', content: `${name} line ${step}\n`.repeat(150 + step) }, origin: `result${step}` });
+  }
+  return messages;
+}
+
+/** Two runs' calls interleaved step by step (0 then 1, then 1 then 0, ...); each run's inputs, contexts and stored bodies. */
+async function interleaved(runs: ReadonlyArray<{ name: string; callPrefix: string; run?: object }>, steps: number) {
+  const outputs = memoryStore();
+  const context = createHostLoopContext<string>({ budget: { inputCapTokens: 1_500 }, outputStore: outputs, sessionStore: sessionStore() });
+  const inputs: string[][] = runs.map(() => []);
+  // From each run's second call on: its first (the opening alone) is the same bytes in any context of that opening.
+  const contextIds: Set<string>[] = runs.map(() => new Set());
+  for (let step = 0; step <= steps; step += 1) {
+    for (const index of step % 2 === 0 ? [0, 1] : [1, 0]) {
+      const { name, callPrefix, run } = runs[index]!;
+      const turn = await context.prepare({ scope: 'test', run, messages: runMessages(name, step, callPrefix) });
+      inputs[index]!.push(JSON.stringify(turn.assembled.input));
+      if (step > 0 || run !== undefined) contextIds[index]!.add(turn.contextId);
+    }
+  }
+  return { inputs, contextIds, bodies: (contextId: string) => outputs.puts.filter((put) => put.contextId === contextId).map((put) => put.body) };
+}
+
+test('runs that name no context each get their own, also with identical openings and interleaved calls', async () => {
+  const steps = 10;
+  const alone = async (name: string, callPrefix: string): Promise<string[]> => {
+    const context = createHostLoopContext<string>({ budget: { inputCapTokens: 1_500 }, outputStore: memoryStore(), sessionStore: sessionStore() });
+    const inputs: string[] = [];
+    for (let step = 0; step <= steps; step += 1) inputs.push(JSON.stringify((await context.prepare({ messages: runMessages(name, step, callPrefix) })).assembled.input));
+    return inputs;
+  };
+  const cases = [
+    { label: 'different tasks', runs: [{ name: 'alpha', callPrefix: 'c' }, { name: 'beta', callPrefix: 'c' }] },
+    // The same task: the models' call ids tell the runs apart after their first calls, which are identical.
+    { label: 'identical tasks', runs: [{ name: 'alpha', callPrefix: 'a' }, { name: 'alpha', callPrefix: 'b' }] },
+    // Identical in every message, call ids too: only the run's identity tells them apart.
+    { label: 'identical runs with their identities', runs: [{ name: 'alpha', callPrefix: 'c', run: {} }, { name: 'alpha', callPrefix: 'c', run: {} }] },
+  ];
+  for (const { label, runs } of cases) {
+    const { inputs, contextIds, bodies } = await interleaved(runs, steps);
+    for (const [index, { name, callPrefix }] of runs.entries()) {
+      assert.deepEqual(renumbered(inputs[index]!), renumbered(await alone(name, callPrefix)), `${label}: run ${index}'s requests are those it sends alone`);
+      assert.equal(contextIds[index]!.size, 1, `${label}: run ${index} stays in one context`);
+      // Each of its results was stored once, in its own context.
+      assert.deepEqual(bodies([...contextIds[index]!][0]!), runMessages(name, steps, callPrefix).flatMap(({ message }) => (message.role === 'tool' ? [message.content] : [])));
+    }
+    assert.notEqual([...contextIds[0]!][0], [...contextIds[1]!][0], `${label}: two contexts`);
+    assert.match([...contextIds[0]!][0]!, /^test:/);
+  }
+});
+
+test('a run that continues a finished one continues its context; a run given as `run` keeps its own context', async () => {
+  const context = createHostLoopContext<string>({ budget: { inputCapTokens: 50_000 }, outputStore: memoryStore(), sessionStore: sessionStore() });
+  const first = await context.prepare({ messages: runMessages('alpha', 2) });
+  // A chat's next request: the whole history again, and more.
+  const next = await context.prepare({ messages: [...runMessages('alpha', 2), { message: { role: 'user', content: 'And now?' }, origin: 'more' }] });
+  assert.equal(next.contextId, first.contextId);
+  assert.equal(next.assembled.trace.turn, 2);
+  // The same history once more, without a run: another run with that opening, in a context of its own.
+  const again = await context.prepare({ messages: runMessages('alpha', 2) });
+  assert.notEqual(again.contextId, first.contextId);
+  // With a run: every call of it, a repeated one too, stays in its context.
+  const run = {};
+  const bound = await context.prepare({ run, messages: runMessages('beta', 1) });
+  const repeated = await context.prepare({ run, messages: runMessages('beta', 1) });
+  assert.equal(repeated.contextId, bound.contextId);
+  assert.equal(repeated.assembled.trace.turn, 2);
 });

@@ -9,6 +9,7 @@ import { BoundedCache } from './bounded-cache.js';
 import { chainFingerprint, messageFingerprint } from './message-fingerprint.js';
 import type { CanonicalHistory, CanonicalMessage, ToolResultMessage } from './messages.js';
 import type { SessionState, SessionStore, SessionVersion, Summarizer, ToolOutputStore, TraceSink } from './ports.js';
+import { openingKey, resolveOpeningContext, runStateOf, type HostLoopRunState, type ResolvedContext } from './host-loop-runs.js';
 import type { TokenEstimator, ToolSchema } from './token-estimator.js';
 
 /** A canonical message imported from a host loop, with what it was made from there. */
@@ -47,7 +48,20 @@ export interface HostLoopContextOptions {
 }
 
 export interface HostLoopTurnRequest<Origin> {
-  readonly contextId: string;
+  /**
+   * The context to continue, shared on purpose by every run that names it
+   * (a conversation or thread id). Absent: the run's own context, found by
+   * `run` or by the run's opening (`resolveOpeningContext`).
+   */
+  readonly contextId?: string;
+  /**
+   * What identifies the run in the host when it has such a value (the AI
+   * SDK's list of steps): every call of the run continues the context its
+   * first call resolved. Held weakly.
+   */
+  readonly run?: object;
+  /** The prefix of the context ids made for runs that name none (the adapter's name). Default `"host-loop"`. */
+  readonly scope?: string;
   /** The host's whole history for this model call, imported in order. */
   readonly messages: readonly ImportedMessage<Origin>[];
   /** The tools the model is offered, charged to the budget. */
@@ -56,25 +70,15 @@ export interface HostLoopTurnRequest<Origin> {
 }
 
 export interface HostLoopTurn<Origin> {
+  /** The context the turn was assembled in: the one given, or the run's own. */
+  readonly contextId: string;
   /** What the model receives, in order: each with its origin when the host's own value is still exact, else to be converted. */
   readonly messages: ReadonlyArray<{ readonly message: CanonicalMessage; readonly origin: Origin | undefined }>;
   readonly assembled: AssembledTurn;
 }
 
-/**
- * What a host-loop context keeps beside its canonical history, as the
- * session's run state: how many host messages it has taken in, a
- * fingerprint of them (to tell an appended history from a rewritten one),
- * the context's original request and its last turn.
- */
-interface HostLoopRunState {
-  readonly hostMessages: number;
-  readonly hostPrefix: string;
-  readonly goal: string | null;
-  readonly turn: number;
-}
-
 const DEFAULT_STORE_FROM_CHARS = 1_024;
+const DEFAULT_SCOPE = 'host-loop';
 /** Contexts whose goal a host loop holds between its set and the assembly that reads it. */
 const GOALS_KEPT = 1_024;
 /** Writes tried against a context another call changed meanwhile. */
@@ -93,12 +97,26 @@ const WRITE_ATTEMPTS = 5;
  * checkpoints, repaired pairs, its own system prompt) is converted by the
  * adapter.
  *
- * When the host's history no longer starts with what it passed before (it
- * was edited or is another conversation under the same id), the context
- * starts over from it. The host's history itself is never changed.
+ * A run that names no context gets its own (by `run`, else by its opening
+ * and the stored context its history continues), so two runs never share a
+ * context, a stored output or a search unless they name the same id. When
+ * the history of a named or bound context no longer starts with what the
+ * host passed before (it was edited or is another conversation under the
+ * same id), that context starts over from it. The host's history itself is
+ * never changed.
  */
 export class HostLoopContext<Origin> {
   private readonly options: HostLoopContextOptions;
+  /** The context of each run the host identified (`HostLoopTurnRequest.run`). */
+  private readonly runs = new WeakMap<object, string>();
+  /**
+   * The calls of each opening in progress here, one after another: a call
+   * stores its new tool results before it knows its write wins, so two
+   * calls racing for one context would leave the loser's results in the
+   * winner's store. (Across processes the session store's version check
+   * keeps the histories apart; such a lost race can leave a result behind.)
+   */
+  private readonly openings = new Map<string, Promise<void>>();
 
   constructor(options: HostLoopContextOptions) {
     this.options = options;
@@ -117,19 +135,39 @@ export class HostLoopContext<Origin> {
     // Each message the model may get back as the host's own value, by its content (a stored result without its reference).
     const origins = new Map<string, Origin>();
     for (const { message, origin } of request.messages) origins.set(messageFingerprint(message), origin);
+    const messages = request.messages.map(({ message }) => message);
+    if (request.contextId !== undefined) return this.assemble(request, messages, chain, origins);
+    const key = openingKey(request.scope ?? DEFAULT_SCOPE, messages, chain);
+    const previous = this.openings.get(key) ?? Promise.resolve();
+    const turn = previous.then(() => this.assemble(request, messages, chain, origins, key));
+    const settled = turn.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.openings.set(key, settled);
+    try {
+      return await turn;
+    } finally {
+      if (this.openings.get(key) === settled) this.openings.delete(key);
+    }
+  }
+
+  /** Resolves the call's context and assembles the turn in it, again after a lost write. */
+  private async assemble(request: HostLoopTurnRequest<Origin>, messages: readonly CanonicalMessage[], chain: readonly string[], origins: ReadonlyMap<string, Origin>, key?: string): Promise<HostLoopTurn<Origin>> {
     for (let attempt = 1; ; attempt += 1) {
-      const stored = await this.options.sessionStore.load(request.contextId);
+      // Resolved again after a lost write: another run may have taken the context meanwhile.
+      const { contextId, stored } = await this.resolve(request, messages, chain, key);
       const previous = runStateOf(stored);
       const continues = previous !== undefined && previous.hostMessages <= request.messages.length && chain[previous.hostMessages] === previous.hostPrefix;
       const added = request.messages.slice(continues ? previous.hostMessages : 0);
       const appended: CanonicalMessage[] = [];
-      for (const { message } of added) appended.push(await this.stored(request.contextId, message, request.signal));
+      for (const { message } of added) appended.push(await this.stored(contextId, message, request.signal));
       const history = [...(continues ? stored!.messages : []), ...appended];
       const turn = (previous?.turn ?? 0) + 1;
       const goal = (continues ? previous.goal : null) ?? firstRequest(history) ?? null;
-      if (goal !== null) this.options.goals?.set(request.contextId, goal);
+      if (goal !== null) this.options.goals?.set(contextId, goal);
       const assembled = await this.options.assembler.assemble({
-        contextId: request.contextId,
+        contextId,
         turn,
         history,
         tools: request.tools ?? [],
@@ -137,11 +175,19 @@ export class HostLoopContext<Origin> {
         state: continues ? stored!.state?.context : undefined,
       });
       const run: HostLoopRunState = { hostMessages: request.messages.length, hostPrefix: chain.at(-1)!, goal, turn };
-      const written = await this.write(request.contextId, stored, { continues, appended, assembled, state: { context: assembled.state, run: { host: { ...run } } } });
+      const written = await this.write(contextId, stored, { continues, appended, assembled, state: { context: assembled.state, run: { host: { ...run } } } });
       if (!written && attempt < WRITE_ATTEMPTS) continue;
-      if (!written) throw new Error(`the host-loop context "${request.contextId}" was changed by another call ${WRITE_ATTEMPTS} times while this one was assembled`);
-      return { messages: assembled.input.messages.map((message) => ({ message, origin: origins.get(messageFingerprint(withoutRef(message))) })), assembled };
+      if (!written) throw new Error(`the host-loop context "${contextId}" was changed by another call ${WRITE_ATTEMPTS} times while this one was assembled`);
+      if (request.run !== undefined) this.runs.set(request.run, contextId);
+      return { contextId, messages: assembled.input.messages.map((message) => ({ message, origin: origins.get(messageFingerprint(withoutRef(message))) })), assembled };
     }
+  }
+
+  /** The context a call continues: the one it names, its run's, or the run's own by its opening. */
+  private async resolve(request: HostLoopTurnRequest<Origin>, messages: readonly CanonicalMessage[], chain: readonly string[], key: string | undefined): Promise<ResolvedContext> {
+    const named = request.contextId ?? (request.run === undefined ? undefined : this.runs.get(request.run));
+    if (named !== undefined || key === undefined) return { contextId: named!, stored: await this.options.sessionStore.load(named!) };
+    return resolveOpeningContext({ sessionStore: this.options.sessionStore, key, messages, chain });
   }
 
   /** Records the turn as the context's next version; false when another call wrote a version first. */
@@ -157,7 +203,7 @@ export class HostLoopContext<Origin> {
       }
       return true;
     } catch (error) {
-      if ((error as { code?: unknown } | null)?.code === 'SESSION_CONFLICT') return false;
+      if (isSessionConflict(error)) return false;
       throw error;
     }
   }
@@ -173,18 +219,18 @@ export class HostLoopContext<Origin> {
   }
 }
 
+/** The session stores' `SessionConflictError` (in `@strata/store`, which this package does not import), by its marker or code. */
+const SESSION_CONFLICT_MARKER = Symbol.for('strata.error.SessionConflictError');
+function isSessionConflict(error: unknown): boolean {
+  const fields = error as { [SESSION_CONFLICT_MARKER]?: unknown; code?: unknown } | null;
+  return fields?.[SESSION_CONFLICT_MARKER] === true || fields?.code === 'SESSION_VERSION_CONFLICT';
+}
+
 /** A stored tool result as the host passed it: without the reference Strata gave it. */
 function withoutRef(message: CanonicalMessage): CanonicalMessage {
   if (message.role !== 'tool' || message.outputRef === undefined) return message;
   const { outputRef: _outputRef, ...rest } = message;
   return rest;
-}
-
-/** The host-loop run state of a stored session; undefined for a session it did not write. */
-function runStateOf(stored: SessionVersion | undefined): HostLoopRunState | undefined {
-  const host = (stored?.state?.run as { host?: Partial<HostLoopRunState> } | null | undefined)?.host;
-  if (!host || typeof host.hostMessages !== 'number' || typeof host.hostPrefix !== 'string' || typeof host.turn !== 'number') return undefined;
-  return { hostMessages: host.hostMessages, hostPrefix: host.hostPrefix, goal: typeof host.goal === 'string' ? host.goal : null, turn: host.turn };
 }
 
 /** The settings of Strata inside a host loop; what the adapters take as their options. */

@@ -3,11 +3,12 @@ import assert from 'node:assert/strict';
 import { AIMessage, HumanMessage, type BaseMessage } from '@langchain/core/messages';
 import { fakeModel } from '@langchain/core/testing';
 import { tool } from '@langchain/core/tools';
-import { createAgent } from 'langchain';
+import { createAgent, createMiddleware } from 'langchain';
 import { z } from 'zod';
 import type { TraceSink } from '@strata/context';
-import { langChainAsOpenAIChat as asOpenAIChat, loadProviderRules } from '@strata/testing';
+import { alternating, cachePricedCost, contextsShown, firstDifference, langChainAsOpenAIChat as asOpenAIChat, loadProviderRules, renumberRefs, turnstile, type RunScript } from '@strata/testing';
 import { nextArgumentsOf } from '@strata/tools';
+import { importLangChainMessages } from './langchain-history.js';
 import { createStrataLangChain } from './strata-langchain.js';
 
 const TASK = 'Audit every record and report the ones whose status is "late".';
@@ -84,3 +85,91 @@ test("each thread is its own context: without a contextId, the run's thread_id n
   for (const thread of ['t-1', 't-2']) await agent.invoke({ messages: [new HumanMessage(TASK)] }, { configurable: { thread_id: thread } });
   assert.deepEqual(contexts, ['t-1', 't-1', 't-2', 't-2']);
 });
+
+const RUN_STEPS = 8;
+const fetchRunRecord = tool(async ({ run, id }: { run: string; id: number }) => `${run}: ${recordBody(id)}`, {
+  name: 'fetch_record',
+  description: 'Fetches one record of a run by id.',
+  schema: z.object({ run: z.string(), id: z.number().int() }),
+});
+
+/** A run's model: fetches RUN_STEPS records, searches every stored output without a reference, reads a reference shown to it, answers. */
+function runModel(script: RunScript): ReturnType<typeof fakeModel> {
+  const model = fakeModel();
+  const call = (step: number, name: string, args: Record<string, unknown>) => new AIMessage({ content: '', tool_calls: [{ name, args, id: `${script.callPrefix}-${step}`, type: 'tool_call' }] });
+  for (let step = 1; step <= RUN_STEPS; step += 1) model.respond(call(step, 'fetch_record', { run: script.data, id: step }));
+  model.respond(call(RUN_STEPS + 1, 'read_tool_output', { query: 'line 1: status' }));
+  model.respond((messages) => call(RUN_STEPS + 2, 'read_tool_output', { ref: /ref="(out_[0-9a-z]+)"/.exec(messages.map((message) => message.text).join('\n'))?.[1] ?? 'missing', lines: { start: 1, end: 3 } }));
+  model.respond(new AIMessage(`${script.name}: done.`));
+  return model;
+}
+
+/** Runs the scripts concurrently, one agent each over one adapter instance with the default context ids, model calls interleaved by `order`. */
+async function concurrentRuns(scripts: readonly RunScript[], order: readonly string[]) {
+  const strata = createStrataLangChain({ budget: { inputCapTokens: 6_000 }, readToolOutput: { maxChars: 1_000, contextLines: 0 } });
+  const gate = turnstile(order);
+  const models = scripts.map(runModel);
+  await Promise.all(
+    scripts.map((script, index) => {
+      // Inside Strata's middleware: each model call waits its turn.
+      const turn = createMiddleware({ name: `Turnstile${script.name}`, wrapModelCall: async (request, handler) => (await gate.pass(script.name), handler(request)) });
+      const agent = createAgent({ model: models[index]!, tools: [fetchRunRecord, strata.readToolOutput], middleware: [strata.middleware, turn], systemPrompt: 'You audit records.' });
+      return agent.invoke({ messages: [new HumanMessage(script.task)] }, { recursionLimit: 100 });
+    }),
+  );
+  const requests = models.map((model) => model.calls.map((call) => call.messages as BaseMessage[]));
+  // The contexts of the references each run was shown (previews, search answers), and what each of them stores.
+  const shown = await contextsShown(strata.outputStore, requests.map((runRequests) => runRequests.map((messages) => messages.map((message) => message.content))));
+  return { requests, ...shown };
+}
+
+/** A run's requests in the oracle's chat shape with reference ids renamed by first appearance, and their cache-priced cost. */
+function comparable(requests: readonly BaseMessage[][]): { requests: string[]; cost: number } {
+  const names = new Map<string, string>();
+  const canonicalNames = new Map<string, string>();
+  return {
+    requests: requests.map((messages) => renumberRefs(JSON.stringify(asOpenAIChat(messages)), names)),
+    cost: cachePricedCost(requests.map((messages) => JSON.parse(renumberRefs(JSON.stringify(importLangChainMessages(messages).map(({ message }) => message)), canonicalNames)))),
+  };
+}
+
+/** The text of each tool result in a request, by call id. */
+function toolTexts(messages: readonly BaseMessage[]): Map<string, string> {
+  return new Map(messages.flatMap((message) => (message.type === 'tool' ? [[(message as unknown as { tool_call_id: string }).tool_call_id, message.text] as [string, string]] : [])));
+}
+
+const RUN_A: RunScript = { name: 'A', task: 'Audit the records of run A and report the late ones.', data: 'A', callPrefix: 'call' };
+const RUN_B: RunScript = { name: 'B', task: 'Audit the records of run B and report the late ones.', data: 'B', callPrefix: 'call' };
+
+for (const { label, scripts } of [
+  { label: 'two runs', scripts: [RUN_A, RUN_B] },
+  // The same prompt twice; the runs differ, as providers' call ids do, from their first tool call on.
+  { label: 'two runs with identical prompts', scripts: [RUN_A, { ...RUN_A, name: 'B', callPrefix: 'other' }] },
+]) {
+  test(`createAgent: ${label} on one instance without a thread_id, calls interleaved, never share a stored output or a search, and each sends what it sends alone`, async () => {
+    const rules = await loadProviderRules();
+    const together = await concurrentRuns(scripts, alternating(RUN_STEPS + 3));
+    for (const [index, script] of scripts.entries()) {
+      const alone = await concurrentRuns([script], []);
+      const requests = together.requests[index]!;
+      assert.equal(requests.length, RUN_STEPS + 3, `run ${script.name}: every call made`);
+      for (const [call, messages] of requests.entries()) {
+        if (!rules) break;
+        assert.deepEqual(rules.violations(asOpenAIChat(messages), 'openai'), [], `run ${script.name} call ${call} (openai)`);
+        assert.deepEqual(rules.violations(asOpenAIChat(messages), 'anthropic'), [], `run ${script.name} call ${call} (anthropic)`);
+      }
+      const mine = comparable(requests);
+      const reference = comparable(alone.requests[0]!);
+      assert.equal(mine.requests.length, reference.requests.length);
+      for (const [call, request] of mine.requests.entries()) assert.equal(firstDifference(request, reference.requests[call]!), undefined, `run ${script.name} call ${call}: what it sends alone`);
+      assert.equal(mine.cost, reference.cost, `run ${script.name}: the cost it has alone`);
+      const answers = toolTexts(requests.at(-1)!);
+      assert.match(answers.get(`${script.callPrefix}-${RUN_STEPS + 1}`) ?? '', new RegExp(`found in ${RUN_STEPS} of ${RUN_STEPS} stored outputs of this context`), `run ${script.name}: the search`);
+      assert.match(answers.get(`${script.callPrefix}-${RUN_STEPS + 2}`) ?? '', new RegExp(`\\n${script.data}: record`), `run ${script.name}: the read`);
+      assert.equal(together.refContexts[index]!.size, 1, `run ${script.name}: the references it sees are of one context`);
+      const [own] = together.refContexts[index]!;
+      assert.deepEqual(together.bodies.get(own!), [...alone.bodies.values()][0], `run ${script.name}: its stored outputs`);
+    }
+    assert.notDeepEqual([...together.refContexts[0]!], [...together.refContexts[1]!], 'no context shared');
+  });
+}

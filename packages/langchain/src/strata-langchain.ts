@@ -1,8 +1,8 @@
-import { SystemMessage, type BaseMessage } from '@langchain/core/messages';
+import { AIMessage, SystemMessage, type BaseMessage } from '@langchain/core/messages';
 import { DynamicStructuredTool, type ClientTool, type ServerTool } from '@langchain/core/tools';
 import { toJsonSchema } from '@langchain/core/utils/json_schema';
 import { createMiddleware } from 'langchain';
-import { createHostLoopContext, type CreateHostLoopContextOptions, type ImportedMessage, type JsonValue, type SessionStore, type ToolOutputStore, type ToolSchema } from '@strata/context';
+import { createHostLoopContext, ToolCallContexts, type CreateHostLoopContextOptions, type ImportedMessage, type JsonValue, type SessionStore, type ToolOutputStore, type ToolSchema } from '@strata/context';
 import { createMemorySessionStore, createMemoryToolOutputStore } from '@strata/store';
 import { createReadToolOutputTool, hostToolResultStore, type ReadToolOutputToolOptions } from '@strata/tools';
 import { importLangChainMessages, toLangChainMessage } from './langchain-history.js';
@@ -11,7 +11,9 @@ export interface StrataLangChainOptions extends Omit<CreateHostLoopContextOption
   /**
    * The conversation's id in stores and traces. Default: the run's
    * `configurable.thread_id` when it has one (each thread its own context),
-   * else `"langchain"`.
+   * else each run its own, by its opening and the stored context its
+   * messages continue (ids `langchain:<opening>.<n>`), so concurrent runs
+   * never share a stored output or a search.
    */
   readonly contextId?: string;
   /** Where tool results are stored for `read_tool_output`. Default: a new in-memory store. */
@@ -35,7 +37,8 @@ export interface StrataLangChain {
   readonly outputStore: ToolOutputStore;
 }
 
-const DEFAULT_CONTEXT_ID = 'langchain';
+/** The prefix of each run's context id, and the context of a `read_tool_output` call no model call issued. */
+const SCOPE = 'langchain';
 
 /**
  * Strata inside a LangChain.js 1.x `createAgent`. In the model-call hook
@@ -48,7 +51,10 @@ const DEFAULT_CONTEXT_ID = 'langchain';
  */
 export function createStrataLangChain(options: StrataLangChainOptions): StrataLangChain {
   const { contextId, readToolOutput, ...settings } = options;
-  const contextOf = (threadId: unknown): string => contextId ?? (typeof threadId === 'string' && threadId !== '' ? threadId : DEFAULT_CONTEXT_ID);
+  const contextOf = (threadId: unknown): string | undefined => contextId ?? (typeof threadId === 'string' && threadId !== '' ? threadId : undefined);
+  // How `read_tool_output` finds its run's context: the agent's state holds the very message of the model call that issued the call.
+  const responses = new WeakMap<BaseMessage, string>();
+  const calls = new ToolCallContexts();
   const outputStore = options.outputStore ?? createMemoryToolOutputStore();
   const sessionStore = options.sessionStore ?? createMemorySessionStore();
   const context = createHostLoopContext<BaseMessage>({ ...settings, outputStore, sessionStore, storeResult: hostToolResultStore(outputStore) });
@@ -60,6 +66,7 @@ export function createStrataLangChain(options: StrataLangChainOptions): StrataLa
       const system: ImportedMessage<BaseMessage>[] = systemText(request.systemMessage) === '' ? [] : [{ message: { role: 'system', content: systemText(request.systemMessage) }, origin: request.systemMessage }];
       const turn = await context.prepare({
         contextId: contextOf(request.runtime.configurable?.thread_id),
+        scope: SCOPE,
         messages: [...system, ...importLangChainMessages(request.messages)],
         tools: toolSchemas(request.tools),
         signal: request.runtime.signal,
@@ -68,7 +75,12 @@ export function createStrataLangChain(options: StrataLangChainOptions): StrataLa
       const messages = turn.messages.filter(({ message }) => message.role !== 'system').map(({ message, origin }) => origin ?? toLangChainMessage(message));
       const keepsSystem = leading.length === system.length && leading.every(({ origin }) => origin === request.systemMessage);
       // The agent takes a change of `systemMessage` or of `systemPrompt`, not both: only the message changes here.
-      return handler({ ...request, messages, systemMessage: keepsSystem ? request.systemMessage : new SystemMessage(leading.map(({ message }) => message.content).join('\n\n')) });
+      const response = await handler({ ...request, messages, systemMessage: keepsSystem ? request.systemMessage : new SystemMessage(leading.map(({ message }) => message.content).join('\n\n')) });
+      if (AIMessage.isInstance(response)) {
+        responses.set(response, turn.contextId);
+        calls.issued(turn.contextId, (response.tool_calls ?? []).flatMap((call) => (call.id ? [call.id] : [])));
+      }
+      return response;
     },
   });
 
@@ -78,7 +90,11 @@ export function createStrataLangChain(options: StrataLangChainOptions): StrataLa
     // A copy: the JSON Schema validator annotates the schema object, and ours is frozen.
     schema: structuredClone(readTool.parameters) as Record<string, unknown>,
     func: async (input: Record<string, unknown>, _runManager, config) => {
-      const outcome = await readTool.execute(input as JsonValue, { contextId: contextOf(config?.configurable?.thread_id), toolCallId: (config as { toolCall?: { id?: string } } | undefined)?.toolCall?.id ?? '', signal: config?.signal ?? new AbortController().signal });
+      const toolCallId = (config as { toolCall?: { id?: string } } | undefined)?.toolCall?.id ?? '';
+      const state = (config as { state?: { messages?: unknown } } | undefined)?.state;
+      const issuer = Array.isArray(state?.messages) ? state.messages.findLast((message): message is AIMessage => AIMessage.isInstance(message) && (message.tool_calls ?? []).some((call) => call.id === toolCallId)) : undefined;
+      const run = contextOf(config?.configurable?.thread_id) ?? (issuer && responses.get(issuer)) ?? (await calls.contextOf(toolCallId, input, outputStore)) ?? SCOPE;
+      const outcome = await readTool.execute(input as JsonValue, { contextId: run, toolCallId, signal: config?.signal ?? new AbortController().signal });
       return outcome.content;
     },
   });

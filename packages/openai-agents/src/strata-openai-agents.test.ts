@@ -2,8 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Agent, Runner, Usage, setTracingDisabled, tool, type AgentInputItem, type Model, type ModelRequest, type ModelResponse } from '@openai/agents-core';
 import type { TraceSink } from '@strata/context';
-import { loadProviderRules } from '@strata/testing';
+import { alternating, cachePricedCost, contextsShown, firstDifference, loadProviderRules, renumberRefs, turnstile, type RunScript } from '@strata/testing';
 import { nextArgumentsOf } from '@strata/tools';
+import { importAgentItems } from './agents-history.js';
 import { createStrataOpenAIAgents } from './strata-openai-agents.js';
 
 setTracingDisabled(true);
@@ -111,3 +112,101 @@ test(`Runner: a ${STEPS}-step tool loop at a small window stays provider-valid, 
   }
   assert.equal(text, recordBody(Number(masked.callId.slice('call-'.length))));
 });
+
+const RUN_STEPS = 8;
+
+/** A run's model: fetches RUN_STEPS records, searches every stored output without a reference, reads a reference shown to it, answers; each call waits its turn. */
+class RunModel implements Model {
+  readonly requests: ModelRequest[] = [];
+  constructor(
+    private readonly script: RunScript,
+    private readonly gate: { pass(run: string): Promise<void> },
+  ) {}
+  async getResponse(request: ModelRequest): Promise<ModelResponse> {
+    await this.gate.pass(this.script.name);
+    this.requests.push(request);
+    const step = this.requests.length;
+    const usage = new Usage({ requests: 1, inputTokens: 10, outputTokens: 5, totalTokens: 15 });
+    const call = (name: string, input: unknown): ModelResponse => ({ usage, output: [{ type: 'function_call', callId: `${this.script.callPrefix}-${step}`, name, arguments: JSON.stringify(input), status: 'completed' }] });
+    if (step <= RUN_STEPS) return call('fetch_record', { run: this.script.data, id: step });
+    if (step === RUN_STEPS + 1) return call('read_tool_output', { query: 'line 1: status' });
+    if (step === RUN_STEPS + 2) return call('read_tool_output', { ref: /ref=\\?"(out_[0-9a-z]+)\\?"/.exec(JSON.stringify(request.input))?.[1] ?? 'missing', lines: { start: 1, end: 3 } });
+    return { usage, output: [{ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: `${this.script.name}: done.` }] }] };
+  }
+  async *getStreamedResponse(): AsyncIterable<never> {
+    throw new Error('not streamed in this test');
+  }
+}
+
+/** Runs the scripts concurrently, one agent each over one adapter instance with the default context ids, model calls interleaved by `order`. */
+async function concurrentRuns(scripts: readonly RunScript[], order: readonly string[]) {
+  const strata = createStrataOpenAIAgents({ budget: { inputCapTokens: 6_000 }, readToolOutput: { maxChars: 1_000, contextLines: 0 } });
+  const fetchRecord = tool({
+    name: 'fetch_record',
+    description: 'Fetches one record of a run by id.',
+    parameters: { type: 'object', properties: { run: { type: 'string' }, id: { type: 'integer' } }, required: ['run', 'id'], additionalProperties: false },
+    strict: true,
+    execute: async (input) => `${(input as { run: string }).run}: ${recordBody((input as { id: number }).id)}`,
+  });
+  const gate = turnstile(order);
+  const models = scripts.map((script) => new RunModel(script, gate));
+  const runner = new Runner({ callModelInputFilter: strata.callModelInputFilter });
+  await Promise.all(scripts.map((script, index) => runner.run(new Agent({ name: 'auditor', instructions: 'You audit records.', model: models[index]!, tools: [fetchRecord, strata.readToolOutput] }), [{ role: 'user', content: script.task }], { maxTurns: RUN_STEPS + 5 })));
+  const requests = models.map((model) => model.requests);
+  // The contexts of the references each run was shown (previews, search answers), and what each of them stores.
+  const shown = await contextsShown(strata.outputStore, requests.map((runRequests) => runRequests.map((request) => request.input)));
+  return { requests, ...shown };
+}
+
+/** A run's requests (instructions and items) with reference ids renamed by first appearance, and their cache-priced cost. */
+function comparable(requests: readonly ModelRequest[]): { requests: string[]; cost: number } {
+  const names = new Map<string, string>();
+  const canonicalNames = new Map<string, string>();
+  const canonical = (request: ModelRequest) => [{ role: 'system' as const, content: request.systemInstructions ?? '' }, ...importAgentItems(request.input as AgentInputItem[]).map(({ message }) => message)];
+  return {
+    requests: requests.map((request) => renumberRefs(JSON.stringify([request.systemInstructions, request.input]), names)),
+    cost: cachePricedCost(requests.map((request) => JSON.parse(renumberRefs(JSON.stringify(canonical(request)), canonicalNames)))),
+  };
+}
+
+/** The output of each function call result in a request, by call id. */
+function toolTexts(request: ModelRequest): Map<string, string> {
+  return new Map((request.input as AgentInputItem[]).flatMap((item) => (item.type === 'function_call_result' ? [[item.callId, typeof item.output === 'string' ? item.output : JSON.stringify(item.output)] as [string, string]] : [])));
+}
+
+const RUN_A: RunScript = { name: 'A', task: 'Audit the records of run A and report the late ones.', data: 'A', callPrefix: 'call-a' };
+const RUN_B: RunScript = { name: 'B', task: 'Audit the records of run B and report the late ones.', data: 'B', callPrefix: 'call-b' };
+
+// Call ids differ between runs, as the provider's do: the filter is told nothing of the run, and learns it from them.
+for (const { label, scripts } of [
+  { label: 'two runs', scripts: [RUN_A, RUN_B] },
+  { label: 'two runs with identical prompts', scripts: [RUN_A, { ...RUN_A, name: 'B', callPrefix: 'call-b' }] },
+]) {
+  test(`Runner: ${label} on one instance, calls interleaved, never share a stored output or a search, and each sends what it sends alone`, async () => {
+    const rules = await loadProviderRules();
+    const together = await concurrentRuns(scripts, alternating(RUN_STEPS + 3));
+    for (const [index, script] of scripts.entries()) {
+      const alone = await concurrentRuns([script], []);
+      const requests = together.requests[index]!;
+      assert.equal(requests.length, RUN_STEPS + 3, `run ${script.name}: every call made`);
+      for (const [call, request] of requests.entries()) {
+        if (!rules) break;
+        const chat = asOpenAIChat(request.systemInstructions, request.input as AgentInputItem[]);
+        assert.deepEqual(rules.violations(chat, 'openai'), [], `run ${script.name} request ${call} (openai)`);
+        assert.deepEqual(rules.violations(chat, 'anthropic'), [], `run ${script.name} request ${call} (anthropic)`);
+      }
+      const mine = comparable(requests);
+      const reference = comparable(alone.requests[0]!);
+      assert.equal(mine.requests.length, reference.requests.length);
+      for (const [call, request] of mine.requests.entries()) assert.equal(firstDifference(request, reference.requests[call]!), undefined, `run ${script.name} request ${call}: what it sends alone`);
+      assert.equal(mine.cost, reference.cost, `run ${script.name}: the cost it has alone`);
+      const answers = toolTexts(requests.at(-1)!);
+      assert.match(answers.get(`${script.callPrefix}-${RUN_STEPS + 1}`) ?? '', new RegExp(`found in ${RUN_STEPS} of ${RUN_STEPS} stored outputs of this context`), `run ${script.name}: the search`);
+      assert.match(answers.get(`${script.callPrefix}-${RUN_STEPS + 2}`) ?? '', new RegExp(`${script.data}: record 1 line 1`), `run ${script.name}: the read`);
+      assert.equal(together.refContexts[index]!.size, 1, `run ${script.name}: the references it sees are of one context`);
+      const [own] = together.refContexts[index]!;
+      assert.deepEqual(together.bodies.get(own!), [...alone.bodies.values()][0], `run ${script.name}: its stored outputs`);
+    }
+    assert.notDeepEqual([...together.refContexts[0]!], [...together.refContexts[1]!], 'no context shared');
+  });
+}

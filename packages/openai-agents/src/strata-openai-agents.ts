@@ -1,11 +1,19 @@
-import { tool, type AgentInputItem, type CallModelInputFilter, type FunctionTool } from '@openai/agents-core';
-import { createHostLoopContext, type CreateHostLoopContextOptions, type ImportedMessage, type JsonValue, type SessionStore, type ToolOutputStore, type ToolSchema } from '@strata/context';
+import { tool, type Agent, type AgentInputItem, type CallModelInputFilter, type FunctionTool } from '@openai/agents-core';
+import { BoundedCache, createHostLoopContext, type CreateHostLoopContextOptions, type ImportedMessage, type JsonValue, type SessionStore, type ToolOutputStore, type ToolSchema } from '@strata/context';
 import { createMemorySessionStore, createMemoryToolOutputStore } from '@strata/store';
 import { createReadToolOutputTool, hostToolResultStore, type ReadToolOutputToolOptions } from '@strata/tools';
 import { importAgentItems, toAgentItems } from './agents-history.js';
 
 export interface StrataOpenAIAgentsOptions extends Omit<CreateHostLoopContextOptions, 'outputStore' | 'sessionStore'> {
-  /** The conversation's id in stores and traces. Default `"openai-agents"`. */
+  /**
+   * The conversation's id in stores and traces, shared by every run given
+   * this instance. Default: each run its own context, by its opening and the
+   * stored context its items continue (ids `openai-agents:<opening>.<n>`),
+   * so concurrent runs never share a stored output or a search.
+   * `read_tool_output` learns its run's context from the run's tool calls
+   * (the agents' `agent_tool_start` events) at the run's next model call:
+   * in a run's first tool step it finds no stored output yet.
+   */
   readonly contextId?: string;
   /** Where tool results are stored for `read_tool_output`. Default: a new in-memory store. */
   readonly outputStore?: ToolOutputStore;
@@ -30,7 +38,10 @@ export interface StrataOpenAIAgents {
   readonly outputStore: ToolOutputStore;
 }
 
-const DEFAULT_CONTEXT_ID = 'openai-agents';
+/** The prefix of each run's context id, and the context of a `read_tool_output` call of a run not yet known. */
+const SCOPE = 'openai-agents';
+/** Tool calls whose run a filter keeps until the run's next model call shows them. */
+const CALLS_KEPT = 4_096;
 /** The SDK's type of a non-strict JSON Schema for `tool()` parameters (not exported by name). */
 type NonStrictParameters = Extract<Parameters<typeof tool>[0], { strict: false }>['parameters'];
 /** The origin of the agent's instructions, which the filter returns apart from the items. */
@@ -45,7 +56,7 @@ const INSTRUCTIONS: AgentInputItem[] = [];
  * never changed; unchanged items reach the model as the run's own objects.
  */
 export function createStrataOpenAIAgents(options: StrataOpenAIAgentsOptions): StrataOpenAIAgents {
-  const { contextId = DEFAULT_CONTEXT_ID, tools = [], readToolOutput, ...settings } = options;
+  const { contextId, tools = [], readToolOutput, ...settings } = options;
   const outputStore = options.outputStore ?? createMemoryToolOutputStore();
   const sessionStore = options.sessionStore ?? createMemorySessionStore();
   const context = createHostLoopContext<AgentInputItem[]>({ ...settings, outputStore, sessionStore, storeResult: hostToolResultStore(outputStore) });
@@ -53,9 +64,31 @@ export function createStrataOpenAIAgents(options: StrataOpenAIAgentsOptions): St
   // `read_tool_output` is charged too: the user adds it to the agent's tools (a duplicate by name counts once).
   const chargedTools = [...tools.filter((schema) => schema.name !== readTool.name), readTool];
 
-  const callModelInputFilter: CallModelInputFilter = async ({ modelData }) => {
+  // How `read_tool_output` finds its run's context: the filter is told nothing of the run, a tool its run context. Each tool call
+  // of a run is recorded with the run context (`agent_tool_start`); the run's next model call shows the call, and so its context.
+  const callRuns = new BoundedCache<string, object | null>(CALLS_KEPT);
+  const runContexts = new WeakMap<object, string>();
+  const watched = new WeakSet<Agent<any, any>>();
+  const watch = (agent: Agent<any, any>): void => {
+    if (watched.has(agent)) return;
+    watched.add(agent);
+    agent.on('agent_tool_start', (runContext, _tool, details) => {
+      const callId = (details as { toolCall?: { callId?: unknown } } | undefined)?.toolCall?.callId;
+      if (typeof callId !== 'string') return;
+      // One call id in two runs (models that number their calls) names neither.
+      const known = callRuns.get(callId);
+      callRuns.set(callId, known === undefined || known === runContext ? runContext : null);
+    });
+  };
+
+  const callModelInputFilter: CallModelInputFilter = async ({ modelData, agent }) => {
+    watch(agent);
     const instructions: ImportedMessage<AgentInputItem[]>[] = modelData.instructions ? [{ message: { role: 'system', content: modelData.instructions }, origin: INSTRUCTIONS }] : [];
-    const turn = await context.prepare({ contextId, messages: [...instructions, ...importAgentItems(modelData.input)], tools: chargedTools });
+    const turn = await context.prepare({ contextId, scope: SCOPE, messages: [...instructions, ...importAgentItems(modelData.input)], tools: chargedTools });
+    for (const item of modelData.input) {
+      const runContext = item.type === 'function_call' ? callRuns.get(item.callId) : undefined;
+      if (runContext) runContexts.set(runContext, turn.contextId);
+    }
     const leading = turn.messages.filter(({ message }) => message.role === 'system');
     const input = turn.messages.filter(({ message }) => message.role !== 'system').flatMap(({ message, origin }) => origin ?? toAgentItems(message));
     return { input, instructions: leading.length === 0 ? undefined : leading.map(({ message }) => message.content).join('\n\n') };
@@ -66,8 +99,9 @@ export function createStrataOpenAIAgents(options: StrataOpenAIAgentsOptions): St
     description: readTool.description ?? '',
     parameters: structuredClone(readTool.parameters) as unknown as NonStrictParameters,
     strict: false,
-    async execute(input, _runContext, details) {
-      const outcome = await readTool.execute(input as JsonValue, { contextId, toolCallId: details?.toolCall?.callId ?? '', signal: new AbortController().signal });
+    async execute(input, runContext, details) {
+      const run = contextId ?? (runContext === undefined ? undefined : runContexts.get(runContext)) ?? SCOPE;
+      const outcome = await readTool.execute(input as JsonValue, { contextId: run, toolCallId: details?.toolCall?.callId ?? '', signal: details?.signal ?? new AbortController().signal });
       return outcome.content;
     },
   });

@@ -35,3 +35,7 @@ export { manualTimers } from './manual-timers.js';
 // One of each credential shape, and where one leaked (for the redaction's acceptance tests)
 export { CREDENTIAL_SAMPLES, credentialSampleText, leakedCredentials } from './credential-samples.js';
 export type { CredentialSample } from './credential-samples.js';
+
+// Concurrent runs: calls interleaved in a fixed order; a run's requests against the same run's alone (reference ids renamed, cost as caches bill it)
+export { renumberRefs, cachePricedCost, turnstile, alternating, firstDifference, contextsShown } from './run-requests.js';
+export type { RunScript } from './run-requests.js';
