@@ -1,4 +1,4 @@
-import { ContextBudgetError, ContextInputError, ContextValidationError, redactCredentials, type AssembledTurn, type AssistantMessage, type ContextAssembler, type ContextDiagnostic, type ContextScope, type CredentialVault, type ModelCallTrace, type TokenEstimator, type ToolOutputStore, type TurnRecovery } from '@strata/context';
+import { calibrateContextState, ContextBudgetError, ContextInputError, ContextValidationError, INITIAL_CONTEXT_STATE, redactCredentials, type AssembledTurn, type AssistantMessage, type ContextAssembler, type ContextDiagnostic, type ContextScope, type CredentialVault, type ModelCallTrace, type TokenEstimator, type ToolOutputStore, type TurnRecovery } from '@strata/context';
 import { ContextOverflowError, type ModelCallError, type ModelClient } from '@strata/model';
 import { toolErrorCodeOf, type ToolRegistry } from '@strata/tools';
 import type { AgentEvent, AgentStopReason } from './agent-events.js';
@@ -135,6 +135,7 @@ export class NativeAgent {
     if (outcome.type === 'error') return { type: 'stop', reason: errorReason(outcome.error), error: redactError(outcome.error) };
     state.addUsage(outcome.usage);
     this.emit({ type: 'usage', usage: outcome.usage });
+    this.calibrate(turn, outcome.assembled, outcome.usage.inputTokens);
     const message = outcome.message;
     if ((message.toolCalls ?? []).length === 0) {
       await state.commitStep([message]);
@@ -232,6 +233,19 @@ export class NativeAgent {
       return { type: 'stop', reason: 'loop-guard' };
     }
     return this.options.stopAtTurnEnd ? { type: 'stop', reason: 'turn-end' } : { type: 'model' };
+  }
+
+  /**
+   * Usage feedback: the provider's count of the input against ours. The
+   * calibrated context state is stored with the turn's step, so the next
+   * turn, in this process or any other, is assembled for it.
+   */
+  private calibrate(turn: number, assembled: AssembledTurn, reportedTokens: number | undefined): void {
+    const countedTokens = assembled.trace.budget?.totalTokens;
+    if (countedTokens === undefined) return;
+    const calibrated = calibrateContextState(this.options.state.contextState ?? INITIAL_CONTEXT_STATE, { countedTokens, reportedTokens, turn });
+    this.options.state.adoptContextState(calibrated.state);
+    for (const diagnostic of calibrated.diagnostics) this.diagnose(diagnostic);
   }
 
   /** Remote output that imitated our control markers was cleaned before it was stored: say what. */

@@ -4,6 +4,7 @@ import type { Timers } from './timers.js';
 import { BoundedCache } from './bounded-cache.js';
 import { ContextMemory } from './context-memory.js';
 import { checkContextState, withDefined, type ContextState } from './context-state.js';
+import { calibratedBudget } from './usage-calibration.js';
 import { countCandidate, fixedTokens, historyBudgetTokens, sortToolsByName, unwindowedTokens, WINDOW_HEADROOM_SHARE, type ContextCandidate } from './context-candidate.js';
 import type { ContextConfiguration, ContextMode, ResolvedContextBudget } from './context-configuration.js';
 import type { ContextTraceV5 } from './context-trace.js';
@@ -202,7 +203,9 @@ export class ContextAssembler {
       const input = this.options.legacyInput(request);
       return { input, trace: await this.writeTrace(turn, legacyTurnTrace(turn, input)), history: request.history, historyChanged: false, state };
     }
-    const budget = request.recovery ? recoveryBudget(this.options.budget, request.recovery, state.lastInputTokens) : this.options.budget;
+    // The usage calibration (the provider counts more than we do) shrinks every turn's cap; a recovery shrinks it again.
+    const calibrated = calibratedBudget(this.options.budget, state);
+    const budget = request.recovery ? recoveryBudget(calibrated, request.recovery, state.lastInputTokens) : calibrated;
 
     // 1. Message-count compaction, the trigger kept for compatibility.
     let history = request.history;

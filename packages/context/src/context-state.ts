@@ -30,6 +30,12 @@ export interface ContextStateV1 {
   readonly capacityStep?: number;
   /** What the last assembled input was counted at: what an overflow recovery shrinks from. */
   readonly lastInputTokens?: number;
+  /**
+   * The usage calibration: the largest ratio of the provider's input count
+   * to ours seen in this context (above 1 only: see `calibrateContextState`).
+   * Turns are assembled for the cap divided by it.
+   */
+  readonly inputTokenRatio?: number;
 }
 
 export type ContextState = ContextStateV1;
@@ -54,15 +60,26 @@ export function checkContextState(value: unknown, path = 'state'): ContextState 
   const capacityStep = optionalCount(state.capacityStep, `${path}.capacityStep`);
   const lastInputTokens = optionalCount(state.lastInputTokens, `${path}.lastInputTokens`);
   const windowStart = state.windowStart === undefined ? undefined : checkWindowStart(state.windowStart, `${path}.windowStart`);
-  return withDefined({ version: CONTEXT_STATE_VERSION, windowStart, capacityStep, lastInputTokens });
+  const inputTokenRatio = state.inputTokenRatio;
+  if (inputTokenRatio !== undefined && !(typeof inputTokenRatio === 'number' && Number.isFinite(inputTokenRatio) && inputTokenRatio >= 1)) {
+    throw ContextInputError.unexpected({ code: 'CONTEXT_STATE_INVALID', path: `${path}.inputTokenRatio`, expected: 'a finite number of at least 1', actual: inputTokenRatio });
+  }
+  return withDefined({ version: CONTEXT_STATE_VERSION, windowStart, capacityStep, lastInputTokens, inputTokenRatio });
 }
 
 /** A state with its `undefined` fields left out, so it serialises and compares the same however it was built. */
-export function withDefined(state: { readonly version: 1; readonly windowStart?: WindowStartMark | undefined; readonly capacityStep?: number | undefined; readonly lastInputTokens?: number | undefined }): ContextState {
-  const defined: { version: 1; windowStart?: WindowStartMark; capacityStep?: number; lastInputTokens?: number } = { version: state.version };
+export function withDefined(state: {
+  readonly version: 1;
+  readonly windowStart?: WindowStartMark | undefined;
+  readonly capacityStep?: number | undefined;
+  readonly lastInputTokens?: number | undefined;
+  readonly inputTokenRatio?: number | undefined;
+}): ContextState {
+  const defined: { version: 1; windowStart?: WindowStartMark; capacityStep?: number; lastInputTokens?: number; inputTokenRatio?: number } = { version: state.version };
   if (state.windowStart !== undefined) defined.windowStart = state.windowStart;
   if (state.capacityStep !== undefined) defined.capacityStep = state.capacityStep;
   if (state.lastInputTokens !== undefined) defined.lastInputTokens = state.lastInputTokens;
+  if (state.inputTokenRatio !== undefined) defined.inputTokenRatio = state.inputTokenRatio;
   return Object.freeze(defined);
 }
 

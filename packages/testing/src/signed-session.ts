@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import {
   createContextPipeline,
+  isVerbatimSigned,
   resolveContextBudget,
   toOpenAIChat,
   type AssembledTurn,
@@ -127,7 +128,8 @@ export async function runSignedSession(options: {
     const assembled = await assembler.assemble({ contextId, turn, history: session, tools: [], state });
     const where = `cap ${options.cap}, turn ${turn}`;
     const sent = assembled.input.messages;
-    const latest = assembled.history.findLast((message): message is AssistantMessage => carriesSignature(message) && !brokenKeys.has(signatureKey(message)));
+    // The latest signed message that can go out as it is (one with neither text nor calls, or broken on purpose, is dropped whole by the rule).
+    const latest = assembled.history.findLast((message): message is AssistantMessage => isVerbatimSigned(message) && carriesSignature(message) && !brokenKeys.has(signatureKey(message)));
     if (latest) {
       const json = JSON.stringify(latest);
       assert.equal(json, originals.get(signatureKey(latest)), `${where}: the canonical history keeps the latest signed message as appended`);
