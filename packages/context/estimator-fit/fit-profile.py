@@ -1,7 +1,8 @@
 # Fits one ESTIMATOR_PROFILES entry as a linear program (scipy HiGHS) on the items of
-# dump-items.mjs: python3 fit-profile.py o200k|cl100k|unknown [items.json] > profile.ts.txt
-# Prints the profile as TypeScript (the argument list of `profile(...)` in
-# conservative-token-estimator.ts) on stdout, and the fit's measurements on stderr.
+# dump-items.mjs: python3 fit-profile.py FAMILY [items.json] > FAMILY.json
+# (FAMILY: one of TARGETS below). Prints the profile's weights as JSON on stdout (read by
+# generate-profiles.py, which writes src/estimator-profiles.generated.ts) and the fit's
+# measurements on stderr.
 # HOLDOUT=1 fits on half of the conversations (by a hash of their names) and measures the other half.
 import json, sys, os, zlib, collections
 import numpy as np
@@ -61,7 +62,17 @@ for r, item in enumerate(items):
     x, F[r] = features(item['pairs'])
     for k, v in x.items(): rows.append(r); cols.append(k); vals.append(v)
 X = sparse.csr_matrix((vals, (rows, cols)), shape=(len(items), len(names))).toarray()
-exact = np.array([max(it['o'], it['c']) if family == 'unknown' else it['o' if family == 'o200k' else 'c'] for it in items], dtype=float)
+# What each family's profile must cover, from the reference tokenizers' counts (@strata/testing's REFERENCE_TOKENIZERS).
+# claude: no public tokenizer for current models; the one Anthropic published before Claude 3 times CLAUDE_MARGIN.
+# unknown: the largest count of any reference tokenizer, so it bounds every family.
+CLAUDE_MARGIN = float(os.environ.get('CLAUDE_MARGIN', '1.2'))
+REFERENCES = ['o200k', 'o200k_harmony', 'cl100k', 'qwen', 'deepseek', 'llama3', 'llama2', 'gemma', 'claudePublic']
+def target(counts):
+    if family == 'unknown': return max(counts[name] for name in REFERENCES)
+    if family == 'claude': return np.ceil(CLAUDE_MARGIN * counts['claudePublic'])
+    return counts[family]
+if family not in ['unknown', 'claude'] + REFERENCES: sys.exit(f'unknown family {family}')
+exact = np.array([target(it['counts']) for it in items], dtype=float)
 length = np.array([it['len'] for it in items]); bytes_ = np.array([it['bytes'] for it in items])
 letters = X[:, [idx[f'{a}.character'] for a in ['lower']]].sum(1)
 # Text that is more than 30% letters of the scripts with a class of their own beyond Latin, Greek, Cyrillic and
@@ -100,8 +111,10 @@ for key, v in conv_rows.items(): by_corpus[key[0]].append(v)
 for co, rs in by_corpus.items():
     w = CORPUS_WEIGHTS.get(co, 1.0) if co in SHARED else OTHER_WEIGHT
     for xs, fs, ex in rs: c += w * xs / ex / len(rs)
-# Floors per character keep unseen text over-counted (see ESTIMATOR_PROFILES).
-FLOORS = {'upper.character': 0.11, 'lower.character': 0.11, 'digit.character': 1/3, 'punctuation.character': 0.12, 'space.character': 0.008, 'break.character': 0.06, 'tab.character': 0.06}
+# Floors per character keep unseen text over-counted (see ESTIMATOR_PROFILES). Qwen, Gemma and the
+# SentencePiece models give every digit a token of its own, so their digits (and unknown's) cost at least 1.
+DIGIT_FLOOR = 1.0 if family in ('qwen', 'llama2', 'gemma', 'unknown') else 1/3
+FLOORS = {'upper.character': 0.11, 'lower.character': 0.11, 'digit.character': DIGIT_FLOOR, 'punctuation.character': 0.12, 'space.character': 0.008, 'break.character': 0.06, 'tab.character': 0.06}
 ASCII = ('upper','lower','digit','punctuation','space','break','tab','control')
 bounds = []
 for n in names:
@@ -132,21 +145,15 @@ for co in sorted(set(corpus)):
     worst = min([est[i] / exact[i] for i in items_checked], default=1.0)
     print(f'{co:32s} conversations {len(ratios):5d} under {under_conversations} median over-count {ratios[len(ratios)//2]*100:6.1f}%; items under {len(items_under)} of {len(items_checked)}, worst {worst:.3f}', file=sys.stderr)
 
-def number(value): return f'{value:.4f}'.rstrip('0').rstrip('.')
-weight = lambda n: w[idx[n]]
-out = ['    {']
-for cl in CLASSES[1:]:
-    character = FIXED[cl] if cl in FIXED else weight(f'{cl}.character')
-    out.append(f'      {cl}: [{number(character)}, {number(weight(f"{cl}.run"))}],')
-out.append('    },'); out.append('    {')
-for k in PAIRS:
-    if weight('pair.' + k) > 0: out.append(f"      '{k}': {number(weight('pair.' + k))},")
-out.append('    },'); out.append('    {'); out.append('      letterPairs: {')
-for a in LETTERS: out.append(f'        {a}: [{", ".join(number(weight(f"letters.{a}{b}")) for b in LETTERS)}],')
-out.append('      },')
-out.append(f'      wordStarts: [{", ".join(number(weight(f"wordStart.{a}")) for a in LETTERS)}],')
-out.append(f'      wordEnds: [{", ".join(number(weight(f"wordEnd.{a}")) for a in LETTERS)}],')
-out.append('      uncommon: { ' + ', '.join(f'{script}: {number(weight("uncommon." + script))}' for script in UNCOMMON.values()) + ' },')
-out.append('      capitals: { ' + ', '.join(f'{script}: {number(weight("capital." + script))}' for script in CAPITALS.values()) + ' },')
-out.append('    },')
-print('\n'.join(out))
+def number(value): return float(f'{value:.4f}')
+weight = lambda n: number(w[idx[n]])
+profile = {
+    'classes': {cl: [FIXED[cl] if cl in FIXED else weight(f'{cl}.character'), weight(f'{cl}.run')] for cl in CLASSES[1:]},
+    'pairs': {k: weight('pair.' + k) for k in PAIRS if weight('pair.' + k) > 0},
+    'letterPairs': {a: [weight(f'letters.{a}{b}') for b in LETTERS] for a in LETTERS},
+    'wordStarts': [weight(f'wordStart.{a}') for a in LETTERS],
+    'wordEnds': [weight(f'wordEnd.{a}') for a in LETTERS],
+    'uncommon': {script: weight('uncommon.' + script) for script in UNCOMMON.values()},
+    'capitals': {script: weight('capital.' + script) for script in CAPITALS.values()},
+}
+print(json.dumps(profile))

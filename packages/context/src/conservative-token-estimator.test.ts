@@ -4,10 +4,9 @@ import fc from 'fast-check';
 import cl100k from 'gpt-tokenizer/encoding/cl100k_base';
 import o200k from 'gpt-tokenizer/encoding/o200k_base';
 import { ConservativeTokenEstimator, estimateTextTokens, ESTIMATOR_PROFILES } from './conservative-token-estimator.js';
-import { GETTEXT_ROOT, gettextCorpus, icuCorpus, mixedScriptCorpus, readGettextCatalogs, stressCorpus, type CorpusItem } from './estimator-corpus.js';
 import * as context from './index.js';
 import { messageText } from './message-text.js';
-import { loadAllSharedConversations, loadAlpacaConversations, readSharedData } from '@strata/testing';
+import { GETTEXT_ROOT, gettextCorpus, icuCorpus, loadAllSharedConversations, loadAlpacaConversations, mixedScriptCorpus, readGettextCatalogs, readSharedData, stressCorpus, type CorpusItem } from '@strata/testing';
 
 const COUNT_OPTIONS = { disallowedSpecial: new Set<string>() };
 const exactCache = new Map<string, { o200k: number; cl100k: number }>();

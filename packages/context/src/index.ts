@@ -49,7 +49,10 @@ export type { TrajectoryFormat, ImportedTrajectory, TrajectoryImport, ImportTraj
 
 // Token counting
 export { ConservativeTokenEstimator, IMAGE_TOKENS } from './conservative-token-estimator.js';
-export { ExactTokenEstimator, exactTokenEstimatorFor, tokenizerFamilyOf } from './exact-token-estimator.js';
+export { ExactTokenEstimator, exactTokenEstimatorFor, hasBuiltInExactTokenizer } from './exact-token-estimator.js';
+export type { BuiltInExactFamily } from './exact-token-estimator.js';
+export { tokenizerFamilyOf } from './tokenizer-family.js';
+export { TOKENIZER_FAMILIES } from './token-estimator.js';
 export type { TokenEstimator, TokenizerFamily, ToolSchema } from './token-estimator.js';
 
 // Contributors

@@ -27,3 +27,12 @@ export { langChainAsOpenAIChat } from './langchain-chat.js';
 
 // Timers a test fires by hand (no sleeping).
 export { manualTimers } from './manual-timers.js';
+
+// Corpora the conservative estimator is fitted and checked on: ICU text in every locale, mixed scripts,
+// the shapes that break character-based guesses, and the machine's gettext catalogs.
+export { GETTEXT_ROOT, gettextCorpus, icuCorpus, mixedScriptCorpus, readGettextCatalogs, stressCorpus } from './estimator-corpus.js';
+export type { CorpusItem, GettextCatalog } from './estimator-corpus.js';
+
+// The real tokenizers of the families with a public one (development dependencies), for the estimator's tests and fit.
+export { REFERENCE_TOKENIZERS, loadReferenceCounters } from './family-tokenizers.js';
+export type { ReferenceCounters, ReferenceTokenizer, TokenCounter } from './family-tokenizers.js';
