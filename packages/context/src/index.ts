@@ -48,7 +48,7 @@ export {
 export type { TrajectoryFormat, ImportedTrajectory, TrajectoryImport, ImportTrajectoriesOptions } from './adapters/trajectories.js';
 
 // Token counting
-export { ConservativeTokenEstimator, IMAGE_TOKENS } from './conservative-token-estimator.js';
+export { CachingTokenEstimator, ConservativeTokenEstimator, IMAGE_TOKENS, TOOL_SCHEMA_OVERHEAD_TOKENS, estimateMediaTokens, messageOverheadTokens, toolSchemaText } from './conservative-token-estimator.js';
 export { ExactTokenEstimator, exactTokenEstimatorFor, hasBuiltInExactTokenizer } from './exact-token-estimator.js';
 export type { BuiltInExactFamily } from './exact-token-estimator.js';
 export { tokenizerFamilyOf } from './tokenizer-family.js';
@@ -96,7 +96,7 @@ export type { ModelInput } from './model-input.js';
 
 // Compaction
 export { DefaultHistoryCompactor } from './default-history-compactor.js';
-export { SYSTEM_TIMERS, type Timers } from './timers.js';
+export { SYSTEM_TIMERS, TimeLimitExceeded, withTimeout, type Timers } from './timers.js';
 export { untilAborted } from './abort-race.js';
 export type { HistoryCompactorOptions } from './default-history-compactor.js';
 export type { CompactionReason, CompactionRequest, CompactionResult, CompactionTrace, HistoryCompactor } from './history-compactor.js';
