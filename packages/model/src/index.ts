@@ -55,6 +55,9 @@ export {
   type TokenCountProvider,
 } from './provider-token-counter.js';
 
+// The model's window, as its server says it
+export { ModelWindowDiscovery, WINDOW_DISCOVERY_TIMEOUT_MS, type DiscoverWindowOptions, type DiscoveredWindow, type WindowDiagnostic, type WindowServer } from './model-window-discovery.js';
+
 // Summarizer
 export { createModelSummarizer, type ModelSummarizerOptions } from './model-summarizer.js';
 
