@@ -96,7 +96,7 @@ export type { ModelInput } from './model-input.js';
 
 // Compaction
 export { DefaultHistoryCompactor } from './default-history-compactor.js';
-export { SYSTEM_TIMERS, TimeLimitExceeded, withTimeout, type Timers } from './timers.js';
+export { SYSTEM_TIMERS, withTimeout, type Timers } from './timers.js';
 export { untilAborted } from './abort-race.js';
 export type { HistoryCompactorOptions } from './default-history-compactor.js';
 export type { CompactionReason, CompactionRequest, CompactionResult, CompactionTrace, HistoryCompactor } from './history-compactor.js';
