@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ConfigurationError, exactTokenEstimatorFor, resolveContextConfiguration, tokenizerFamilyOf, type ContextConfiguration } from '@strata/context';
+import { ConfigurationError, ConservativeTokenEstimator, exactTokenEstimatorFor, hasBuiltInExactTokenizer, resolveContextConfiguration, tokenizerFamilyOf, type ContextConfiguration } from '@strata/context';
 import { createModelClientFromSpecifier, createModelSummarizer, type ModelClient } from '@strata/model';
 import { createFileTraceSink, defaultTraceDirectory, openDefaultStores, openStores, type Stores } from '@strata/store';
 import { registerStandardTools, ToolRegistry } from '@strata/tools';
@@ -77,7 +77,9 @@ export async function createDefaultBindings(options: DefaultBindingsOptions = {}
     sessionStore: stores.sessions,
     configuration,
     summarizer: createModelSummarizer({ client: model }),
-    ...(family === 'unknown' ? {} : { exactEstimator: exactTokenEstimatorFor(model.modelId) }),
+    // The model's family profile (qwen, gemma, claude, ...), not only OpenAI's: see tokenizerFamilyOf.
+    estimator: new ConservativeTokenEstimator({ family }),
+    ...(hasBuiltInExactTokenizer(family) ? { exactEstimator: exactTokenEstimatorFor(model.modelId) } : {}),
     ...(configuration.trace ? { traceSink: createFileTraceSink({ directory: configuration.traceDir ?? defaultTraceDirectory(dataDir) }) } : {}),
   };
   return { bindings, configuration, dataDir, stores, close: () => stores.close() };

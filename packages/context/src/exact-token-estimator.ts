@@ -1,13 +1,21 @@
 import cl100k from 'gpt-tokenizer/encoding/cl100k_base';
 import o200k from 'gpt-tokenizer/encoding/o200k_base';
+import o200kHarmony from 'gpt-tokenizer/encoding/o200k_harmony';
 import { ConfigurationError } from './errors/configuration-error.js';
 import { BoundedCache } from './bounded-cache.js';
 import { CachingTokenEstimator } from './conservative-token-estimator.js';
 import type { TokenizerFamily } from './token-estimator.js';
+import { tokenizerFamilyOf } from './tokenizer-family.js';
 
-type ExactFamily = Exclude<TokenizerFamily, 'unknown'>;
+/** The families whose tokenizers ship with this package (gpt-tokenizer's offline ranks). */
+export type BuiltInExactFamily = 'o200k' | 'o200k_harmony' | 'cl100k';
 
-const ENCODERS: Record<ExactFamily, { countTokens(text: string, options?: object): number }> = { o200k, cl100k };
+const ENCODERS: Readonly<Record<BuiltInExactFamily, { countTokens(text: string, options?: object): number }>> = Object.freeze({ o200k, o200k_harmony: o200kHarmony, cl100k });
+
+/** True for the families `ExactTokenEstimator` counts; the others need an exact counter from outside (a tokenizer.json, a provider). */
+export function hasBuiltInExactTokenizer(family: TokenizerFamily): family is BuiltInExactFamily {
+  return Object.hasOwn(ENCODERS, family);
+}
 
 /** Special-token text in user data is counted as ordinary text, never rejected. */
 const COUNT_OPTIONS = Object.freeze({ disallowedSpecial: new Set<string>() });
@@ -17,12 +25,15 @@ const COUNT_OPTIONS = Object.freeze({ disallowedSpecial: new Set<string>() });
  * message. Slower than the conservative estimator on text it has not seen.
  */
 export class ExactTokenEstimator extends CachingTokenEstimator {
-  readonly family: ExactFamily;
+  readonly family: BuiltInExactFamily;
   readonly exact = true;
-  private readonly encoder: (typeof ENCODERS)[ExactFamily];
+  private readonly encoder: (typeof ENCODERS)[BuiltInExactFamily];
 
-  constructor(options: { family: ExactFamily }) {
+  constructor(options: { family: BuiltInExactFamily }) {
     super();
+    if (!hasBuiltInExactTokenizer(options?.family)) {
+      throw new ConfigurationError({ setting: 'family', message: `ExactTokenEstimator family must be one of ${Object.keys(ENCODERS).join(', ')}, got ${JSON.stringify(options?.family)}` });
+    }
     this.family = options.family;
     this.encoder = ENCODERS[options.family];
   }
@@ -44,27 +55,11 @@ export class ExactTokenEstimator extends CachingTokenEstimator {
 const CACHED_TEXT_MIN_CHARS = 256;
 const TEXT_CACHE_ENTRIES = 64;
 
-const ENCODING_FAMILIES: Readonly<Record<string, ExactFamily>> = { o200k_base: 'o200k', cl100k_base: 'cl100k', o200k: 'o200k', cl100k: 'cl100k' };
-
-/**
- * The tokenizer family of an encoding or model name: `o200k_base`,
- * `gpt-4o`, `gpt-4.1`, `o3`, `gpt-4`, `gpt-3.5-turbo`, `text-embedding-3-small`.
- * `unknown` for models whose tokenizer is not public (Claude, Llama, ...).
- */
-export function tokenizerFamilyOf(encodingOrModel: string): TokenizerFamily {
-  const name = encodingOrModel.toLowerCase().replace(/^(openai|azure)[:/]/, '');
-  const direct = ENCODING_FAMILIES[name];
-  if (direct) return direct;
-  if (/^(gpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|o1|o3|o4|chatgpt-4o|gpt-oss)/.test(name)) return 'o200k';
-  if (/^(gpt-4|gpt-3\.5|text-embedding-3|text-embedding-ada-002)/.test(name)) return 'cl100k';
-  return 'unknown';
-}
-
 /** An exact estimator for an encoding or model name; a clear error when its tokenizer is not known. */
 export function exactTokenEstimatorFor(encodingOrModel: string): ExactTokenEstimator {
   const family = tokenizerFamilyOf(encodingOrModel);
-  if (family === 'unknown') {
-    throw new ConfigurationError({ setting: 'tokenizer', message: `no exact tokenizer is known for "${encodingOrModel}"; use ConservativeTokenEstimator or inject a TokenEstimator` });
+  if (!hasBuiltInExactTokenizer(family)) {
+    throw new ConfigurationError({ setting: 'tokenizer', message: `no built-in exact tokenizer for "${encodingOrModel}" (family ${family}); use ConservativeTokenEstimator, an exact counter from @strata/model (a tokenizer.json or a provider's count endpoint), or inject a TokenEstimator` });
   }
   return new ExactTokenEstimator({ family });
 }

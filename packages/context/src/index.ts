@@ -49,8 +49,11 @@ export {
 export type { TrajectoryFormat, ImportedTrajectory, TrajectoryImport, ImportTrajectoriesOptions } from './adapters/trajectories.js';
 
 // Token counting
-export { ConservativeTokenEstimator, IMAGE_TOKENS } from './conservative-token-estimator.js';
-export { ExactTokenEstimator, exactTokenEstimatorFor, tokenizerFamilyOf } from './exact-token-estimator.js';
+export { CachingTokenEstimator, ConservativeTokenEstimator, IMAGE_TOKENS, TOOL_SCHEMA_OVERHEAD_TOKENS, estimateMediaTokens, messageOverheadTokens, toolSchemaText } from './conservative-token-estimator.js';
+export { ExactTokenEstimator, exactTokenEstimatorFor, hasBuiltInExactTokenizer } from './exact-token-estimator.js';
+export type { BuiltInExactFamily } from './exact-token-estimator.js';
+export { tokenizerFamilyOf } from './tokenizer-family.js';
+export { TOKENIZER_FAMILIES } from './token-estimator.js';
 export type { TokenEstimator, TokenizerFamily, ToolSchema } from './token-estimator.js';
 
 // Contributors
@@ -109,7 +112,7 @@ export type { WrapperTagName } from './wrapper-markup.js';
 
 // Compaction
 export { DefaultHistoryCompactor, HISTORY_COMPACTOR_DEFAULTS } from './default-history-compactor.js';
-export { backoffDelayMs, SYSTEM_TIMERS, type Timers } from './timers.js';
+export { backoffDelayMs, SYSTEM_TIMERS, withTimeout, type Timers } from './timers.js';
 export { untilAborted } from './abort-race.js';
 export { withDefaults } from './with-defaults.js';
 export { BoundedCache } from './bounded-cache.js';

@@ -1,7 +1,18 @@
 import type { CanonicalMessage } from './messages.js';
 
-/** Tokenizer families the built-in estimators know. `unknown` is the safest profile. */
-export type TokenizerFamily = 'o200k' | 'cl100k' | 'unknown';
+/**
+ * Tokenizer families the built-in estimators know, one per tokenizer in
+ * common use: OpenAI's `o200k` (`o200k_harmony` for gpt-oss) and `cl100k`;
+ * `qwen` (Qwen 2.5 and 3); `deepseek` (V3, R1); `llama3` (Llama 3.x);
+ * `llama2` (Llama 2 and Mistral's SentencePiece models); `gemma` (Gemma 2
+ * and 3, and Gemini); `claude` (no public tokenizer for current models: a
+ * profile with a margin); and `unknown`, the bound of all of them, for
+ * every other model (GLM, Kimi, ...).
+ */
+export const TOKENIZER_FAMILIES = Object.freeze(['o200k', 'o200k_harmony', 'cl100k', 'qwen', 'deepseek', 'llama3', 'llama2', 'gemma', 'claude', 'unknown'] as const);
+
+/** One of `TOKENIZER_FAMILIES`. `unknown` is the safest profile. */
+export type TokenizerFamily = (typeof TOKENIZER_FAMILIES)[number];
 
 /** A tool as the model sees it: name, description and JSON-Schema parameters. */
 export interface ToolSchema {

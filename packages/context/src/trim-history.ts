@@ -3,7 +3,8 @@ import { ConservativeTokenEstimator } from './conservative-token-estimator.js';
 import { resolveContextBudget } from './context-configuration.js';
 import { chooseCounter } from './counting-policy.js';
 import { ConfigurationError } from './errors/configuration-error.js';
-import { tokenizerFamilyOf, ExactTokenEstimator } from './exact-token-estimator.js';
+import { ExactTokenEstimator, hasBuiltInExactTokenizer } from './exact-token-estimator.js';
+import { tokenizerFamilyOf } from './tokenizer-family.js';
 import { AtomicHistoryWindowPolicy } from './history-window.js';
 import { isTaskAnchorCandidate } from './history-units.js';
 import { DefaultContextMessageComposer } from './message-composer.js';
@@ -42,7 +43,7 @@ export function trimHistory(messages: unknown, options: TrimHistoryOptions): Can
   }
   const family = options.model === undefined ? 'unknown' : tokenizerFamilyOf(options.model);
   const estimator = options.estimator ?? new ConservativeTokenEstimator({ family });
-  const exactEstimator = family === 'unknown' ? undefined : new ExactTokenEstimator({ family });
+  const exactEstimator = hasBuiltInExactTokenizer(family) ? new ExactTokenEstimator({ family }) : undefined;
   const composed = new DefaultContextMessageComposer({ maskStoredResults: false }).compose({ history, messages: [], attachments: [] }).history;
   let estimated = 0;
   for (const message of composed) estimated += estimator.countMessage(message);

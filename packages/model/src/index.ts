@@ -43,6 +43,21 @@ export {
 } from './create-language-model.js';
 export type { ModelProviderName, ModelSpecifier } from './model-specifier.js';
 
+// Exact token counts: a model's tokenizer.json, a provider's count endpoint
+export { loadTokenizerJsonEstimator, TokenizerJsonEstimator, TOKENIZER_LIBRARY, type TokenizerJsonEstimatorOptions } from './tokenizer-json-estimator.js';
+export {
+  ProviderTokenCounter,
+  TOKEN_COUNT_TIMEOUT_MS,
+  type PrecountInput,
+  type PrecountReport,
+  type ProviderTokenCounterOptions,
+  type TokenCountDiagnostic,
+  type TokenCountProvider,
+} from './provider-token-counter.js';
+
+// The model's window, as its server says it
+export { ModelWindowDiscovery, WINDOW_DISCOVERY_TIMEOUT_MS, type DiscoverWindowOptions, type DiscoveredWindow, type WindowDiagnostic, type WindowServer } from './model-window-discovery.js';
+
 // Summarizer
 export { redactingModelClient, redactError, type RedactingModelClientOptions } from './redacting-model-client.js';
 export { createModelSummarizer, type ModelSummarizerOptions } from './model-summarizer.js';

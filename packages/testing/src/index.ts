@@ -39,3 +39,12 @@ export type { CredentialSample } from './credential-samples.js';
 // Concurrent runs: calls interleaved in a fixed order; a run's requests against the same run's alone (reference ids renamed, cost as caches bill it)
 export { renumberRefs, cachePricedCost, turnstile, alternating, firstDifference, contextsShown } from './run-requests.js';
 export type { RunScript } from './run-requests.js';
+
+// Corpora the conservative estimator is fitted and checked on: ICU text in every locale, mixed scripts,
+// the shapes that break character-based guesses, and the machine's gettext catalogs.
+export { GETTEXT_ROOT, gettextCorpus, icuCorpus, mixedScriptCorpus, readGettextCatalogs, stressCorpus } from './estimator-corpus.js';
+export type { CorpusItem, GettextCatalog } from './estimator-corpus.js';
+
+// The real tokenizers of the families with a public one (development dependencies), for the estimator's tests and fit.
+export { REFERENCE_TOKENIZERS, loadReferenceCounters } from './family-tokenizers.js';
+export type { ReferenceCounters, ReferenceTokenizer, TokenCounter } from './family-tokenizers.js';

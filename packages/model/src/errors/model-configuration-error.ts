@@ -8,7 +8,8 @@ export type ModelConfigurationErrorCode =
   | 'MODEL_API_KEY_MISSING'
   | 'MODEL_BASE_URL_INVALID'
   | 'MODEL_PROXY_INVALID'
-  | 'MODEL_OPTION_INVALID';
+  | 'MODEL_OPTION_INVALID'
+  | 'MODEL_TOKENIZER_UNAVAILABLE';
 
 /**
  * The model cannot be configured: an unknown provider, a malformed model

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 // in every locale the engine's ICU data knows (no download, nothing copied),
 // text mixing scripts, and the text shapes that break character-based guesses
 // (all capitals, base64, minified code, emoji sequences, long runs). Used by
-// the estimator's tests and benchmark; not exported from the package.
+// the estimator's tests, its fit (packages/context/estimator-fit) and the benchmark.
+// Lives here, outside the published pure package, because it reads files.
 
 /** One text, the corpus it belongs to, and the conversation it is part of (its items are summed together). */
 export interface CorpusItem {
