@@ -3,57 +3,8 @@ import { ConfigurationError } from './errors/configuration-error.js';
 import type { CanonicalMessage, MediaPart } from './messages.js';
 import { jsonText, messageText } from './message-text.js';
 import { FITTED_PROFILES } from './estimator-profiles.generated.js';
+import type { ClassWeights, EstimatorProfile, FittedProfile, KindWeights } from './estimator-profile.js';
 import { TOKENIZER_FAMILIES, type TokenEstimator, type TokenizerFamily, type ToolSchema } from './token-estimator.js';
-
-/** Tokens per character of a class, and per run of it (a run starts where the class changes; see `startsRun`). */
-export interface ClassWeights {
-  readonly character: number;
-  readonly run: number;
-}
-
-/**
- * Extra weights of the kinds that refine a class (see `CHARACTER_KINDS`):
- * what a profile knows about words and characters beyond their script.
- */
-export interface KindWeights {
-  /** Extra tokens per small ASCII letter after a small letter: per previous letter, one number per current letter, a to z. */
-  readonly letterPairs: Readonly<Record<SmallLetter, readonly number[]>>;
-  /** Extra tokens per small letter that starts a word (after anything but an ASCII letter), a to z. */
-  readonly wordStarts: readonly number[];
-  /**
-   * Extra tokens per word end, by the word's last small letter (a to z),
-   * charged on the unit after it when that is not a small letter; the end of
-   * the text is not charged.
-   */
-  readonly wordEnds: readonly number[];
-  /** Extra tokens per uncommon character of Han, Hangul and Latin (see `CHARACTER_KINDS`). */
-  readonly uncommon: { readonly han: number; readonly hangul: number; readonly latin: number };
-  /** Extra tokens per capital letter of the cased scripts beyond ASCII. */
-  readonly capitals: { readonly latin: number; readonly greek: number; readonly cyrillic: number; readonly armenian: number };
-  /**
-   * The most a text can cost: `ceil(utf8Bytes * perByte) + extra`. A
-   * byte-level BPE never emits more tokens than the text has bytes (1, 0);
-   * a SentencePiece model may add a word-start marker (1, 1).
-   */
-  readonly utf8Cap: { readonly perByte: number; readonly extra: number };
-}
-
-/** What the conservative estimator charges: per class, extra weights of some class pairs, and of refined kinds. */
-export interface EstimatorProfile extends KindWeights {
-  readonly classes: Readonly<Record<Exclude<CharacterClass, 'start'>, ClassWeights>>;
-  /**
-   * Extra tokens per character of `current` after `previous`, keyed `"previous current"`
-   * (fitted among ASCII, Latin, Common, Han and kana classes): all capitals,
-   * capitalised words and digits inside words cost more.
-   */
-  readonly pairs: Readonly<Record<string, number>>;
-}
-
-/** A fitted profile as the fit script writes it: per class `[character, run]`, the class pairs' and the kinds' weights. */
-export interface FittedProfile extends KindWeights {
-  readonly classes: Readonly<Record<Exclude<CharacterClass, 'start'>, readonly [number, number]>>;
-  readonly pairs: Readonly<Record<string, number>>;
-}
 
 /** A fitted profile, frozen, with its class weights named. */
 function profile(fitted: FittedProfile): EstimatorProfile {

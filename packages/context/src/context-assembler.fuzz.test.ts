@@ -79,9 +79,11 @@ test('assembler: an overflow recovery with any figures gives a typed error or a 
       let rejected: CanonicalMessage[];
       let retried: CanonicalMessage[];
       try {
-        rejected = [...(await subject.assemble({ contextId: 'fuzz', turn: 1, history, tools: [] })).input.messages];
+        const first = await subject.assemble({ contextId: 'fuzz', turn: 1, history, tools: [] });
+        rejected = [...first.input.messages];
         const recovery = { reason: 'context overflow', attempt: 1, requestedTokens, limitTokens } as { reason: string; attempt: number; requestedTokens?: number; limitTokens?: number };
-        retried = [...(await subject.assemble({ contextId: 'fuzz', turn: 1, history, tools: [], recovery })).input.messages];
+        // The retry is given the state the rejected turn returned (what it was counted at), as the agent gives it.
+        retried = [...(await subject.assemble({ contextId: 'fuzz', turn: 1, history, tools: [], state: first.state, recovery })).input.messages];
       } catch (error) {
         if (ContextInputError.isInstance(error) || ContextBudgetError.isInstance(error)) return;
         throw error;
