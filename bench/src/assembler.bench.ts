@@ -63,11 +63,12 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     colds.push(await timeAsync(() => subject.assemble({ contextId: 'bench', turn: 1, history: copy, tools })));
   }
   const subject = assembler();
-  await subject.assemble({ contextId: 'bench', turn: 1, history: base, tools });
+  // Each turn is given the context state the last one returned, as every caller passes it.
+  let state = (await subject.assemble({ contextId: 'bench', turn: 1, history: base, tools })).state;
   const warms: number[] = [];
   for (let turn = 0; turn < warmTurns; turn += 1) {
     const history = all.slice(0, messages + turn + 1);
-    warms.push(await timeAsync(() => subject.assemble({ contextId: 'bench', turn: turn + 2, history, tools })));
+    warms.push(await timeAsync(async () => void (state = (await subject.assemble({ contextId: 'bench', turn: turn + 2, history, tools, state })).state)));
   }
   const warm = median(warms);
   return {

@@ -58,11 +58,12 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     const base = all.slice(0, size);
     const cold = await timeAsync(() => assembler().assemble({ contextId: 'scale', turn: 1, history: structuredClone(base), tools: [] }));
     const subject = assembler();
-    await subject.assemble({ contextId: 'scale', turn: 1, history: base, tools: [] });
+    // Each turn is given the context state the last one returned, as every caller passes it.
+    let state = (await subject.assemble({ contextId: 'scale', turn: 1, history: base, tools: [] })).state;
     const warms: number[] = [];
     for (let turn = 1; turn <= warmTurns; turn += 1) {
       const history = all.slice(0, size + turn);
-      warms.push(await timeAsync(() => subject.assemble({ contextId: 'scale', turn: turn + 1, history, tools: [] })));
+      warms.push(await timeAsync(async () => void (state = (await subject.assemble({ contextId: 'scale', turn: turn + 1, history, tools: [], state })).state)));
     }
     const warm = median(warms);
     warmBySize.set(size, warm);
