@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel, type ModelMessage } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { fromAiSdkMessages, type TraceSink } from '@strata/context';
-import { alternating, cachePricedCost, contextsShown, firstDifference, loadProviderRules, renumberRefs, turnstile, type RunScript } from '@strata/testing';
+import { alternating, cachePricedCost, contextsShown, digitToolOutputIds, firstDifference, loadProviderRules, renumberRefs, turnstile, type RunScript } from '@strata/testing';
+import { createMemoryToolOutputStore } from '@strata/store';
 import { nextArgumentsOf } from '@strata/tools';
 import { createStrataAiSdk } from './strata-ai-sdk.js';
 
@@ -192,7 +193,8 @@ function runModel(script: RunScript, gate: { pass(run: string): Promise<void> })
 async function concurrentRuns(entry: 'prepareStep' | 'middleware', scripts: readonly RunScript[], order: readonly string[]) {
   const traces: Array<{ contextId: string }> = [];
   // Search answers are kept under 1,024 characters, so they are never stored and masked themselves.
-  const strata = createStrataAiSdk({ budget: { inputCapTokens: 6_000 }, traceSink: { async write(document) { traces.push({ contextId: document.contextId }); } }, tools: { fetch_record: fetchRunRecord }, readToolOutput: { maxChars: 1_000, contextLines: 0 } });
+  // Ids of digits only: every reference costs the same tokens, in this store and in the run alone's.
+  const strata = createStrataAiSdk({ budget: { inputCapTokens: 6_000 }, traceSink: { async write(document) { traces.push({ contextId: document.contextId }); } }, tools: { fetch_record: fetchRunRecord }, readToolOutput: { maxChars: 1_000, contextLines: 0 }, outputStore: createMemoryToolOutputStore({ newId: digitToolOutputIds() }) });
   const gate = turnstile(order);
   const mocks = scripts.map((script) => runModel(script, gate));
   await Promise.all(

@@ -6,7 +6,8 @@ import { tool } from '@langchain/core/tools';
 import { createAgent, createMiddleware } from 'langchain';
 import { z } from 'zod';
 import type { TraceSink } from '@strata/context';
-import { alternating, cachePricedCost, contextsShown, firstDifference, langChainAsOpenAIChat as asOpenAIChat, loadProviderRules, renumberRefs, turnstile, type RunScript } from '@strata/testing';
+import { alternating, cachePricedCost, contextsShown, digitToolOutputIds, firstDifference, langChainAsOpenAIChat as asOpenAIChat, loadProviderRules, renumberRefs, turnstile, type RunScript } from '@strata/testing';
+import { createMemoryToolOutputStore } from '@strata/store';
 import { nextArgumentsOf } from '@strata/tools';
 import { importLangChainMessages } from './langchain-history.js';
 import { createStrataLangChain } from './strata-langchain.js';
@@ -106,7 +107,8 @@ function runModel(script: RunScript): ReturnType<typeof fakeModel> {
 
 /** Runs the scripts concurrently, one agent each over one adapter instance with the default context ids, model calls interleaved by `order`. */
 async function concurrentRuns(scripts: readonly RunScript[], order: readonly string[]) {
-  const strata = createStrataLangChain({ budget: { inputCapTokens: 6_000 }, readToolOutput: { maxChars: 1_000, contextLines: 0 } });
+  // Ids of digits only: every reference costs the same tokens, in this store and in the run alone's.
+  const strata = createStrataLangChain({ budget: { inputCapTokens: 6_000 }, readToolOutput: { maxChars: 1_000, contextLines: 0 }, outputStore: createMemoryToolOutputStore({ newId: digitToolOutputIds() }) });
   const gate = turnstile(order);
   const models = scripts.map(runModel);
   await Promise.all(

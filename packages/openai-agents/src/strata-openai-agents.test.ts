@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Agent, Runner, Usage, setTracingDisabled, tool, type AgentInputItem, type Model, type ModelRequest, type ModelResponse } from '@openai/agents-core';
 import type { TraceSink } from '@strata/context';
-import { alternating, cachePricedCost, contextsShown, firstDifference, loadProviderRules, renumberRefs, turnstile, type RunScript } from '@strata/testing';
+import { alternating, cachePricedCost, contextsShown, digitToolOutputIds, firstDifference, loadProviderRules, renumberRefs, turnstile, type RunScript } from '@strata/testing';
+import { createMemoryToolOutputStore } from '@strata/store';
 import { nextArgumentsOf } from '@strata/tools';
 import { importAgentItems } from './agents-history.js';
 import { createStrataOpenAIAgents } from './strata-openai-agents.js';
@@ -140,7 +141,8 @@ class RunModel implements Model {
 
 /** Runs the scripts concurrently, one agent each over one adapter instance with the default context ids, model calls interleaved by `order`. */
 async function concurrentRuns(scripts: readonly RunScript[], order: readonly string[]) {
-  const strata = createStrataOpenAIAgents({ budget: { inputCapTokens: 6_000 }, readToolOutput: { maxChars: 1_000, contextLines: 0 } });
+  // Ids of digits only: every reference costs the same tokens, in this store and in the run alone's.
+  const strata = createStrataOpenAIAgents({ budget: { inputCapTokens: 6_000 }, readToolOutput: { maxChars: 1_000, contextLines: 0 }, outputStore: createMemoryToolOutputStore({ newId: digitToolOutputIds() }) });
   const fetchRecord = tool({
     name: 'fetch_record',
     description: 'Fetches one record of a run by id.',

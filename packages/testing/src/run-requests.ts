@@ -104,3 +104,14 @@ export async function contextsShown(outputStore: ToolOutputStore, requests: read
   }
   return { refContexts, bodies };
 }
+
+/**
+ * Reference ids of digits only, in order (`out_` and 26 digits, a valid id):
+ * every id costs the same tokens, so a run's decisions cannot depend on the
+ * letters a random id happened to get. For tests that compare a run's
+ * requests across stores (with `renumberRefs`); a store's `newId`.
+ */
+export function digitToolOutputIds(): () => string {
+  let next = 0;
+  return () => `out_${String((next += 1)).padStart(26, '0')}`;
+}
