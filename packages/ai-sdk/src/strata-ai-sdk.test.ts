@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel, type ModelMessage } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { fromAiSdkMessages, type TraceSink } from '@strata/context';
-import { alternating, cachePricedCost, contextsShown, digitToolOutputIds, firstDifference, loadProviderRules, renumberRefs, turnstile, type RunScript } from '@strata/testing';
+import { alternating, cachePricedCost, contextsShown, digitToolOutputIds, firstDifference, withRefsRenamed, loadProviderRules, renumberRefs, turnstile, type RunScript } from '@strata/testing';
 import { createMemoryToolOutputStore } from '@strata/store';
 import { nextArgumentsOf } from '@strata/tools';
 import { createStrataAiSdk } from './strata-ai-sdk.js';
@@ -264,7 +264,8 @@ for (const entry of ['prepareStep', 'middleware'] as const) {
         // Every reference it was shown (its previews, its search answers) is of one context, which stores exactly what it stores alone.
         assert.equal(together.refContexts[index]!.size, 1, `run ${script.name}: the references it sees are of one context`);
         const [own] = together.refContexts[index]!;
-        assert.deepEqual(together.bodies.get(own!), [...alone.bodies.values()][0], `run ${script.name}: its stored outputs`);
+        // Stored read_tool_output answers name references: renamed by first appearance on each side, as the requests are.
+      assert.deepEqual(withRefsRenamed(together.bodies.get(own!)), withRefsRenamed([...alone.bodies.values()][0]), `run ${script.name}: its stored outputs`);
       }
       assert.equal(together.contexts.size, scripts.length, 'one context per run');
       assert.notDeepEqual([...together.refContexts[0]!], [...together.refContexts[1]!], 'no context shared');

@@ -1,7 +1,7 @@
 import { asSchema, jsonSchema, tool, type LanguageModelMiddleware, type ModelMessage, type Tool, type ToolSet } from 'ai';
 import { createHostLoopContext, ToolCallContexts, type CanonicalMessage, type CreateHostLoopContextOptions, type JsonValue, type SessionStore, type ToolOutputStore, type ToolSchema } from '@strata/context';
 import { createMemorySessionStore, createMemoryToolOutputStore } from '@strata/store';
-import { createReadToolOutputTool, type ReadToolOutputToolOptions } from '@strata/tools';
+import { createReadToolOutputTool, hostToolResultStore, type ReadToolOutputToolOptions } from '@strata/tools';
 import { exportSdkMessages, importSdkMessages, toModelMessages, type SdkOrigin } from './ai-sdk-history.js';
 import { toLanguageModelMessages, type LanguageModelMessage, type LanguageModelCallOptions } from './language-model-prompt.js';
 
@@ -74,9 +74,9 @@ export function createStrataAiSdk(options: StrataAiSdkOptions): StrataAiSdk {
   const { contextId, tools, system, readToolOutput, ...settings } = options;
   const outputStore = options.outputStore ?? createMemoryToolOutputStore();
   const sessionStore = options.sessionStore ?? createMemorySessionStore();
-  const context = createHostLoopContext<SdkOrigin<ModelMessage>>({ ...settings, outputStore, sessionStore });
+  const context = createHostLoopContext<SdkOrigin<ModelMessage>>({ ...settings, outputStore, sessionStore, storeResult: hostToolResultStore(outputStore) });
   // The middleware's contexts are kept apart from prepareStep's unless the caller gives one store for both.
-  const promptContext = createHostLoopContext<SdkOrigin<LanguageModelMessage>>({ ...settings, outputStore, sessionStore: options.sessionStore ?? createMemorySessionStore() });
+  const promptContext = createHostLoopContext<SdkOrigin<LanguageModelMessage>>({ ...settings, outputStore, sessionStore: options.sessionStore ?? createMemorySessionStore(), storeResult: hostToolResultStore(outputStore) });
   const readTool = createReadToolOutputTool({ ...readToolOutput, store: outputStore });
   // `read_tool_output` is charged too: the user adds it to the call's tools (a duplicate by name counts once).
   const toolSchemas = [...toolSetSchemas(tools ?? {}).filter((schema) => schema.name !== readTool.name), readTool];

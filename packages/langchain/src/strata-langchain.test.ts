@@ -6,7 +6,7 @@ import { tool } from '@langchain/core/tools';
 import { createAgent, createMiddleware } from 'langchain';
 import { z } from 'zod';
 import type { TraceSink } from '@strata/context';
-import { alternating, cachePricedCost, contextsShown, digitToolOutputIds, firstDifference, langChainAsOpenAIChat as asOpenAIChat, loadProviderRules, renumberRefs, turnstile, type RunScript } from '@strata/testing';
+import { alternating, cachePricedCost, contextsShown, digitToolOutputIds, firstDifference, withRefsRenamed, langChainAsOpenAIChat as asOpenAIChat, loadProviderRules, renumberRefs, turnstile, type RunScript } from '@strata/testing';
 import { createMemoryToolOutputStore } from '@strata/store';
 import { nextArgumentsOf } from '@strata/tools';
 import { importLangChainMessages } from './langchain-history.js';
@@ -170,7 +170,8 @@ for (const { label, scripts } of [
       assert.match(answers.get(`${script.callPrefix}-${RUN_STEPS + 2}`) ?? '', new RegExp(`\\n${script.data}: record`), `run ${script.name}: the read`);
       assert.equal(together.refContexts[index]!.size, 1, `run ${script.name}: the references it sees are of one context`);
       const [own] = together.refContexts[index]!;
-      assert.deepEqual(together.bodies.get(own!), [...alone.bodies.values()][0], `run ${script.name}: its stored outputs`);
+      // Stored read_tool_output answers name references: renamed by first appearance on each side, as the requests are.
+      assert.deepEqual(withRefsRenamed(together.bodies.get(own!)), withRefsRenamed([...alone.bodies.values()][0]), `run ${script.name}: its stored outputs`);
     }
     assert.notDeepEqual([...together.refContexts[0]!], [...together.refContexts[1]!], 'no context shared');
   });

@@ -4,7 +4,7 @@ import { toJsonSchema } from '@langchain/core/utils/json_schema';
 import { createMiddleware } from 'langchain';
 import { createHostLoopContext, ToolCallContexts, type CreateHostLoopContextOptions, type ImportedMessage, type JsonValue, type SessionStore, type ToolOutputStore, type ToolSchema } from '@strata/context';
 import { createMemorySessionStore, createMemoryToolOutputStore } from '@strata/store';
-import { createReadToolOutputTool, type ReadToolOutputToolOptions } from '@strata/tools';
+import { createReadToolOutputTool, hostToolResultStore, type ReadToolOutputToolOptions } from '@strata/tools';
 import { importLangChainMessages, toLangChainMessage } from './langchain-history.js';
 
 export interface StrataLangChainOptions extends Omit<CreateHostLoopContextOptions, 'outputStore' | 'sessionStore'> {
@@ -57,7 +57,7 @@ export function createStrataLangChain(options: StrataLangChainOptions): StrataLa
   const calls = new ToolCallContexts();
   const outputStore = options.outputStore ?? createMemoryToolOutputStore();
   const sessionStore = options.sessionStore ?? createMemorySessionStore();
-  const context = createHostLoopContext<BaseMessage>({ ...settings, outputStore, sessionStore });
+  const context = createHostLoopContext<BaseMessage>({ ...settings, outputStore, sessionStore, storeResult: hostToolResultStore(outputStore) });
   const readTool = createReadToolOutputTool({ ...readToolOutput, store: outputStore });
 
   const middleware = createMiddleware({

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Agent, Runner, Usage, setTracingDisabled, tool, type AgentInputItem, type Model, type ModelRequest, type ModelResponse } from '@openai/agents-core';
 import type { TraceSink } from '@strata/context';
-import { alternating, cachePricedCost, contextsShown, digitToolOutputIds, firstDifference, loadProviderRules, renumberRefs, turnstile, type RunScript } from '@strata/testing';
+import { alternating, cachePricedCost, contextsShown, digitToolOutputIds, firstDifference, withRefsRenamed, loadProviderRules, renumberRefs, turnstile, type RunScript } from '@strata/testing';
 import { createMemoryToolOutputStore } from '@strata/store';
 import { nextArgumentsOf } from '@strata/tools';
 import { importAgentItems } from './agents-history.js';
@@ -207,7 +207,8 @@ for (const { label, scripts } of [
       assert.match(answers.get(`${script.callPrefix}-${RUN_STEPS + 2}`) ?? '', new RegExp(`${script.data}: record 1 line 1`), `run ${script.name}: the read`);
       assert.equal(together.refContexts[index]!.size, 1, `run ${script.name}: the references it sees are of one context`);
       const [own] = together.refContexts[index]!;
-      assert.deepEqual(together.bodies.get(own!), [...alone.bodies.values()][0], `run ${script.name}: its stored outputs`);
+      // Stored read_tool_output answers name references: renamed by first appearance on each side, as the requests are.
+      assert.deepEqual(withRefsRenamed(together.bodies.get(own!)), withRefsRenamed([...alone.bodies.values()][0]), `run ${script.name}: its stored outputs`);
     }
     assert.notDeepEqual([...together.refContexts[0]!], [...together.refContexts[1]!], 'no context shared');
   });

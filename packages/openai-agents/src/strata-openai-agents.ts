@@ -1,7 +1,7 @@
 import { tool, type Agent, type AgentInputItem, type CallModelInputFilter, type FunctionTool } from '@openai/agents-core';
 import { BoundedCache, createHostLoopContext, type CreateHostLoopContextOptions, type ImportedMessage, type JsonValue, type SessionStore, type ToolOutputStore, type ToolSchema } from '@strata/context';
 import { createMemorySessionStore, createMemoryToolOutputStore } from '@strata/store';
-import { createReadToolOutputTool, type ReadToolOutputToolOptions } from '@strata/tools';
+import { createReadToolOutputTool, hostToolResultStore, type ReadToolOutputToolOptions } from '@strata/tools';
 import { importAgentItems, toAgentItems } from './agents-history.js';
 
 export interface StrataOpenAIAgentsOptions extends Omit<CreateHostLoopContextOptions, 'outputStore' | 'sessionStore'> {
@@ -59,7 +59,7 @@ export function createStrataOpenAIAgents(options: StrataOpenAIAgentsOptions): St
   const { contextId, tools = [], readToolOutput, ...settings } = options;
   const outputStore = options.outputStore ?? createMemoryToolOutputStore();
   const sessionStore = options.sessionStore ?? createMemorySessionStore();
-  const context = createHostLoopContext<AgentInputItem[]>({ ...settings, outputStore, sessionStore });
+  const context = createHostLoopContext<AgentInputItem[]>({ ...settings, outputStore, sessionStore, storeResult: hostToolResultStore(outputStore) });
   const readTool = createReadToolOutputTool({ ...readToolOutput, store: outputStore });
   // `read_tool_output` is charged too: the user adds it to the agent's tools (a duplicate by name counts once).
   const chargedTools = [...tools.filter((schema) => schema.name !== readTool.name), readTool];

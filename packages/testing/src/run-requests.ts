@@ -115,3 +115,10 @@ export function digitToolOutputIds(): () => string {
   let next = 0;
   return () => `out_${String((next += 1)).padStart(26, '0')}`;
 }
+
+/** Texts (a context's stored bodies) with their reference ids renamed by first appearance across the list (`renumberRefs`). */
+export function withRefsRenamed(texts: readonly string[] | undefined): string[] | undefined {
+  if (texts === undefined) return undefined;
+  const names = new Map<string, string>();
+  return texts.map((text) => renumberRefs(text, names));
+}
