@@ -144,7 +144,8 @@ test('property: over generated histories with signed thinking or reasoning items
         }
       },
     ),
-    { numRuns: 12 },
+    // A fixed seed: the coverage checked below (every path of the rule taken at least once) must not depend on the draw.
+    { numRuns: 12, seed: 20_261_201 },
   );
   for (const [what, turns] of Object.entries(totals)) assert.ok(turns > 0, `the generated runs put the rule under ${what} at least once (${JSON.stringify(totals)})`);
 });
