@@ -1,5 +1,6 @@
 import type { PutToolOutput, PutToolOutputStream, StoredToolOutput, StoredToolOutputEntry, ToolOutputRef } from '@strata/context';
 import { StoreAccessError } from './errors/store-access-error.js';
+import { StoreInputError } from './errors/store-input-error.js';
 import { decodeBody, measureToolOutput, newToolOutputId, validatePut, type ToolOutputIdMaker } from './tool-output-body.js';
 import { readPieces, writePieces, type EncodedPiece } from './tool-output-pieces.js';
 
@@ -58,17 +59,24 @@ export interface ToolOutputRowWriter {
  * first (so memory holds one piece at a time), then the row. A put that
  * fails or is aborted part way removes its pieces and rethrows.
  */
-export async function putToolOutputRow(output: PutToolOutput | PutToolOutputStream, writer: ToolOutputRowWriter, newId: ToolOutputIdMaker = () => newToolOutputId()): Promise<ToolOutputRef> {
+export async function putToolOutputRow(output: PutToolOutput | PutToolOutputStream, writer: ToolOutputRowWriter, newId?: ToolOutputIdMaker): Promise<ToolOutputRef> {
   validatePut(output);
-  const id = newId(output);
-  // An id made from the call (`derivedToolOutputId`) whose body is stored already: the put was made before (a step run again).
-  const earlier = await writer.storedDigest(id, output.contextId);
+  const id = newId ? newId(output) : newToolOutputId();
+  const signal = 'signal' in output ? output.signal : undefined;
+  // Only an id made from the call (`derivedToolOutputId`) can come again: the put was made before (a step run again).
+  // Its body is read to its digest and nothing is written, so the stored output's own pieces stay as they are.
+  const earlier = newId ? await writer.storedDigest(id, output.contextId) : undefined;
+  if (earlier !== undefined) {
+    const digest = await writePieces({ body: output.body, signal, write: () => undefined });
+    if (digest.sha256 === earlier) return { id, ...digest.measure };
+    throw new StoreInputError({ code: 'STORE_INVALID_ID', culprit: 'newId', message: `tool-output id ${id} is held by another body of context "${output.contextId}" (call "${output.toolCallId}" repeated with other output)` });
+  }
   let first: EncodedPiece | undefined;
   let pieces = 0;
   try {
     const digest = await writePieces({
       body: output.body,
-      signal: 'signal' in output ? output.signal : undefined,
+      signal,
       write: async (piece, index) => {
         pieces = index + 1;
         if (index === 0) {
@@ -80,10 +88,6 @@ export async function putToolOutputRow(output: PutToolOutput | PutToolOutputStre
       },
     });
     const inline = pieces <= 1;
-    if (earlier !== undefined && earlier === digest.sha256) {
-      if (pieces > 1) await writer.deletePieces(id);
-      return { id, ...digest.measure };
-    }
     await writer.insertRow([
       id,
       output.contextId,
