@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel, type ModelMessage } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { fromAiSdkMessages, type TraceSink } from '@strata/context';
-import { alternating, cachePricedCost, contextsShown, digitToolOutputIds, firstDifference, withRefsRenamed, loadProviderRules, renumberRefs, turnstile, type RunScript } from '@strata/testing';
+import { alternating, assertRunKeptApart, cachePricedCost, contextsShown, digitToolOutputIds, loadProviderRules, renumberRefs, turnstile, type RunScript } from '@strata/testing';
 import { createMemoryToolOutputStore } from '@strata/store';
 import { nextArgumentsOf } from '@strata/tools';
 import { createStrataAiSdk } from './strata-ai-sdk.js';
@@ -244,28 +244,24 @@ for (const entry of ['prepareStep', 'middleware'] as const) {
       for (const [index, script] of scripts.entries()) {
         const alone = await concurrentRuns(entry, [script], []);
         const prompts = together.prompts[index]!;
-        assert.equal(prompts.length, RUN_STEPS + 3, `run ${script.name}: every call made`);
-        for (const [call, prompt] of prompts.entries()) {
-          if (!rules) break;
-          assert.deepEqual(rules.violations(asOpenAIChat(prompt), 'openai'), [], `run ${script.name} request ${call} (openai)`);
-          assert.deepEqual(rules.violations(asOpenAIChat(prompt), 'anthropic'), [], `run ${script.name} request ${call} (anthropic)`);
-        }
-        const mine = comparable(prompts);
-        const reference = comparable(alone.prompts[0]!);
-        assert.equal(mine.requests.length, reference.requests.length, `run ${script.name}: as many requests as alone`);
-        for (const [call, request] of mine.requests.entries()) assert.equal(firstDifference(request, reference.requests[call]!), undefined, `run ${script.name} request ${call}: what it sends alone`);
-        assert.equal(mine.cost, reference.cost, `run ${script.name}: the cost it has alone`);
-        // The search without a reference searched this run's records alone; the reference it then read is one of them.
-        const answers = toolTexts(prompts.at(-1)!);
-        assert.match(answers.get(`${script.callPrefix}-${RUN_STEPS + 1}`) ?? '', new RegExp(`found in ${RUN_STEPS} of ${RUN_STEPS} stored outputs of this context`), `run ${script.name}: the search`);
-        const read = answers.get(`${script.callPrefix}-${RUN_STEPS + 2}`) ?? '';
-        assert.match(read, new RegExp(`\\n${script.data}: record`), `run ${script.name}: the read`);
+        assertRunKeptApart(
+          {
+            script,
+            steps: RUN_STEPS,
+            chats: prompts.map((prompt) => asOpenAIChat(prompt)),
+            together: comparable(prompts),
+            alone: comparable(alone.prompts[0]!),
+            answers: toolTexts(prompts.at(-1)!),
+            readPattern: new RegExp(`\\n${script.data}: record`),
+            refContexts: together.refContexts[index]!,
+            bodies: together.bodies,
+            aloneBodies: [...alone.bodies.values()][0],
+          },
+          rules,
+        );
+        // The reference it read is one of its own records, never another run's.
+        const read = toolTexts(prompts.at(-1)!).get(`${script.callPrefix}-${RUN_STEPS + 2}`) ?? '';
         for (const other of scripts) if (other.data !== script.data) assert.doesNotMatch(read, new RegExp(`${other.data}: record`));
-        // Every reference it was shown (its previews, its search answers) is of one context, which stores exactly what it stores alone.
-        assert.equal(together.refContexts[index]!.size, 1, `run ${script.name}: the references it sees are of one context`);
-        const [own] = together.refContexts[index]!;
-        // Stored read_tool_output answers name references: renamed by first appearance on each side, as the requests are.
-      assert.deepEqual(withRefsRenamed(together.bodies.get(own!)), withRefsRenamed([...alone.bodies.values()][0]), `run ${script.name}: its stored outputs`);
       }
       assert.equal(together.contexts.size, scripts.length, 'one context per run');
       assert.notDeepEqual([...together.refContexts[0]!], [...together.refContexts[1]!], 'no context shared');

@@ -6,7 +6,7 @@ import { tool } from '@langchain/core/tools';
 import { createAgent, createMiddleware } from 'langchain';
 import { z } from 'zod';
 import type { TraceSink } from '@strata/context';
-import { alternating, cachePricedCost, contextsShown, digitToolOutputIds, firstDifference, withRefsRenamed, langChainAsOpenAIChat as asOpenAIChat, loadProviderRules, renumberRefs, turnstile, type RunScript } from '@strata/testing';
+import { alternating, assertRunKeptApart, cachePricedCost, contextsShown, digitToolOutputIds, langChainAsOpenAIChat as asOpenAIChat, loadProviderRules, renumberRefs, turnstile, type RunScript } from '@strata/testing';
 import { createMemoryToolOutputStore } from '@strata/store';
 import { nextArgumentsOf } from '@strata/tools';
 import { importLangChainMessages } from './langchain-history.js';
@@ -154,24 +154,21 @@ for (const { label, scripts } of [
     for (const [index, script] of scripts.entries()) {
       const alone = await concurrentRuns([script], []);
       const requests = together.requests[index]!;
-      assert.equal(requests.length, RUN_STEPS + 3, `run ${script.name}: every call made`);
-      for (const [call, messages] of requests.entries()) {
-        if (!rules) break;
-        assert.deepEqual(rules.violations(asOpenAIChat(messages), 'openai'), [], `run ${script.name} call ${call} (openai)`);
-        assert.deepEqual(rules.violations(asOpenAIChat(messages), 'anthropic'), [], `run ${script.name} call ${call} (anthropic)`);
-      }
-      const mine = comparable(requests);
-      const reference = comparable(alone.requests[0]!);
-      assert.equal(mine.requests.length, reference.requests.length);
-      for (const [call, request] of mine.requests.entries()) assert.equal(firstDifference(request, reference.requests[call]!), undefined, `run ${script.name} call ${call}: what it sends alone`);
-      assert.equal(mine.cost, reference.cost, `run ${script.name}: the cost it has alone`);
-      const answers = toolTexts(requests.at(-1)!);
-      assert.match(answers.get(`${script.callPrefix}-${RUN_STEPS + 1}`) ?? '', new RegExp(`found in ${RUN_STEPS} of ${RUN_STEPS} stored outputs of this context`), `run ${script.name}: the search`);
-      assert.match(answers.get(`${script.callPrefix}-${RUN_STEPS + 2}`) ?? '', new RegExp(`\\n${script.data}: record`), `run ${script.name}: the read`);
-      assert.equal(together.refContexts[index]!.size, 1, `run ${script.name}: the references it sees are of one context`);
-      const [own] = together.refContexts[index]!;
-      // Stored read_tool_output answers name references: renamed by first appearance on each side, as the requests are.
-      assert.deepEqual(withRefsRenamed(together.bodies.get(own!)), withRefsRenamed([...alone.bodies.values()][0]), `run ${script.name}: its stored outputs`);
+      assertRunKeptApart(
+        {
+          script,
+          steps: RUN_STEPS,
+          chats: requests.map((messages) => asOpenAIChat(messages)),
+          together: comparable(requests),
+          alone: comparable(alone.requests[0]!),
+          answers: toolTexts(requests.at(-1)!),
+          readPattern: new RegExp(`\\n${script.data}: record`),
+          refContexts: together.refContexts[index]!,
+          bodies: together.bodies,
+          aloneBodies: [...alone.bodies.values()][0],
+        },
+        rules,
+      );
     }
     assert.notDeepEqual([...together.refContexts[0]!], [...together.refContexts[1]!], 'no context shared');
   });

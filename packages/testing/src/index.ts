@@ -37,8 +37,8 @@ export { CREDENTIAL_SAMPLES, credentialSampleText, leakedCredentials } from './c
 export type { CredentialSample } from './credential-samples.js';
 
 // Concurrent runs: calls interleaved in a fixed order; a run's requests against the same run's alone (reference ids renamed, cost as caches bill it)
-export { renumberRefs, cachePricedCost, turnstile, alternating, firstDifference, contextsShown, digitToolOutputIds, withRefsRenamed } from './run-requests.js';
-export type { RunScript } from './run-requests.js';
+export { renumberRefs, cachePricedCost, turnstile, alternating, firstDifference, contextsShown, digitToolOutputIds, withRefsRenamed, assertRunKeptApart } from './run-requests.js';
+export type { KeptApartRun, RunScript } from './run-requests.js';
 
 // Corpora the conservative estimator is fitted and checked on: ICU text in every locale, mixed scripts,
 // the shapes that break character-based guesses, and the machine's gettext catalogs.

@@ -1,4 +1,6 @@
+import assert from 'node:assert/strict';
 import { CACHE_PRICING, ConservativeTokenEstimator, type CanonicalMessage, type ToolOutputStore } from '@strata/context';
+import type { ProviderRules } from './shared-data.js';
 
 /** Stored-output reference ids as the stores make them (`out_` and 26 base-32 characters). */
 const STORE_REF = /out_[0-9a-z]{26}/g;
@@ -121,4 +123,51 @@ export function withRefsRenamed(texts: readonly string[] | undefined): string[] 
   if (texts === undefined) return undefined;
   const names = new Map<string, string>();
   return texts.map((text) => renumberRefs(text, names));
+}
+
+/** One run of a concurrency test, as the SDK's test reads it: what it sent interleaved with another, and alone. */
+export interface KeptApartRun {
+  readonly script: RunScript;
+  /** Model calls of the run's own script: searches and reads follow the steps. */
+  readonly steps: number;
+  /** Each request in the OpenAI chat shape the provider-rules oracle reads. */
+  readonly chats: readonly unknown[];
+  /** Its requests with references renamed, and their cost, interleaved with the other run and alone. */
+  readonly together: { readonly requests: readonly string[]; readonly cost: number };
+  readonly alone: { readonly requests: readonly string[]; readonly cost: number };
+  /** The tool results its last request carries, by call id. */
+  readonly answers: ReadonlyMap<string, string>;
+  /** What the read of a stored output must show of its own records. */
+  readonly readPattern: RegExp;
+  /** The contexts of the references it was shown, and what each stores, interleaved; what its one context stores alone. */
+  readonly refContexts: ReadonlySet<string>;
+  readonly bodies: ReadonlyMap<string, string[]>;
+  readonly aloneBodies: readonly string[] | undefined;
+}
+
+/**
+ * The concurrency acceptance of a host-loop adapter, for one run: every call
+ * made and valid for both providers; every request and the cost as the run
+ * sends them alone; its search found its own outputs only and its read its
+ * own record; every reference it saw is of one context, which stores what
+ * the run stores alone.
+ */
+export function assertRunKeptApart(run: KeptApartRun, rules: ProviderRules | undefined): void {
+  const { script, steps } = run;
+  assert.equal(run.chats.length, steps + 3, `run ${script.name}: every call made`);
+  if (rules) {
+    for (const [call, chat] of run.chats.entries()) {
+      assert.deepEqual(rules.violations(chat as never, 'openai'), [], `run ${script.name} request ${call} (openai)`);
+      assert.deepEqual(rules.violations(chat as never, 'anthropic'), [], `run ${script.name} request ${call} (anthropic)`);
+    }
+  }
+  assert.equal(run.together.requests.length, run.alone.requests.length, `run ${script.name}: as many requests as alone`);
+  for (const [call, request] of run.together.requests.entries()) assert.equal(firstDifference(request, run.alone.requests[call]!), undefined, `run ${script.name} request ${call}: what it sends alone`);
+  assert.equal(run.together.cost, run.alone.cost, `run ${script.name}: the cost it has alone`);
+  assert.match(run.answers.get(`${script.callPrefix}-${steps + 1}`) ?? '', new RegExp(`found in ${steps} of ${steps} stored outputs of this context`), `run ${script.name}: the search`);
+  assert.match(run.answers.get(`${script.callPrefix}-${steps + 2}`) ?? '', run.readPattern, `run ${script.name}: the read`);
+  assert.equal(run.refContexts.size, 1, `run ${script.name}: the references it sees are of one context`);
+  const [own] = run.refContexts;
+  // Stored read_tool_output answers name references: renamed by first appearance on each side, as the requests are.
+  assert.deepEqual(withRefsRenamed(run.bodies.get(own!)), withRefsRenamed(run.aloneBodies), `run ${script.name}: its stored outputs`);
 }
