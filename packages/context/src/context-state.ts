@@ -68,19 +68,8 @@ export function checkContextState(value: unknown, path = 'state'): ContextState 
 }
 
 /** A state with its `undefined` fields left out, so it serialises and compares the same however it was built. */
-export function withDefined(state: {
-  readonly version: 1;
-  readonly windowStart?: WindowStartMark | undefined;
-  readonly capacityStep?: number | undefined;
-  readonly lastInputTokens?: number | undefined;
-  readonly inputTokenRatio?: number | undefined;
-}): ContextState {
-  const defined: { version: 1; windowStart?: WindowStartMark; capacityStep?: number; lastInputTokens?: number; inputTokenRatio?: number } = { version: state.version };
-  if (state.windowStart !== undefined) defined.windowStart = state.windowStart;
-  if (state.capacityStep !== undefined) defined.capacityStep = state.capacityStep;
-  if (state.lastInputTokens !== undefined) defined.lastInputTokens = state.lastInputTokens;
-  if (state.inputTokenRatio !== undefined) defined.inputTokenRatio = state.inputTokenRatio;
-  return Object.freeze(defined);
+export function withDefined(state: { readonly [Field in keyof ContextState]: ContextState[Field] | undefined }): ContextState {
+  return Object.freeze(Object.fromEntries(Object.entries(state).filter(([, value]) => value !== undefined))) as unknown as ContextState;
 }
 
 function checkWindowStart(value: unknown, path: string): WindowStartMark {

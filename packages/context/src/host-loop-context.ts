@@ -129,12 +129,15 @@ export class HostLoopContext<Origin> {
 
   async prepare(request: HostLoopTurnRequest<Origin>): Promise<HostLoopTurn<Origin>> {
     request.signal?.throwIfAborted();
-    // One pass over the host's messages: each one's fingerprint chained on the last's.
+    // One pass over the host's messages: each one's fingerprint chained on the last's, and the host's own value
+    // by its content (what the model may get back as it is; a stored result is matched without its reference).
     const chain: string[] = [''];
-    for (const { message } of request.messages) chain.push(chainFingerprint(chain.at(-1)!, messageFingerprint(message)));
-    // Each message the model may get back as the host's own value, by its content (a stored result without its reference).
     const origins = new Map<string, Origin>();
-    for (const { message, origin } of request.messages) origins.set(messageFingerprint(message), origin);
+    for (const { message, origin } of request.messages) {
+      const fingerprint = messageFingerprint(message);
+      chain.push(chainFingerprint(chain.at(-1)!, fingerprint));
+      origins.set(fingerprint, origin);
+    }
     const messages = request.messages.map(({ message }) => message);
     if (request.contextId !== undefined) return this.assemble(request, messages, chain, origins);
     const key = openingKey(request.scope ?? DEFAULT_SCOPE, messages, chain);
