@@ -9,8 +9,6 @@ import { ContextInputError } from './errors/context-input-error.js';
 import type { CanonicalMessage } from './messages.js';
 import type { ToolOutputStore } from './ports.js';
 
-const summarizer = scriptedSummarizer;
-
 /** Stores every long tool result, as a run does before it enters the session. */
 async function stored(store: ToolOutputStore, contextId: string, message: CanonicalMessage): Promise<CanonicalMessage> {
   if (message.role !== 'tool' || message.content.length < 1_024) return message;
@@ -31,7 +29,7 @@ async function compareWarmAndFresh(options: { task: string; steps: readonly Cano
       contextId,
       budget: resolveContextBudget({ inputCapTokens: options.cap }),
       goal: options.task,
-      summarizer: options.summarize ? summarizer : undefined,
+      summarizer: options.summarize ? scriptedSummarizer : undefined,
       outputStore: store,
       now: () => 0,
     }).assembler;
