@@ -7,7 +7,7 @@ export type { RoutingHint } from './routing-hints.js';
 // What a run reports
 export type { AgentRunResult } from './native-agent.js';
 export type { AgentEvent, AgentStopReason } from './agent-events.js';
-export { DEFAULT_MAX_TURNS, MAX_REPEATED_CALL_REFUSALS, MAX_TOOL_CALLS_PER_STEP } from './stop-conditions.js';
+export { DEFAULT_MAX_TURNS, MAX_REPEATED_CALL_REFUSALS, MAX_TOOL_CALLS_PER_STEP, turnsLeft } from './stop-conditions.js';
 
 // State lanes and plans
 export { LANE_NAMES, type LaneName, type LaneEntry, type LaneUpdate, type LaneReducer } from './lanes/run-lanes.js';

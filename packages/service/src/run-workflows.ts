@@ -1,5 +1,5 @@
 import { DBOS, Error as DBOSErrors } from '@dbos-inc/dbos-sdk';
-import { createAgentRun, createDelegateTool, DEFAULT_MAX_TURNS, untilAborted, type AgentEvent, type AgentRun, type AgentStopReason, type SubagentResult, type Timers } from '@strata/agent';
+import { createAgentRun, createDelegateTool, turnsLeft, untilAborted, type AgentEvent, type AgentRun, type AgentStopReason, type SubagentResult, type Timers } from '@strata/agent';
 import { ConfigurationError, type ContextDiagnostic, type ContextScope, type SessionStore, type ToolOutputStore } from '@strata/context';
 import { createModelSummarizer, type ModelUsage } from '@strata/model';
 import { ToolRegistry } from '@strata/tools';
@@ -176,11 +176,11 @@ export function registerRunWorkflows(options: RunWorkflowOptions): { readonly ru
   /** The turns of a run or sub-agent, until one ends it, its turns are used up, or its active time reaches its deadline. */
   const runTurns = async (target: TurnsTarget): Promise<RunOutcome> => {
     const profile = catalog.profiles[target.profile]?.profile;
-    const maxTurns = profile?.maxTurns ?? DEFAULT_MAX_TURNS;
     let outcome: RunOutcome = { stopReason: 'max-turns', text: '', turns: 0, usage: {}, activeMs: 0 };
     try {
       await DBOS.runStep(() => storePrompt(options.sessionStore, target), { name: 'store-prompt' });
-      for (let turn = 1; turn <= maxTurns; turn += 1) {
+      // The agent's own turn limit, counted over the run's turns rather than one execution's.
+      for (let turn = 1; turnsLeft(turn - 1, profile?.maxTurns); turn += 1) {
         if (profile?.runTimeoutMs !== undefined && outcome.activeMs >= profile.runTimeoutMs) {
           outcome = { ...outcome, stopReason: 'timeout', text: '' };
           break;
