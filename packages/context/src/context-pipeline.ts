@@ -1,10 +1,9 @@
 import type { ContextAssembler, ContextStageEvent } from './context-assembler.js';
 import type { ContextConfiguration, ContextMode, ResolvedContextBudget } from './context-configuration.js';
 import { DEFAULT_PRESSURE_PERCENT } from './context-configuration.js';
-import { ConservativeTokenEstimator } from './conservative-token-estimator.js';
 import type { ContextContributorFactory, ContextScope } from './contributor.js';
 import { ContextContributorRegistry } from './contributor-registry.js';
-import { createContextAssembler } from './default-pipeline.js';
+import { createContextAssembler, defaultEstimator } from './default-pipeline.js';
 import { DefaultHistoryCompactor, type HistoryCompactorOptions } from './default-history-compactor.js';
 import { goalSnapshotFactory } from './goal-snapshot.js';
 import { DefaultContextMessageComposer, type MessageComposerOptions } from './message-composer.js';
@@ -73,7 +72,7 @@ export interface ContextPipeline {
  */
 export function createContextPipeline(options: ContextPipelineOptions): ContextPipeline {
   const { budget, configuration } = options;
-  const estimator = options.estimator ?? new ConservativeTokenEstimator({ family: options.exactEstimator?.family ?? 'unknown' });
+  const estimator = options.estimator ?? defaultEstimator(options.exactEstimator);
   const registry = new ContextContributorRegistry();
   const scope = options.scope ?? 'main';
   const goal =

@@ -3,6 +3,7 @@ import { ContextAssembler, type ContextAssemblerOptions, type ContextStages, typ
 import { sortToolsByName } from './context-candidate.js';
 import { DefaultContextValidator } from './context-validator.js';
 import { ConservativeTokenEstimator } from './conservative-token-estimator.js';
+import type { TokenEstimator } from './token-estimator.js';
 import { AtomicHistoryWindowPolicy } from './history-window.js';
 import { DefaultContextMessageComposer } from './message-composer.js';
 import type { ModelInput } from './model-input.js';
@@ -47,13 +48,18 @@ export type CreateContextAssemblerOptions = Omit<ContextAssemblerOptions, 'stage
     readonly legacySystemPrompt?: string;
   };
 
+/** The fast counter when none is given: the conservative profile of the exact counter's family, else `unknown` (the bound of all families). */
+export function defaultEstimator(exactEstimator: TokenEstimator | undefined): TokenEstimator {
+  return new ConservativeTokenEstimator({ family: exactEstimator?.family ?? 'unknown' });
+}
+
 /** A ContextAssembler with every stage not given filled by its default, once. */
 export function createContextAssembler(options: CreateContextAssemblerOptions): ContextAssembler {
   const { stages, legacySystemPrompt, ...rest } = options;
   return new ContextAssembler({
     ...rest,
     stages: { ...defaultContextStages(), ...definedStages(stages) },
-    estimator: options.estimator ?? new ConservativeTokenEstimator({ family: options.exactEstimator?.family ?? 'unknown' }),
+    estimator: options.estimator ?? defaultEstimator(options.exactEstimator),
     legacyInput: options.legacyInput ?? legacyModelInput({ systemPrompt: legacySystemPrompt }),
   });
 }
