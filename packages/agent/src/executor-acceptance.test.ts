@@ -62,8 +62,9 @@ test('every trace phase is filled, planProgress included; the goal is a protecte
   assert.deepEqual(last.contributors.map((record) => record.contributorId).sort(), ['active_skills', 'artifact_state', 'delegation_state', 'deferred-tools', 'goal-snapshot', 'memory_state', 'plan_state', 'profile-sections', 'review_state'].sort());
   assert.deepEqual(last.planProgress, { toolCallId: 'plan1', anchorFound: true, laterModelSteps: 1, completedNonPlanToolResults: 2 });
   assert.equal(run.traces[0]!.planProgress, null, 'no plan before update_plan');
-  assert.match(systemPrompt(last), /<section id="run_contract\.goal"[^>]*>[\s\S]*Read the notes and report the temperature\./);
-  assert.ok(last.renderedContext.sectionIds.includes('run_contract.goal'));
+  // The request is still in the history, which the window keeps: no goal snapshot copies it (see the compaction test below).
+  assert.ok(!last.renderedContext.sectionIds.includes('run_contract.goal'));
+  assert.ok(last.llmInput.messages.some((message) => message.role === 'user' && message.content === 'Read the notes and report the temperature.'));
   assert.match(projection(last, 'plan_state')!, /1\. \[in_progress\] read the notes\n2\. \[pending\] report the temperature/);
   assert.match(projection(last, 'artifact_state')!, /"table"/);
   assert.ok(last.llmInput.messages.filter((message) => message.role === 'user' && message.content.includes('<context_message')).every((message) => message.role === 'user' && message.hidden === true && message.authority === 'data_only'));
@@ -168,9 +169,8 @@ test('a sub-agent and a reviewer: own context ids, scopes and budgets; summaries
   assert.equal(result.stopReason, 'completed');
   assert.deepEqual([...new Set(child.traces.map((trace) => [trace.contextId, trace.scope].join(' ')))], ['team/subagent/d1 subagent']);
   assert.equal(child.traces[0]!.budget!.inputCapTokens, 16_000, 'the child has its own budget');
-  const childGoal = child.traces[0]!.llmInput.messages.find((message) => message.role === 'user' && message.content.startsWith('<attachment id="run_contract.goal"'));
-  assert.ok(childGoal?.role === 'user' && childGoal.authority === 'data_only' && childGoal.content.includes('trust="untrusted_data"'));
-  assert.match(childGoal.content, /Read page 2 of the notes and summarise it\./, "the child's goal is its task, as data");
+  // The child's task is its first user message; a goal attachment copies it only once compaction removes it.
+  assert.ok(child.traces[0]!.llmInput.messages.some((message) => message.role === 'user' && message.content.includes('Read page 2 of the notes and summarise it.')), "the child's request is its task");
   assert.ok(!systemPrompt(child.traces[0]!).includes('Read page 2'), 'a model-written task never enters the system prompt');
   assert.deepEqual([...new Set(reviewer.traces.map((trace) => [trace.contextId, trace.scope].join(' ')))], ['team/reviewer/r1 reviewer']);
   assert.ok(JSON.stringify(reviewer.traces[0]!.llmInput.messages).includes('T = 21.5 C (pages 1-2)'), 'the reviewer read the named artifact');
@@ -275,8 +275,11 @@ test('past the compaction threshold a resumed history keeps its plan, goal and s
     const lost = second.traces.find((trace) => trace.planProgress?.anchorFound === false);
     assert.ok(lost, 'a turn after compaction removed the update_plan call');
     assert.deepEqual(lost.planProgress, { toolCallId: 'plan1', anchorFound: false });
+    const inHistory = (trace: (typeof second.traces)[number]) => trace.llmInput.messages.some((message) => message.role === 'user' && message.content === goal);
+    assert.ok(second.traces.some((trace) => !inHistory(trace) && systemPrompt(trace).includes(goal)), 'once compacted away, the goal is in the run contract');
     for (const trace of second.traces) {
-      assert.ok(systemPrompt(trace).includes(goal), `turn ${trace.turn}: the goal is in the run contract`);
+      assert.ok(inHistory(trace) || systemPrompt(trace).includes(goal), `turn ${trace.turn}: the goal is in the history or the run contract`);
+      assert.ok(!(inHistory(trace) && systemPrompt(trace).includes(goal)), `turn ${trace.turn}: the goal is sent once`);
       assert.match(projection(trace, 'plan_state') ?? '', /\[in_progress\] read the notes/, `turn ${trace.turn}: the plan survives`);
       assert.ok(occurrences(trace, 'Rule 11: calibrate') <= 1, `turn ${trace.turn}: the skill body is never duplicated`);
       assert.ok(!systemPrompt(trace).includes('Rule 0: calibrate'), 'the body never enters the system prompt');

@@ -125,7 +125,8 @@ test('untrusted text stays data: injections in a sub-agent task, MCP tool descri
     assert.ok(dataHolding(main.received, '<context_message id="tools.deferred"').length > 0, "the MCP descriptions were sent, as a data message");
     assert.ok(dataHolding(main.received, '<checkpoint').length > 0, 'the injected summary was sent, in the checkpoint');
     assert.ok(dataHolding(main.received, '<tool_output').length > 0, 'a stored result was sent whole, in a tool_output wrapper');
-    assert.ok(dataHolding(child.received, '<attachment id="run_contract.goal"').length > 0, "the sub-agent's task was sent as its goal attachment");
+    // The sub-agent's task is its first user message while its history holds it (no goal attachment copies it before compaction).
+    assert.ok(child.received.every((request) => request.messages.some((message) => message.role === 'user' && message.content.includes('INJ-0-'))), "the sub-agent's task was sent in every turn");
     assert.ok(all(main.received).some((message) => message.role === 'tool' && message.toolName.startsWith('mcp__evil__') && message.content.includes('INJ-7-')), 'the MCP results were sent');
     const stored = result.finalMessages.find((message) => message.role === 'user' && message.checkpoint === true);
     assert.ok(stored?.role === 'user', 'the checkpoint is persisted in the history');

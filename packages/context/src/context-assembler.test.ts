@@ -235,7 +235,8 @@ test('with headroom, a cut window keeps its start on the next turns, so the prom
     const turn = await subject.assemble({ contextId: 'stable', turn: end, history: long.slice(0, end), tools, state });
     state = turn.state;
     const history = turn.trace.renderedContext!.history;
-    if (previous && history[0] === previous[0]) stableTurns += 1;
+    // history[0] is the first request, which the window always keeps: the start is what follows it.
+    if (previous && history[1] === previous[1]) stableTurns += 1;
     else cuts += 1;
     previous = history;
   }
@@ -261,12 +262,14 @@ test('a cut window keeps its start on the next turns while the history still fit
   const long = Array.from({ length: 60 }, (_, index) => pair(index)).flat();
   const subject = createContextAssembler({ registry: new ContextContributorRegistry(), budget: resolveContextBudget({ inputCapTokens: 2_500 }) });
   const first = await subject.assemble({ contextId: 'stable', turn: 1, history: long.slice(0, 80), tools: [] });
-  const start = first.trace.renderedContext!.history[0];
+  // history[0] is the first request, which the window always keeps: the start is what follows it.
+  const start = first.trace.renderedContext!.history[1];
+  assert.equal(first.trace.renderedContext!.history[0], long[0]);
   assert.ok(first.trace.renderedContext!.window.droppedMessages > 0, 'the fixture must make the window cut');
   let state = first.state;
   for (let end = 82; end <= 88; end += 2) {
     const next = await subject.assemble({ contextId: 'stable', turn: end, history: long.slice(0, end), tools: [], state });
-    assert.equal(next.trace.renderedContext!.history[0], start, `turn with ${end} messages moved the window start`);
+    assert.equal(next.trace.renderedContext!.history[1], start, `turn with ${end} messages moved the window start`);
     // A fresh assembler given the same history and state sends the same bytes.
     const fresh = await createContextAssembler({ registry: new ContextContributorRegistry(), budget: resolveContextBudget({ inputCapTokens: 2_500 }) }).assemble({ contextId: 'stable', turn: end, history: long.slice(0, end), tools: [], state });
     assert.equal(JSON.stringify(fresh.input), JSON.stringify(next.input));
@@ -274,7 +277,7 @@ test('a cut window keeps its start on the next turns while the history still fit
   }
   // Without the state, a turn starts as a context never assembled: the start is the state's, not the assembler's.
   const other = await subject.assemble({ contextId: 'stable', turn: 1, history: long.slice(0, 88), tools: [] });
-  assert.notEqual(other.trace.renderedContext!.history[0], start);
+  assert.notEqual(other.trace.renderedContext!.history[1], start);
 });
 
 test('onStage reports every stage of a turn in pipeline order, on the assembler clock', async () => {
@@ -314,4 +317,33 @@ test('the trace charges each contributor what its admitted content costs', async
   assert.deepEqual(Object.keys(charged), ['memory', 'sections']);
   assert.equal(charged['memory'], turn.trace.budget!.callLocalTokens, 'the attachment is all the call-local data');
   assert.ok(charged['sections']! > 0 && charged['sections']! <= turn.trace.budget!.systemPromptUsedTokens);
+});
+
+test('the newest step shrinks when it does not fit whole: its stored bodies become head/tail + reference, its calls stay; an over-large call argument still fails', async () => {
+  const body = (name: string) => Array.from({ length: 120 }, (_, line) => `${name} line ${line}: value ${line * 7}`).join('\n');
+  const ref = (id: string, text: string) => ({ id, chars: text.length, bytes: text.length, lines: text.split('\n').length });
+  const step: CanonicalMessage[] = [
+    { role: 'user', content: 'Compare the three logs.' },
+    { role: 'assistant', content: '', toolCalls: ['a', 'b', 'c'].map((id) => ({ id, name: 'search', input: { query: `log ${id}` } })) },
+    ...['a', 'b', 'c'].map((id): CanonicalMessage => ({ role: 'tool', toolCallId: id, toolName: 'search', content: body(id), outputRef: ref(`out_${id}`, body(id)) })),
+  ];
+  const subject = assembler({ cap: 2_048 });
+  const turn = await subject.assemble({ contextId: 'shrink', turn: 1, history: step, tools });
+  const results = turn.input.messages.filter((message) => message.role === 'tool');
+  assert.equal(results.length, 3, 'every call keeps its result');
+  for (const result of results) {
+    assert.ok(result.role === 'tool' && result.masked === true && result.content.includes(`ref="${result.outputRef!.id}"`), `${result.role === 'tool' ? result.toolCallId : ''}: head/tail with its reference`);
+  }
+  assert.ok(!turn.input.messages.some((message) => message.role === 'user' && message.content.includes('status="full"')), 'no full copy goes after the history');
+  assert.ok(turn.trace.diagnostics.some((diagnostic) => diagnostic.code === 'CONTEXT_NEWEST_STEP_SHRUNK'));
+  assert.ok(turn.trace.budget!.totalTokens <= 2_048);
+  if (rules) for (const provider of ['openai', 'anthropic'] as const) assert.deepEqual(rules.violations(toOpenAIChat(turn.input.messages), provider), []);
+  // With room, the model reads the same step's bodies whole (in its results, or as their full copies after the history).
+  const roomy = await assembler({ cap: 16_000 }).assemble({ contextId: 'shrink', turn: 1, history: step, tools });
+  for (const id of ['a', 'b', 'c']) assert.ok(roomy.input.messages.some((message) => message.content.includes(body(id))), `${id}: whole`);
+  assert.ok(!roomy.trace.diagnostics.some((diagnostic) => diagnostic.code === 'CONTEXT_NEWEST_STEP_SHRUNK'));
+
+  // A call argument nothing may shorten: the one case that still fails, saying so.
+  const huge: CanonicalMessage[] = [step[0]!, { role: 'assistant', content: '', toolCalls: [{ id: 'w', name: 'search', input: { query: 'x'.repeat(12_000) } }] }, { role: 'tool', toolCallId: 'w', toolName: 'search', content: 'ok' }];
+  await assert.rejects(subject.assemble({ contextId: 'huge', turn: 1, history: huge, tools }), (error: unknown) => error instanceof Error && /call arguments and requests, which are never shortened/.test(error.message));
 });

@@ -213,6 +213,7 @@ export class ContextAssembler {
     if (this.options.compactor?.exceedsMessageCount(history)) {
       const limits = { targetHistoryTokens: budget.pressureTokens, limitHistoryTokens: budget.inputCapTokens };
       ({ history, compaction } = await this.timed(turn, 'message-count-compaction', () => this.compact(turn, history, 'message-count', limits, this.options.estimator)));
+      if (history !== request.history) reachCapacity(turn, history);
     }
     // 2. Collect → 3. budget → 4. render → 5. compose: the candidate input, before any window.
     let collected = await this.timed(turn, 'collect', () => this.collect(turn, history));
@@ -233,8 +234,9 @@ export class ContextAssembler {
     }
     // 9. Window: the history into what the cap leaves, never splitting a tool call from its results.
     const { historyBudget, window, replaced } = await this.timed(turn, 'window', async () => {
-      const { historyBudget, selected } = this.windowFor(turn, candidate, budget);
-      return { historyBudget, ...(await this.checkReferences(turn, selected)) };
+      const fitted = this.fitWindow(turn, collected, history, candidate, budget);
+      candidate = fitted.candidate;
+      return { historyBudget: fitted.historyBudget, ...(await this.checkReferences(turn, fitted.selected)) };
     });
     if (window.stats.droppedUnits > 0) reachCapacity(turn, history);
     // Call-local data goes after the history: every call in it is answered, so nothing sits between a call and its results.
@@ -308,12 +310,12 @@ export class ContextAssembler {
    * counting policy asks for exact counts, once more with the exact counter,
    * so admission, pressure and window all decide in the same units.
    */
-  private prepare(turn: Turn, collected: CollectionResult, history: CanonicalHistory): ContextCandidate {
+  private prepare(turn: Turn, collected: CollectionResult, history: CanonicalHistory, shrinkNewestStep = false): ContextCandidate {
     const prepareWith = (counter: TokenEstimator): ContextCandidate => {
       const admitted = this.timedSync(turn, 'budget', () => this.stages.budget.admit({ collection: collected.collection, limits: this.options.budget, estimator: counter }));
       const rendered = this.timedSync(turn, 'render', () => this.stages.renderer.render(admitted.sections));
       const composed = this.timedSync(turn, 'compose', () =>
-        this.stages.composer.compose({ contextId: turn.contextId, history, messages: admitted.messages, attachments: admitted.attachments, capacityStep: turn.state.capacityStep }),
+        this.stages.composer.compose({ contextId: turn.contextId, history, messages: admitted.messages, attachments: admitted.attachments, capacityStep: turn.state.capacityStep, shrinkNewestStep }),
       );
       return countCandidate({ admitted, rendered, composed, tools: turn.tools, counter, historyTokens: turn.memory.historyTokens(composed.history, counter) });
     };
@@ -340,11 +342,39 @@ export class ContextAssembler {
   }
 
   /**
-   * The history budget and the window cut to it. A recovery attempt whose
-   * smaller cap cannot hold what the window must keep (the task anchor, the
-   * newest step) sends just that: the smallest input there is.
+   * The window, and the candidate it was cut from. When what the window must
+   * keep does not fit, the newest step shrinks as seed 000 allows (its large
+   * bodies as head/tail + reference, its calls and result structure
+   * unchanged) and the window is cut again; what still does not fit (an
+   * over-large call argument, which nothing may shorten, or the requests) fails.
    */
-  private windowFor(turn: Turn, candidate: ContextCandidate, budget: ResolvedContextBudget): { historyBudget: number; selected: HistoryWindow } {
+  private fitWindow(turn: Turn, collected: CollectionResult, history: CanonicalHistory, candidate: ContextCandidate, budget: ResolvedContextBudget): { candidate: ContextCandidate; historyBudget: number; selected: HistoryWindow } {
+    try {
+      return { candidate, ...this.windowFor(turn, candidate, budget, false) };
+    } catch (error) {
+      // No room: what must be kept, or the newest step's full copies after the history, exceed what is left.
+      if (!isMustKeepOverBudget(error) && !(ContextBudgetError.isInstance(error) && error.code === 'CONTEXT_NO_ROOM_FOR_HISTORY')) throw error;
+      const shrunk = this.prepare(turn, collected, history, true);
+      try {
+        return { candidate: shrunk, ...this.windowFor(turn, shrunk, budget, true) };
+      } catch (again) {
+        if (!isMustKeepOverBudget(again)) throw again;
+        throw new ContextBudgetError({
+          code: again.code,
+          requiredTokens: again.requiredTokens,
+          availableTokens: again.availableTokens,
+          message: `${again.message}, even with the newest step's stored results as head/tail previews (what is left is call arguments and requests, which are never shortened)`,
+        });
+      }
+    }
+  }
+
+  /**
+   * The history budget and the window cut to it. On the last attempt, a
+   * recovery whose smaller cap cannot hold what the window must keep (the
+   * task anchor, the newest step) sends just that: the smallest input there is.
+   */
+  private windowFor(turn: Turn, candidate: ContextCandidate, budget: ResolvedContextBudget, lastAttempt: boolean): { historyBudget: number; selected: HistoryWindow } {
     if (!turn.recovery) {
       const historyBudget = historyBudgetTokens(candidate, budget);
       return { historyBudget, selected: this.window(turn, candidate, historyBudget) };
@@ -353,7 +383,7 @@ export class ContextAssembler {
     try {
       return { historyBudget, selected: this.window(turn, candidate, historyBudget) };
     } catch (error) {
-      if (!ContextBudgetError.isInstance(error) || error.code !== 'CONTEXT_WINDOW_MUST_KEEP_OVER_BUDGET') throw error;
+      if (!lastAttempt || !isMustKeepOverBudget(error)) throw error;
       return { historyBudget: error.requiredTokens, selected: this.window(turn, candidate, error.requiredTokens) };
     }
   }
@@ -448,6 +478,10 @@ function recoveryBudget(budget: ResolvedContextBudget, recovery: TurnRecovery, r
 /** The recovery as the trace records it (its reason holds the provider's message, figures included). */
 function tracedRecovery(recovery: TurnRecovery | undefined): CompactionTrace['recovery'] {
   return recovery ? { reason: recovery.reason, attempt: recovery.attempt } : null;
+}
+
+function isMustKeepOverBudget(error: unknown): error is ContextBudgetError {
+  return ContextBudgetError.isInstance(error) && error.code === 'CONTEXT_WINDOW_MUST_KEEP_OVER_BUDGET';
 }
 
 function isPositiveNumber(value: unknown): value is number {

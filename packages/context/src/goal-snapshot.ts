@@ -30,7 +30,9 @@ const MODEL_WRITTEN_BY: Readonly<Partial<Record<ContextScope, string>>> = { suba
 
 /**
  * The goal snapshot: the original request in the run contract, so the task
- * survives any window and any compaction. In the main scope the request is
+ * survives any window and any compaction. It is there only once the history
+ * no longer holds the request (a compaction summarised it away): before,
+ * the window keeps the request itself, and a copy would only cost. In the main scope the request is
  * the user's: a protected section holds it (escaped like every section).
  * A sub-agent's task and a reviewer's brief are written by a model, so they
  * never enter the system prompt: the protected section only says where the
@@ -61,14 +63,21 @@ export function goalSnapshotFactory(options: { goal: string | ((contextId: strin
         id: 'goal-snapshot',
         scopes: [scope],
         required: true,
-        contribute: ({ contextId }) => {
-          if (fixed) return fixed;
-          const request = (goalOf as (contextId: string) => string | undefined)(contextId);
-          return request?.trim() ? contribution(scope, request) : {};
+        contribute: ({ contextId, history }) => {
+          const request = typeof goalOf === 'string' ? goalOf : goalOf(contextId);
+          // While the history still holds the request, the window keeps it (history-window.ts pins the first
+          // request), so a copy in the system prompt would only make every turn dearer than the history alone.
+          if (!request?.trim() || holdsRequest(history, request)) return {};
+          return fixed ?? contribution(scope, request);
         },
       };
     },
   };
+}
+
+/** Whether the history's first request is the run's request, verbatim: compaction has not yet removed it. */
+function holdsRequest(history: CanonicalHistory, request: string): boolean {
+  return firstRequest(history) === request;
 }
 
 /** The goal whole when it fits; else its head and tail, cut until they fit with the note. */

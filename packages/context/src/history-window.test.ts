@@ -100,17 +100,21 @@ test('windowing keeps the newest units that fit plus pinned units, and opens on 
     { role: 'assistant', content: 'done' },
   ];
   const count = () => 10;
-  const window = new AtomicHistoryWindowPolicy().select({ messages: history, budgetTokens: 50, count });
-  assert.deepEqual(window.messages, history.slice(2));
-  assert.equal(window.stats.droppedUnits, 2);
-  // Too small for the tool step: the anchor and the newest step stay, the step goes whole.
-  const tight = new AtomicHistoryWindowPolicy().select({ messages: history, budgetTokens: 25, count });
-  assert.deepEqual(tight.messages, [history[2], history[6]]);
+  // Pinned: the first request (the run's original one), the anchor (the latest request) and the newest step.
+  const window = new AtomicHistoryWindowPolicy().select({ messages: history, budgetTokens: 60, count });
+  assert.deepEqual(window.messages, [history[0], ...history.slice(2)]);
+  assert.equal(window.stats.droppedUnits, 1);
+  // Too small for the tool step: the pinned units stay, the step goes whole.
+  const tight = new AtomicHistoryWindowPolicy().select({ messages: history, budgetTokens: 30, count });
+  assert.deepEqual(tight.messages, [history[0], history[2], history[6]]);
+  assert.throws(() => new AtomicHistoryWindowPolicy().select({ messages: history, budgetTokens: 25, count }), /first request, task anchor/);
   // Room for one more small unit but not the tool step: the step is skipped whole, the older answer fits.
-  const skip = new AtomicHistoryWindowPolicy().select({ messages: history, budgetTokens: 30, count });
-  assert.deepEqual(skip.messages, [history[2], history[6]], 'a kept assistant answer may not open the conversation');
-  const older = new AtomicHistoryWindowPolicy().select({ messages: [history[0]!, ...history], budgetTokens: 40, count });
-  assert.deepEqual(older.messages, [history[0], history[1], history[2], history[6]]);
+  const skip = new AtomicHistoryWindowPolicy().select({ messages: history, budgetTokens: 40, count });
+  assert.deepEqual(skip.messages, [history[0], history[1], history[2], history[6]]);
+  // A history opened by an answer: the kept answer may not open the conversation when its request is not kept.
+  const opened = [history[1]!, ...history.slice(2)];
+  const shed = new AtomicHistoryWindowPolicy().select({ messages: opened, budgetTokens: 25, count });
+  assert.deepEqual(shed.messages, [history[2], history[6]], 'a kept assistant answer may not open the conversation');
 });
 
 test('property: a window kept per context chooses exactly what a fresh window chooses, turn after turn and across rewrites', () => {

@@ -83,8 +83,9 @@ const CONTEXTS_KEPT = 256;
 
 /**
  * Keeps the newest history that fits, unit by unit, newest first. Never splits a tool call
- * from its results; always keeps the leading system messages, the task anchor
- * (the latest real user request), the latest checkpoint, the newest step and
+ * from its results; always keeps the leading system messages, the first real
+ * user request (the run's original one, until compaction summarises it), the
+ * task anchor (the latest real user request), the latest checkpoint, the newest step and
  * every open unit. When those alone do not fit, fails before any provider call.
  * The latest step with signed reasoning (`signed-reasoning.ts`) is kept
  * beside them whenever it fits; like every unit, it is kept or dropped whole.
@@ -107,7 +108,7 @@ export class AtomicHistoryWindowPolicy implements HistoryWindowPolicy {
         code: 'CONTEXT_WINDOW_MUST_KEEP_OVER_BUDGET',
         requiredTokens: pinnedTokens,
         availableTokens: request.budgetTokens,
-        message: `the messages the window must keep (task anchor, checkpoint, newest step, open tool calls: ${mustKeep.size} units) need ${pinnedTokens} tokens but only ${request.budgetTokens} are left for history`,
+        message: `the messages the window must keep (first request, task anchor, checkpoint, newest step, open tool calls: ${mustKeep.size} units) need ${pinnedTokens} tokens but only ${request.budgetTokens} are left for history`,
       });
     }
     // The latest signed step is kept too, whenever it fits beside them: its provider wants it back as it was.
@@ -213,12 +214,14 @@ function extend(index: UnitIndex, messages: readonly CanonicalMessage[]): void {
   }
 }
 
-/** Leading system messages, every open unit, the task anchor, the latest checkpoint and the newest unit. */
+/** Leading system messages, every open unit, the first request and the task anchor, the latest checkpoint and the newest unit. */
 function pinnedUnits(index: UnitIndex): Set<number> {
   const pinned = new Set<number>();
   for (let unit = 0; unit < index.units.length && index.units[unit]!.role === 'system'; unit += 1) pinned.add(unit);
   for (const unit of index.openUnits) pinned.add(unit);
-  if (index.anchors.length > 0) pinned.add(index.anchors.at(-1)!);
+  // The first request is the run's original one while compaction has not summarised it away: kept in place, no
+  // goal snapshot copies it into the system prompt (goal-snapshot.ts). The latest is the task anchor.
+  if (index.anchors.length > 0) pinned.add(index.anchors[0]!).add(index.anchors.at(-1)!);
   if (index.checkpoints.length > 0) pinned.add(index.checkpoints.at(-1)!);
   if (index.units.length > 0) pinned.add(index.units.length - 1);
   return pinned;

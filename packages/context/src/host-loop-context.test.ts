@@ -66,14 +66,13 @@ test('each turn appends what the host added, stores large results once, and send
   const store = memoryStore();
   const context = createHostLoopContext<string>({ budget: { inputCapTokens: 50_000 }, outputStore: store, sessionStore: sessionStore() });
   const first = await context.prepare({ contextId: 'c', messages: [{ message: task, origin: 'task' }] });
-  // The goal snapshot (the context's first request, as every run adds it) is Strata's own system message: it has no origin.
-  assert.deepEqual(first.messages.map(({ origin }) => origin), [undefined, 'task']);
-  assert.match(first.messages[0]!.message.content as string, /run_contract\.goal[\s\S]*Summarise the log\./);
+  // The request is in the history, so no goal snapshot copies it into a system message: only the host's message goes.
+  assert.deepEqual(first.messages.map(({ origin }) => origin), ['task']);
   const second = await context.prepare({ contextId: 'c', messages: [{ message: task, origin: 'task' }, { message: call, origin: 'call' }, { message: result, origin: 'result' }] });
   assert.equal(store.puts.length, 1, 'the large result is stored');
   // The stored result is shown as its preview (the masked view every run uses), its whole body once more as call-local data: both Strata's.
-  assert.deepEqual(second.messages.map(({ origin }) => origin), [undefined, 'task', 'call', undefined, undefined]);
-  assert.match(second.messages[4]!.message.content as string, /status="full"/);
+  assert.deepEqual(second.messages.map(({ origin }) => origin), ['task', 'call', undefined, undefined]);
+  assert.match(second.messages[3]!.message.content as string, /status="full"/);
   const stored = second.assembled.history.at(-1) as Extract<CanonicalMessage, { role: 'tool' }>;
   assert.equal(stored.outputRef?.id, 'out-1');
   // The next turn reuses the stored history: nothing is stored twice.
@@ -107,9 +106,8 @@ test('a history that no longer starts with what the host passed before starts th
   await context.prepare({ contextId: 'c', messages: [{ message: task, origin: 'task' }, { message: call, origin: 'call' }, { message: result, origin: 'result' }] });
   const other: CanonicalMessage = { role: 'user', content: 'Something else.' };
   const turn = await context.prepare({ contextId: 'c', messages: [{ message: other, origin: 'other' }] });
-  assert.deepEqual(turn.messages.slice(1).map(({ message }) => message), [other]);
-  // The context started over: its goal is the new conversation's request.
-  assert.match(turn.messages[0]!.message.content as string, /Something else\./);
+  // The context started over: the new conversation's request alone.
+  assert.deepEqual(turn.messages.map(({ message }) => message), [other]);
   assert.equal(turn.assembled.trace.turn, 2);
 });
 

@@ -70,6 +70,13 @@ export interface ComposeRequest {
   readonly capacityStep?: number;
   /** The same as `capacityStep: 0`: every stored result is masked whenever its preview is smaller. */
   readonly atCapacity?: boolean;
+  /**
+   * The newest step does not fit whole (seed 000: the latest step keeps its
+   * call/result structure; large result bodies may become head/tail + ref):
+   * its stored results are shown as their previews whenever smaller, and no
+   * full copy of them goes after the history. Its calls never change.
+   */
+  readonly shrinkNewestStep?: boolean;
 }
 
 export interface ContextMessageComposer {
@@ -253,8 +260,9 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
     let index = composition.stableEnd;
     let newest: ComposedGroup | undefined;
     const cursor = { conversationStarted: composition.conversationStarted, steps: composition.steps };
+    const shrink = request.shrinkNewestStep === true;
     while (index < history.length) {
-      const group = this.composeGroup(history, index, composition.callIds, cursor, capacityStep, composition.history.at(-1));
+      const group = this.composeGroup(history, index, composition.callIds, cursor, capacityStep, composition.history.at(-1), shrink);
       if (group.end < history.length) this.keep(composition, group, cursor);
       else newest = group;
       composition.stableEnd = group.end < history.length ? group.end : index;
@@ -266,8 +274,11 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
     const composed = composition.history.concat(newest?.messages ?? []);
     const diagnostics = composition.diagnostics.concat(newest?.diagnostics ?? []);
     const opened = this.withUserOpener(composition, composed, newest, diagnostics);
-    const fullCopies = newest ? newest.previewed.map(fullCopy) : [];
+    const fullCopies = newest && !shrink ? newest.previewed.map(fullCopy) : [];
     const callLocal = [...fullCopies, ...request.attachments.map(wrapAttachment), ...request.messages.map(wrapContributedMessage)];
+    if (shrink && newest && newest.previewed.length > 0) {
+      diagnostics.push({ code: 'CONTEXT_NEWEST_STEP_SHRUNK', severity: 'info', subject: 'history', message: `the newest step does not fit whole: ${newest.previewed.length} of its stored results are shown as head/tail previews with their references` });
+    }
     return { history: opened, callLocal, diagnostics };
   }
 
@@ -303,14 +314,14 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
    * before it (`SIGNED_TURN_OPENER_TEXT`): Anthropic merges consecutive
    * assistant messages, and a signed turn's thinking must open its message.
    */
-  private composeGroup(history: CanonicalHistory, index: number, callIds: ReadonlySet<string>, cursor: ComposeCursor, capacityStep: number | undefined, previous: CanonicalMessage | undefined): ComposedGroup {
-    const group = this.composeMessages(history, index, callIds, cursor, capacityStep);
+  private composeGroup(history: CanonicalHistory, index: number, callIds: ReadonlySet<string>, cursor: ComposeCursor, capacityStep: number | undefined, previous: CanonicalMessage | undefined, shrinkNewest: boolean): ComposedGroup {
+    const group = this.composeMessages(history, index, callIds, cursor, capacityStep, shrinkNewest);
     const first = group.messages[0];
     if (previous?.role !== 'assistant' || first === undefined || first !== history[index] || !isSignedAssistant(first)) return group;
     return { ...group, messages: [signedTurnOpener(), ...group.messages] };
   }
 
-  private composeMessages(history: CanonicalHistory, index: number, callIds: ReadonlySet<string>, cursor: ComposeCursor, capacityStep: number | undefined): ComposedGroup {
+  private composeMessages(history: CanonicalHistory, index: number, callIds: ReadonlySet<string>, cursor: ComposeCursor, capacityStep: number | undefined, shrinkNewest: boolean): ComposedGroup {
     const message = history[index]!;
     const single = (messages: readonly CanonicalMessage[], diagnostics: readonly ContextDiagnostic[] = []): ComposedGroup => ({ end: index + 1, messages, diagnostics, callIds: [], previewed: [] });
     const subject = `history[${index}]`;
@@ -331,9 +342,11 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
       cursor.conversationStarted = true;
       const messages: CanonicalMessage[] = [step.assistant];
       const previewed: ToolResultMessage[] = [];
-      const atCapacity = capacityStep !== undefined && cursor.steps > capacityStep;
+      // The newest step shrunk shows every smaller preview, whatever the view's share.
+      const shrunk = shrinkNewest && step.end === history.length;
+      const atCapacity = shrunk || (capacityStep !== undefined && cursor.steps > capacityStep);
       for (const result of step.results) {
-        const preview = this.maxPreviewShare === 0 || this.keepWhole.has(result.toolName) ? undefined : this.previewOf(result, atCapacity, cursor.steps);
+        const preview = this.keepWhole.has(result.toolName) || (this.maxPreviewShare === 0 && !shrunk) ? undefined : this.previewOf(result, atCapacity, shrunk, cursor.steps);
         messages.push(preview ?? result);
         if (preview) previewed.push(result);
       }
@@ -377,10 +390,10 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
    * result's bytes never change while it stays in the history (a compaction
    * projects the body of a result in the canonical history itself).
    */
-  private previewOf(result: ToolResultMessage, atCapacity: boolean, step: number): ToolResultMessage | undefined {
+  private previewOf(result: ToolResultMessage, atCapacity: boolean, shrunk: boolean, step: number): ToolResultMessage | undefined {
     let preview = this.previews.get(result);
     if (preview === undefined) this.previews.set(result, (preview = previewToolResult(result, this.options.preview ?? PREVIEW_DEFAULTS) ?? null));
-    const share = !this.byDefault ? this.maxPreviewShare : atCapacity ? 1 : Math.max(this.maxPreviewShare, payingPreviewShare(step));
+    const share = shrunk ? 1 : !this.byDefault ? this.maxPreviewShare : atCapacity ? 1 : Math.max(this.maxPreviewShare, payingPreviewShare(step));
     return preview !== null && preview.content.length <= result.content.length * share ? preview : undefined;
   }
 

@@ -93,8 +93,8 @@ test(`Runner: a ${STEPS}-step tool loop at a small window stays provider-valid, 
       assert.deepEqual(rules.violations(asOpenAIChat(request.systemInstructions, items), 'openai'), [], `request ${index} (openai)`);
       assert.deepEqual(rules.violations(asOpenAIChat(request.systemInstructions, items), 'anthropic'), [], `request ${index} (anthropic)`);
     }
-    // The agent's instructions, after Strata's run contract (the goal snapshot: the task, verbatim).
-    assert.match(request.systemInstructions ?? '', /^<section id="run_contract\.goal">[\s\S]*<\/section>\n\nYou audit records\.$/);
+    // The agent's instructions alone: the task stays in the history (the window keeps the first request), so no goal snapshot copies it.
+    assert.equal(request.systemInstructions, 'You audit records.');
     // The task, its image and its file reach the model unchanged.
     const first = items.find((item) => (item as { role?: string }).role === 'user') as { content: unknown };
     assert.deepEqual(first.content, (task as { content: unknown }).content, `request ${index}: the task item`);

@@ -48,7 +48,9 @@ export async function runLongExample(options: { outDir: string }): Promise<Examp
       checks: {
         completed: result.stopReason === 'completed',
         originalRequestCompactedAway: !result.finalMessages.some((message) => message.role === 'user' && message.content === GOAL),
-        goalKeptInRunContract: resumed.every((trace) => systemPromptOf(trace).includes(GOAL)),
+        // In the history while it holds the request, in the run contract once compaction removed it; never both.
+        goalSentOnce: resumed.every((trace) => systemPromptOf(trace).includes(GOAL) !== trace.llmInput.messages.some((message) => message.role === 'user' && message.content === GOAL)),
+        goalInRunContractOnceCompacted: resumed.some((trace) => systemPromptOf(trace).includes(GOAL)),
         planKept: resumed.every((trace) => projectionOf(trace, 'plan_state')?.includes('read every page') === true),
         planAnchorLostObserved: resumed.some((trace) => trace.planProgress?.anchorFound === false),
         skillRereadHinted: resumed.some((trace) => projectionOf(trace, 'active_skills')?.includes('Call read_skill for "spectra" again') === true),
