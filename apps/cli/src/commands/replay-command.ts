@@ -95,7 +95,16 @@ export async function replayCommand(args: readonly string[], io: CliIo): Promise
       : undefined,
   });
   progress.done();
-  const notAssembled = Object.fromEntries(policies.map((policy) => [policy, runs.flatMap((run) => { const summary = run.policies[policy]; return summary !== undefined && 'error' in summary ? [{ file: run.file, record: run.record, message: summary.error }] : []; })]));
+  // Per policy, the runs it could not assemble (every policy listed, an empty list when it assembled all).
+  const notAssembled = Object.fromEntries(
+    policies.map((policy) => [
+      policy,
+      runs.flatMap((run) => {
+        const summary = run.policies[policy];
+        return summary !== undefined && 'error' in summary ? [{ file: run.file, record: run.record, message: summary.error }] : [];
+      }),
+    ]),
+  );
   const report = {
     window: windowTokens,
     encoding,
@@ -184,7 +193,7 @@ function summaryTable(total: Record<string, PolicySummary>): string {
     `${summary.orphans}/${summary.splitUnits}`,
     `${percent(summary.anchorKept)}/${percent(summary.goalKept)}`,
     summary.recovery.share === null ? 'none' : percent(summary.recovery.share),
-    `${percent(summary.laterUseRecall.share)} (${summary.laterUseRecall.missed} missed)`,
+    `${percent(summary.laterUseRecall.share)} (${summary.laterUseRecall.missed} of ${summary.laterUseRecall.needed} missed)`,
     summary.oracleViolations === null ? '-' : String(summary.oracleViolations),
     `${summary.assemblyMs.p50 ?? '-'}/${summary.assemblyMs.p99 ?? '-'}`,
   ]);
