@@ -1,3 +1,4 @@
+import { sep } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { CliInputError } from './cli-input-error.js';
 
@@ -27,4 +28,13 @@ export function oneOf<T extends string>(value: string | undefined, option: strin
     throw new CliInputError({ culprit: option, message: `${option} "${value}" is not one of ${allowed.join(', ')}` });
   }
   return value as T;
+}
+
+/**
+ * A path under one the user typed, spelled from theirs (`../data/` and `a.json`
+ * give `../data/a.json`), so what the command prints is what they gave, not
+ * the resolved absolute path.
+ */
+export function pathUnder(given: string, ...names: readonly string[]): string {
+  return names.reduce((path, name) => (path.endsWith(sep) ? `${path}${name}` : `${path}${sep}${name}`), given);
 }

@@ -68,7 +68,7 @@ test('replay --json over every format: documented keys, no orphans or split unit
   assert.equal(stderr, '');
   assert.equal(code, 0);
   const report = JSON.parse(stdout);
-  assert.deepEqual(Object.keys(report), ['window', 'encoding', 'pricing', 'policies', 'oracle', 'runs', 'errors', 'total']);
+  assert.deepEqual(Object.keys(report), ['window', 'encoding', 'pricing', 'policies', 'oracle', 'runs', 'errors', 'compared', 'total', 'assembled']);
   assert.deepEqual(report.pricing, { cachedToken: 0.1, newToken: 1, cacheWriteToken: 1.25 });
   assert.deepEqual(report.runs.map((run: { format: string }) => run.format).sort(), ['anthropic', 'openai', 'sharegpt', 'swe-agent', 'tau-bench', 'tau-bench']);
   assert.deepEqual(Object.keys(report.total), ['raw', 'last-n', 'clear-tool-uses', 'pressure', 'masked-view']);
@@ -96,9 +96,11 @@ test('a malformed record is named with file, record and field; the other files s
   await writeFile(join(directory, 'broken.json'), JSON.stringify([{ traj: [{ role: 'user', content: 'hi' }] }, { traj: [{ role: 'robot', content: 'x' }] }]));
   const { code, stdout, stderr } = await strata(['replay', directory, '--json', '--policy', 'raw'], directory);
   assert.equal(code, 1);
-  assert.equal(stderr, 'strata replay: broken.json: [1]: [1]: traj[0].role: expected "system", "developer", "user", "assistant" or "tool", got string\n');
+  // The file as the user named it: under the directory given on the command line.
+  const broken = join(directory, 'broken.json');
+  assert.equal(stderr, `strata replay: ${broken}: [1]: [1]: traj[0].role: expected "system", "developer", "user", "assistant" or "tool", got string\n`);
   const report = JSON.parse(stdout);
-  assert.deepEqual(report.errors[0], { file: 'broken.json', record: '[1]', field: 'traj[0].role', message: '[1]: traj[0].role: expected "system", "developer", "user", "assistant" or "tool", got string' });
+  assert.deepEqual(report.errors[0], { file: broken, record: '[1]', field: 'traj[0].role', message: '[1]: traj[0].role: expected "system", "developer", "user", "assistant" or "tool", got string' });
   assert.equal(report.runs.length, 7);
 });
 

@@ -1,26 +1,28 @@
 import { StrataError } from '@strata/context';
 import { CliInputError } from './cli-input-error.js';
 import type { CliIo } from './cli-io.js';
+import { COMMAND_HELP, helpOf, helpRequest, helpText, overviewText, strataVersion, type CommandName } from './cli-help.js';
 import { examplesCommand } from './commands/examples-command.js';
-import { replayCommand, REPLAY_USAGE } from './commands/replay-command.js';
-import { runCommand, RUN_USAGE } from './commands/run-command.js';
-import { traceCommand, TRACE_USAGE } from './commands/trace-command.js';
-import { migrateCommand, MIGRATE_USAGE } from './commands/migrate-command.js';
-import { serveCommand, SERVE_USAGE } from './commands/serve-command.js';
-import { workerCommand, WORKER_USAGE } from './commands/worker-command.js';
+import { replayCommand } from './commands/replay-command.js';
+import { runCommand } from './commands/run-command.js';
+import { traceCommand } from './commands/trace-command.js';
+import { migrateCommand } from './commands/migrate-command.js';
+import { serveCommand } from './commands/serve-command.js';
+import { workerCommand } from './commands/worker-command.js';
 
-export const USAGE = [
-  'usage: strata <command> [options]',
-  '',
-  '  strata examples [--out DIR]          run the three reproducible examples (scripted model, no network), write traces and the viewer',
-  `  ${REPLAY_USAGE}`,
-  `  ${RUN_USAGE}`,
-  ...TRACE_USAGE.map((line) => `  ${line}`),
-  `  ${SERVE_USAGE}`,
-  `  ${WORKER_USAGE}`,
-  `  ${MIGRATE_USAGE}`,
-  '',
-].join('\n');
+/** `strata --help`. */
+export const USAGE = overviewText();
+
+/** Each command by name: the same names as COMMAND_HELP, so none lacks its help. */
+const COMMANDS: Readonly<Record<CommandName, (args: readonly string[], io: CliIo) => Promise<number>>> = Object.freeze({
+  examples: examplesCommand,
+  replay: replayCommand,
+  run: runCommand,
+  trace: traceCommand,
+  serve: serveCommand,
+  worker: workerCommand,
+  migrate: migrateCommand,
+});
 
 /**
  * Runs one command; resolves to the exit code. Bad input (a `StrataError` of
@@ -31,30 +33,27 @@ export const USAGE = [
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const [command, ...args] = argv;
   try {
-    switch (command) {
-      case 'examples':
-        return await examplesCommand(args, io);
-      case 'replay':
-        return await replayCommand(args, io);
-      case 'run':
-        return await runCommand(args, io);
-      case 'trace':
-        return await traceCommand(args, io);
-      case 'serve':
-        return await serveCommand(args, io);
-      case 'worker':
-        return await workerCommand(args, io);
-      case 'migrate':
-        return await migrateCommand(args, io);
-      case undefined:
-      case 'help':
-      case '--help':
-      case '-h':
-        io.stdout.write(USAGE);
-        return command === undefined ? 2 : 0;
-      default:
-        throw new CliInputError({ culprit: command, message: `unknown command "${command}"; run strata --help` });
+    const request = helpRequest(argv);
+    if (request?.kind === 'version') {
+      io.stdout.write(`strata ${strataVersion()}\n`);
+      return 0;
     }
+    if (request?.kind === 'help') {
+      if (request.path.length === 0) {
+        io.stdout.write(USAGE);
+        return 0;
+      }
+      const help = helpOf(request.path);
+      if (help === undefined) throw unknownCommand(request.path[0]!);
+      io.stdout.write(helpText(help));
+      return 0;
+    }
+    if (command === undefined) {
+      io.stdout.write(USAGE);
+      return 2;
+    }
+    if (!Object.hasOwn(COMMANDS, command)) throw unknownCommand(command);
+    return await COMMANDS[command as CommandName](args, io);
   } catch (error) {
     const input = CliInputError.isInstance(error) || (StrataError.isInstance(error) && (error.kind === 'input' || error.kind === 'configuration'));
     const line = oneLine(error);
@@ -67,4 +66,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 function oneLine(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
   return text.split('\n')[0]!.trim() || 'failed';
+}
+
+function unknownCommand(command: string): CliInputError {
+  return new CliInputError({ culprit: command, message: `unknown command "${command}"; run strata --help (commands: ${Object.keys(COMMAND_HELP).join(', ')})` });
 }

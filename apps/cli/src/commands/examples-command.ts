@@ -3,14 +3,12 @@
 import { rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import * as examples from '../examples/index.js';
-import { parseCommandArguments } from '../cli-arguments.js';
+import { parseCommandArguments, pathUnder } from '../cli-arguments.js';
+import { DEFAULT_EXAMPLES_DIRECTORY } from '../cli-help.js';
 import type { CliIo } from '../cli-io.js';
 import { readTraceDirectory } from '../trace/read-traces.js';
 import { renderViewerHtml } from '../viewer/render-viewer.js';
 import { renderRuns } from './trace-command.js';
-
-/** Default output folder, under the git-ignored `.strata/`. */
-export const DEFAULT_EXAMPLES_DIRECTORY = '.strata/examples';
 
 type Example = (options: { outDir: string }) => Promise<unknown>;
 
@@ -26,19 +24,20 @@ function exampleRunners(): Array<[string, Example]> {
 
 export async function examplesCommand(args: readonly string[], io: CliIo): Promise<number> {
   const { values } = parseCommandArguments('strata examples', args, { out: { type: 'string' } });
-  const out = resolve(io.cwd, values.out ?? DEFAULT_EXAMPLES_DIRECTORY);
+  const given = values.out ?? DEFAULT_EXAMPLES_DIRECTORY;
+  const out = resolve(io.cwd, given);
   for (const [name, run] of exampleRunners()) {
     const outDir = join(out, name);
     // Trace files are never overwritten: each run starts from an empty folder of its own.
     await rm(outDir, { recursive: true, force: true });
     io.stdout.write(`example ${name}: `);
     await run({ outDir });
-    io.stdout.write(`traces in ${outDir}\n`);
+    io.stdout.write(`traces in ${pathUnder(given, name)}\n`);
   }
   const runs = await readTraceDirectory(out);
   io.stdout.write(`\n${renderRuns(runs)}`);
   const report = join(out, 'report.html');
   await writeFile(report, await renderViewerHtml(runs));
-  io.stdout.write(`\nviewer: ${report} (self-contained; open it from the file system)\n`);
+  io.stdout.write(`\nviewer: ${pathUnder(given, 'report.html')} (self-contained; open it from the file system)\n`);
   return 0;
 }

@@ -2,8 +2,6 @@
 import { parseCommandArguments } from '../cli-arguments.js';
 import type { CliIo } from '../cli-io.js';
 
-export const MIGRATE_USAGE = 'strata migrate [--application-role ROLE]   create the run service tables in STRATA_SERVICE_DATABASE_URL (workers then need no DDL rights)';
-
 export async function migrateCommand(args: readonly string[], io: CliIo): Promise<number> {
   const { values } = parseCommandArguments('strata migrate', args, { 'application-role': { type: 'string' } });
   const { migrateService, serviceDatabaseFromEnvironment } = await import('@strata/service');

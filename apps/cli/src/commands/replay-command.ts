@@ -2,22 +2,19 @@
 // assembler, every chosen policy side by side.
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CACHE_PRICING, importTrajectories, TRAJECTORY_FORMATS, ContextInputError, type TrajectoryFormat } from '@strata/context';
 import { createFileTraceSink } from '@strata/store';
 import { CliInputError } from '../cli-input-error.js';
-import { oneOf, parseCommandArguments, positiveInteger } from '../cli-arguments.js';
+import { oneOf, parseCommandArguments, pathUnder, positiveInteger } from '../cli-arguments.js';
+import { DEFAULT_REPLAY_WINDOW_TOKENS, usageOf } from '../cli-help.js';
 import { progressBar, type CliIo } from '../cli-io.js';
 import { POLICY_DESCRIPTIONS, REPLAY_POLICIES, RECOVERABLE_POLICIES, type ReplayPolicy } from '../replay/policy-turns.js';
 import { policySummary, type OracleLike, type PolicySummary } from '../replay/replay-metrics.js';
 import { REPLAY_ENCODINGS, replayTrajectories } from '../replay/replay-trajectories.js';
 
 const TRAJECTORY_EXTENSIONS = ['.json', '.jsonl', '.traj'];
-/** Default input cap when `--window` is not given. */
-export const DEFAULT_REPLAY_WINDOW_TOKENS = 8_192;
-
-export const REPLAY_USAGE = `strata replay <file|dir>... [--format auto|${TRAJECTORY_FORMATS.join('|')}] [--window N] [--encoding o200k|cl100k|conservative] [--policy NAME]... [--trace-dir DIR] [--oracle FILE] [--json]`;
 
 interface RunRecord {
   file: string;
@@ -44,7 +41,7 @@ export async function replayCommand(args: readonly string[], io: CliIo): Promise
     oracle: { type: 'string' },
     json: { type: 'boolean' },
   });
-  if (positionals.length === 0) throw new CliInputError({ culprit: 'file', message: `strata replay: name at least one trajectory file or directory\nusage: ${REPLAY_USAGE}`.split('\n')[0]! });
+  if (positionals.length === 0) throw new CliInputError({ culprit: 'file', message: `strata replay: name at least one trajectory file or directory\nusage: ${usageOf('replay')}`.split('\n')[0]! });
   const format = oneOf(values.format, '--format', ['auto', ...TRAJECTORY_FORMATS] as const, 'auto');
   const windowTokens = positiveInteger(values.window, '--window', DEFAULT_REPLAY_WINDOW_TOKENS);
   const encoding = oneOf(values.encoding, '--encoding', REPLAY_ENCODINGS, 'o200k');
@@ -57,10 +54,9 @@ export async function replayCommand(args: readonly string[], io: CliIo): Promise
   const errors: ReplayError[] = [];
   const runs: RunRecord[] = [];
   const imported: Array<{ file: string; record: string; format: TrajectoryFormat; messages: import('@strata/context').CanonicalMessage[] }> = [];
-  for (const file of files) {
-    const name = relative(io.cwd, file) || file;
+  for (const { full, name } of files) {
     try {
-      const result = importTrajectories(await readFile(file, 'utf8'), { format });
+      const result = importTrajectories(await readFile(full, 'utf8'), { format });
       for (const error of result.errors) errors.push(describe(name, error));
       for (const trajectory of result.trajectories) imported.push({ file: name, ...trajectory });
     } catch (error) {
@@ -70,7 +66,7 @@ export async function replayCommand(args: readonly string[], io: CliIo): Promise
   }
   const progress = progressBar(io.stderr, imported.length);
   const byId = new Map(imported.map((trajectory) => [`${trajectory.file}#${trajectory.record}`, trajectory]));
-  const { total } = await replayTrajectories({
+  const { total, assembled, compared } = await replayTrajectories({
     trajectories: imported.map((trajectory) => ({ id: `${trajectory.file}#${trajectory.record}`, messages: trajectory.messages })),
     windowTokens,
     policies,
@@ -99,32 +95,40 @@ export async function replayCommand(args: readonly string[], io: CliIo): Promise
       : undefined,
   });
   progress.done();
-
-  // Nothing replayed, or every Strata policy failed on every record (a window too small, say): one line, no table.
+  // Per policy, the runs it could not assemble (every policy listed, an empty list when it assembled all).
+  const notAssembled = Object.fromEntries(
+    policies.map((policy) => [
+      policy,
+      runs.flatMap((run) => {
+        const summary = run.policies[policy];
+        return summary !== undefined && 'error' in summary ? [{ file: run.file, record: run.record, message: summary.error }] : [];
+      }),
+    ]),
+  );
+  const report = {
+    window: windowTokens,
+    encoding,
+    pricing: CACHE_PRICING,
+    policies: Object.fromEntries(policies.map((policy) => [policy, POLICY_DESCRIPTIONS[policy]])),
+    oracle: oracle !== undefined,
+    runs,
+    errors,
+    compared: { ...compared, notAssembled },
+    total,
+    assembled,
+  };
+  // Nothing replayed, or every Strata policy failed on every record (a window too small, say): one line on stderr, exit 2; --json still prints the report, baselines included.
   const strataPolicies = policies.filter((policy) => RECOVERABLE_POLICIES.has(policy));
   const allFailed = runs.length > 0 && strataPolicies.length > 0 && runs.every((run) => strataPolicies.every((policy) => 'error' in (run.policies[policy] ?? {})));
-  if (errors.length > 0 && (runs.length === 0 || allFailed)) {
+  const nothing = errors.length > 0 && (runs.length === 0 || allFailed);
+  if (nothing) {
     const first = errors[0]!;
     const more = errors.length > 1 ? ` (and ${errors.length - 1} more failures like it)` : '';
     io.stderr.write(`strata replay: ${[first.file, first.record, first.message].filter((part) => part !== null).join(': ')}${more}\n`);
-    return 2;
-  }
-  for (const error of errors) io.stderr.write(`strata replay: ${[error.file, error.record, error.message].filter((part) => part !== null).join(': ')}\n`);
-  if (values.json) {
-    io.stdout.write(
-      `${JSON.stringify({
-        window: windowTokens,
-        encoding,
-        pricing: CACHE_PRICING,
-        policies: Object.fromEntries(policies.map((policy) => [policy, POLICY_DESCRIPTIONS[policy]])),
-        oracle: oracle !== undefined,
-        runs,
-        errors,
-        total,
-      }, null, 2)}\n`,
-    );
-  } else io.stdout.write(renderTotals({ total, windowTokens, encoding, runs: runs.length, oracle: oracle !== undefined }));
-  return errors.length > 0 ? 1 : 0;
+  } else for (const error of errors) io.stderr.write(`strata replay: ${[error.file, error.record, error.message].filter((part) => part !== null).join(': ')}\n`);
+  if (values.json) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  else if (!nothing) io.stdout.write(renderReport({ total, assembled, compared, notAssembled, windowTokens, encoding, oracle: oracle !== undefined }));
+  return nothing ? 2 : errors.length > 0 ? 1 : 0;
 }
 
 function describe(file: string, error: ContextInputError): ReplayError {
@@ -132,9 +136,12 @@ function describe(file: string, error: ContextInputError): ReplayError {
   return { file, record: record ?? null, field: field.join(': ') || null, message: error.message };
 }
 
-/** The files named, directories expanded (sorted, one level of .json / .jsonl / .traj files). */
-async function trajectoryFiles(paths: readonly string[], cwd: string): Promise<string[]> {
-  const files: string[] = [];
+/**
+ * The files named, directories expanded (sorted, one level of .json / .jsonl
+ * / .traj files): each as read (`full`) and as the user spelled it (`name`).
+ */
+async function trajectoryFiles(paths: readonly string[], cwd: string): Promise<Array<{ full: string; name: string }>> {
+  const files: Array<{ full: string; name: string }> = [];
   for (const path of paths) {
     const full = resolve(cwd, path);
     let info;
@@ -144,12 +151,12 @@ async function trajectoryFiles(paths: readonly string[], cwd: string): Promise<s
       throw new CliInputError({ culprit: path, message: `strata replay: ${path}: no such file or directory` });
     }
     if (!info.isDirectory()) {
-      files.push(full);
+      files.push({ full, name: path });
       continue;
     }
     const names = (await readdir(full)).filter((name) => TRAJECTORY_EXTENSIONS.some((extension) => name.endsWith(extension))).sort();
     if (names.length === 0) throw new CliInputError({ culprit: path, message: `strata replay: ${path}: a directory with no trajectories (no ${TRAJECTORY_EXTENSIONS.join(', ')} files)` });
-    files.push(...names.map((name) => join(full, name)));
+    files.push(...names.map((name) => ({ full: join(full, name), name: pathUnder(path, name) })));
   }
   return files;
 }
@@ -170,9 +177,11 @@ async function loadOracle(option: string | undefined, io: CliIo): Promise<Oracle
 
 const percent = (value: number | null) => (value === null ? '-' : `${(value * 100).toFixed(1)}%`);
 
-function renderTotals(options: { total: Record<string, PolicySummary>; windowTokens: number; encoding: string; runs: number; oracle: boolean }): string {
-  const rows = Object.entries(options.total).map(([policy, summary]) => [
+/** One row per policy. */
+function summaryTable(total: Record<string, PolicySummary>): string {
+  const rows = Object.entries(total).map(([policy, summary]) => [
     policy,
+    String(summary.runs),
     String(summary.turns),
     String(summary.inputTokens),
     percent(summary.reductionVsRaw),
@@ -184,17 +193,40 @@ function renderTotals(options: { total: Record<string, PolicySummary>; windowTok
     `${summary.orphans}/${summary.splitUnits}`,
     `${percent(summary.anchorKept)}/${percent(summary.goalKept)}`,
     summary.recovery.share === null ? 'none' : percent(summary.recovery.share),
-    percent(summary.laterUseRecall.share),
+    `${percent(summary.laterUseRecall.share)} (${summary.laterUseRecall.missed} of ${summary.laterUseRecall.needed} missed)`,
     summary.oracleViolations === null ? '-' : String(summary.oracleViolations),
     `${summary.assemblyMs.p50 ?? '-'}/${summary.assemblyMs.p99 ?? '-'}`,
   ]);
-  const header = ['policy', 'turns', 'input tokens', 'vs raw', 'cost', 'cost w/ writes', 'over window', 'prefix reuse', 'compactions', 'orphans/split', 'anchor/goal', 'recovered', 'later-use recall', 'oracle', 'ms p50/p99'];
-  return [
-    `${options.runs} runs, window ${options.windowTokens} tokens (${options.encoding}); cost in input-token units: the prefix equal to the previous request ${CACHE_PRICING.cachedToken}, the rest ${CACHE_PRICING.newToken} (w/ writes: the part the next request reuses ${CACHE_PRICING.cacheWriteToken}, as Anthropic bills cache writes)${options.oracle ? '' : '; provider-rules oracle not found (--oracle FILE)'}`,
-    formatTable(header, rows),
+  const header = ['policy', 'runs', 'turns', 'input tokens', 'vs raw', 'cost', 'cost w/ writes', 'over window', 'prefix reuse', 'compactions', 'orphans/split', 'anchor/goal', 'recovered', 'later-use recall', 'oracle', 'ms p50/p99'];
+  return formatTable(header, rows);
+}
+
+function renderReport(options: {
+  total: Record<string, PolicySummary>;
+  assembled: Record<string, PolicySummary>;
+  compared: { runs: number; of: number };
+  notAssembled: Record<string, ReadonlyArray<{ file: string; record: string; message: string }>>;
+  windowTokens: number;
+  encoding: string;
+  oracle: boolean;
+}): string {
+  const { compared } = options;
+  const failing = Object.entries(options.notAssembled).filter(([, failures]) => failures.length > 0);
+  const lines = [
+    `${compared.of} runs, window ${options.windowTokens} tokens (${options.encoding}); cost in input-token units: the prefix equal to the previous request ${CACHE_PRICING.cachedToken}, the rest ${CACHE_PRICING.newToken} (w/ writes: the part the next request reuses ${CACHE_PRICING.cacheWriteToken}, as Anthropic bills cache writes)${options.oracle ? '' : '; provider-rules oracle not found (--oracle FILE)'}`,
+  ];
+  if (failing.length > 0) {
+    lines.push(`compared over the ${compared.runs} of ${compared.of} runs every policy assembled; not assembled:`);
+    for (const [policy, failures] of failing) lines.push(`  ${policy}: ${failures.length} of ${compared.of} (${failures.slice(0, 3).map((failure) => `${failure.file} ${failure.record}`).join(', ')}${failures.length > 3 ? ', ...' : ''})`);
+  }
+  lines.push(summaryTable(options.total));
+  if (failing.length > 0) lines.push('', 'each policy over every run it assembled (vs raw over the same runs):', summaryTable(options.assembled));
+  lines.push(
     'recovered: masked results read back byte-exact through read_tool_output; raw, last-n and clear-tool-uses keep no copy, so they have no way back.',
+    "later-use recall: identifiers, numbers and paths each recorded answer used from earlier in its run (not the system prompt or the task), visible in that call's input or readable through a read_tool_output reference the input shows.",
     '',
-  ].join('\n');
+  );
+  return lines.join('\n');
 }
 
 /** Left-aligned columns, two spaces apart. */

@@ -7,14 +7,10 @@ import { createModelClientFromSpecifier } from '@strata/model';
 import { createFileTraceSink, createMemoryStores } from '@strata/store';
 import { connectMcpServer, loadSkills, registerStandardTools, skillCatalogContributorFactory, ToolRegistry, type McpServerConfig, type McpServerConnection } from '@strata/tools';
 import { CliInputError } from '../cli-input-error.js';
+import { DEFAULT_RUN_TRACE_DIRECTORY, usageOf } from '../cli-help.js';
 import { parseCommandArguments, positiveInteger } from '../cli-arguments.js';
 import type { CliIo } from '../cli-io.js';
 import { workdirTools } from '../run/workdir-tools.js';
-
-export const RUN_USAGE = 'strata run "<task>" --model <provider:model> [--workdir DIR] [--skills DIR] [--mcp FILE] [--max-turns N] [--trace-dir DIR]';
-
-/** Where a run's traces go unless `--trace-dir` says otherwise (git-ignored `.strata/`). */
-export const DEFAULT_RUN_TRACE_DIRECTORY = '.strata/runs';
 
 export async function runCommand(args: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArguments('strata run', args, {
@@ -26,7 +22,7 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
     'trace-dir': { type: 'string' },
   });
   const task = positionals.join(' ').trim();
-  if (task === '') throw new CliInputError({ culprit: 'task', message: `strata run: name the task; usage: ${RUN_USAGE}` });
+  if (task === '') throw new CliInputError({ culprit: 'task', message: `strata run: name the task; usage: ${usageOf('run')}` });
   const modelFlag = values.model ?? io.env.STRATA_MODEL;
   if (!modelFlag) throw new CliInputError({ culprit: '--model', message: 'strata run: --model is required (or STRATA_MODEL), e.g. openai:gpt-4.1 or openai-compatible:http://127.0.0.1:11434/v1#llama3.1' });
   const workdir = await existingDirectory(resolve(io.cwd, values.workdir ?? '.'), '--workdir');

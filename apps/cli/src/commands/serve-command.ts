@@ -7,8 +7,6 @@ import type { CliIo } from '../cli-io.js';
 import { runTraceViewer as traceViewer } from '../viewer/run-trace-viewer.js';
 import { loadServiceCatalog, stopRequested } from './service-catalog-loader.js';
 
-export const SERVE_USAGE = 'strata serve [--workers N] [--port P] [--host H] [--catalog FILE]   the run API (STRATA_SERVICE_TOKEN required) and N worker slots, each restarted under its slot';
-
 const CLI_MAIN = fileURLToPath(new URL('../main.js', import.meta.url));
 
 export async function serveCommand(args: readonly string[], io: CliIo): Promise<number> {

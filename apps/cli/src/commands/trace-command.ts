@@ -3,50 +3,45 @@ import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { CliInputError } from '../cli-input-error.js';
 import { parseCommandArguments } from '../cli-arguments.js';
+import { usageOf } from '../cli-help.js';
 import type { CliIo } from '../cli-io.js';
 import { compactionSummary, diffTurns, readTraceDirectory, sectionOutcomes, tokensByPart, type TraceRun, type TraceTurn, type TokensByPart } from '../trace/read-traces.js';
 import { renderViewerHtml } from '../viewer/render-viewer.js';
 import { serveViewer } from '../viewer/serve-viewer.js';
 import { formatTable } from './replay-command.js';
 
-export const TRACE_USAGE = [
-  'strata trace show <dir|file>             a terminal summary of every turn',
-  'strata trace diff <a> <b>                two turns (trace files) or two runs (directories): sections, messages, tokens by part',
-  'strata trace view <dir> [--out FILE]     one self-contained HTML viewer (default report.html)',
-  'strata trace serve <dir> [--port N]      the viewer on 127.0.0.1, following a live run',
-];
-
 export async function traceCommand(args: readonly string[], io: CliIo): Promise<number> {
   const [subcommand, ...rest] = args;
   switch (subcommand) {
     case 'show': {
       const { positionals } = parseCommandArguments('strata trace show', rest, {});
-      const runs = await readTraceDirectory(resolve(io.cwd, required(positionals[0], 'strata trace show <dir|file>')));
+      const runs = await readTraceDirectory(resolve(io.cwd, required(positionals[0], usageOf('trace', 'show'))));
       io.stdout.write(renderRuns(runs));
       return 0;
     }
     case 'diff': {
       const { positionals } = parseCommandArguments('strata trace diff', rest, {});
-      const a = await readTraceDirectory(resolve(io.cwd, required(positionals[0], 'strata trace diff <a> <b>')));
-      const b = await readTraceDirectory(resolve(io.cwd, required(positionals[1], 'strata trace diff <a> <b>')));
+      const a = await readTraceDirectory(resolve(io.cwd, required(positionals[0], usageOf('trace', 'diff'))));
+      const b = await readTraceDirectory(resolve(io.cwd, required(positionals[1], usageOf('trace', 'diff'))));
       io.stdout.write(renderDiff(lastTurn(a), lastTurn(b), a, b));
       return 0;
     }
     case 'view': {
       const { positionals, values } = parseCommandArguments('strata trace view', rest, { out: { type: 'string' } });
-      const runs = await readTraceDirectory(resolve(io.cwd, required(positionals[0], 'strata trace view <dir>')));
-      const out = resolve(io.cwd, values.out ?? 'report.html');
-      await writeFile(out, await renderViewerHtml(runs));
+      const runs = await readTraceDirectory(resolve(io.cwd, required(positionals[0], usageOf('trace', 'view'))));
+      const out = values.out ?? 'report.html';
+      await writeFile(resolve(io.cwd, out), await renderViewerHtml(runs));
       io.stdout.write(`wrote ${out} (${runs.reduce((sum, run) => sum + run.turns.length, 0)} turns); open it in a browser, no network needed\n`);
       return 0;
     }
     case 'serve': {
       const { positionals, values } = parseCommandArguments('strata trace serve', rest, { port: { type: 'string' } });
-      const directory = resolve(io.cwd, required(positionals[0], 'strata trace serve <dir>'));
+      const given = required(positionals[0], usageOf('trace', 'serve'));
+      const directory = resolve(io.cwd, given);
       const port = values.port === undefined ? 0 : Number(values.port);
       if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new CliInputError({ culprit: '--port', message: `--port must be 0-65535, got "${values.port}"` });
       const server = await serveViewer({ directory, port });
-      io.stdout.write(`serving ${directory} on ${server.url} (Ctrl-C stops)\n`);
+      io.stdout.write(`serving ${given} on ${server.url} (Ctrl-C stops)\n`);
       await new Promise<void>((done) => (io.signal?.aborted ? done() : io.signal?.addEventListener('abort', () => done(), { once: true })));
       await server.close();
       return 0;

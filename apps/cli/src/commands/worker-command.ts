@@ -1,10 +1,9 @@
 // strata worker --slot N: one worker process of the run service.
 import { parseCommandArguments, positiveInteger } from '../cli-arguments.js';
 import { CliInputError } from '../cli-input-error.js';
+import { usageOf } from '../cli-help.js';
 import type { CliIo } from '../cli-io.js';
 import { loadServiceCatalog, stopRequested } from './service-catalog-loader.js';
-
-export const WORKER_USAGE = 'strata worker --slot N [--concurrency N] [--catalog FILE]   run queued runs as worker-N (one process per slot; restart it under the same slot)';
 
 /**
  * Runs queued runs until SIGTERM or Ctrl-C. Many machines: run one
@@ -15,7 +14,7 @@ export const WORKER_USAGE = 'strata worker --slot N [--concurrency N] [--catalog
  */
 export async function workerCommand(args: readonly string[], io: CliIo): Promise<number> {
   const { values } = parseCommandArguments('strata worker', args, { slot: { type: 'string' }, concurrency: { type: 'string' }, catalog: { type: 'string' } });
-  if (values.slot === undefined) throw new CliInputError({ culprit: '--slot', message: `strata worker: --slot is required; usage: ${WORKER_USAGE}` });
+  if (values.slot === undefined) throw new CliInputError({ culprit: '--slot', message: `strata worker: --slot is required; usage: ${usageOf('worker')}` });
   const slot = positiveInteger(values.slot, '--slot', 1);
   const { serviceDatabaseFromEnvironment, startWorker, WORKER_CONCURRENCY } = await import('@strata/service');
   const worker = await startWorker({

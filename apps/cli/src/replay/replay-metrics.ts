@@ -23,16 +23,18 @@ export interface PolicyTally {
   goalKept: number;
   masked: number;
   recovered: number;
+  /** Later-use recall (later-use-recall.ts), summed over turns. */
   needed: number;
   visible: number;
-  byQuery: number;
+  byReference: number;
+  missed: number;
   /** Null when the provider-rules oracle is not available. */
   oracleViolations: number | null;
   assemblyMs: number[];
 }
 
 export function emptyTally(oracle: boolean): PolicyTally {
-  return { runs: 0, failedRuns: 0, turns: 0, inputTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, newTokens: 0, compactions: 0, overWindow: 0, orphans: 0, splitUnits: 0, anchorTurns: 0, anchorKept: 0, goalTurns: 0, goalKept: 0, masked: 0, recovered: 0, needed: 0, visible: 0, byQuery: 0, oracleViolations: oracle ? 0 : null, assemblyMs: [] };
+  return { runs: 0, failedRuns: 0, turns: 0, inputTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, newTokens: 0, compactions: 0, overWindow: 0, orphans: 0, splitUnits: 0, anchorTurns: 0, anchorKept: 0, goalTurns: 0, goalKept: 0, masked: 0, recovered: 0, needed: 0, visible: 0, byReference: 0, missed: 0, oracleViolations: oracle ? 0 : null, assemblyMs: [] };
 }
 
 export function addTally(into: PolicyTally, part: PolicyTally): void {
@@ -124,33 +126,6 @@ export function anchorAndGoal(prefix: CanonicalHistory, input: readonly Canonica
   };
 }
 
-/** Identifiers, numbers and paths: 4+ characters of word, dot, slash or dash holding a digit, `_` or `/`. */
-const LATER_USE_TOKEN = /[A-Za-z0-9_./-]{4,}/g;
-
-/** What an assistant message used: its text and call arguments, as later-use tokens. */
-export function usedTokens(message: CanonicalMessage): string[] {
-  if (message.role !== 'assistant') return [];
-  const text = `${message.content}\n${(message.toolCalls ?? []).map((call) => JSON.stringify(call.input)).join('\n')}`;
-  const found = new Set<string>();
-  for (const match of text.matchAll(LATER_USE_TOKEN)) {
-    const token = match[0].replace(/^[./-]+|[./-]+$/g, '');
-    if (token.length >= 4 && /[0-9_/]/.test(token)) found.add(token);
-  }
-  return [...found];
-}
-
-/**
- * For each later-use token of the assistant message at `index`: the index of
- * the first message of the recording holding it, kept when that is a tool
- * result (what the agent learnt from a tool and used later).
- */
-export function tokensFromToolOutputs(trajectory: CanonicalHistory, index: number, texts: readonly string[]): string[] {
-  return usedTokens(trajectory[index]!).filter((token) => {
-    const first = texts.findIndex((text, position) => position < index && text.includes(token));
-    return first >= 0 && trajectory[first]!.role === 'tool';
-  });
-}
-
 export interface OracleLike {
   violations(messages: unknown[], provider: 'openai' | 'anthropic'): unknown[];
 }
@@ -192,7 +167,7 @@ export function policySummary(tally: PolicyTally, raw: PolicyTally | undefined, 
     recovery: recoverable
       ? { masked: tally.masked, recovered: tally.recovered, share: tally.masked === 0 ? 1 : ratio(tally.recovered, tally.masked) }
       : { masked: tally.masked, recovered: 0, share: null, note: 'no way back: what this policy removes is not stored' },
-    laterUseRecall: { needed: tally.needed, visible: tally.visible, byQuery: tally.byQuery, share: ratio(tally.visible + tally.byQuery, tally.needed) },
+    laterUseRecall: { needed: tally.needed, visible: tally.visible, byReference: tally.byReference, missed: tally.missed, share: ratio(tally.visible + tally.byReference, tally.needed) },
     oracleViolations: tally.oracleViolations,
     assemblyMs: { p50: round(percentile(tally.assemblyMs, 0.5)), p99: round(percentile(tally.assemblyMs, 0.99)) },
   };

@@ -1,9 +1,10 @@
 // One recorded run replayed under every chosen policy, measured.
-import { ContextBudgetError, ContextValidationError, messageText, type CanonicalHistory, type CanonicalMessage, type ToolOutputStore, type TokenEstimator } from '@strata/context';
+import { ContextBudgetError, ContextValidationError, type CanonicalHistory, type CanonicalMessage, type ToolOutputStore, type TokenEstimator } from '@strata/context';
 import { createMemoryToolOutputStore, toolOutputIdSequence } from '@strata/store';
 import { createReadToolOutputTool } from '@strata/tools';
 import { RECOVERABLE_POLICIES, runPolicy, type PolicyTurn, type ReplayPolicy } from './policy-turns.js';
-import { anchorAndGoal, emptyTally, oracleViolations, pairingProblems, tallyTokens, tokensFromToolOutputs, MessageTokens, type OracleLike, type PolicyTally } from './replay-metrics.js';
+import { laterUseRecall } from './later-use-recall.js';
+import { anchorAndGoal, emptyTally, oracleViolations, pairingProblems, tallyTokens, MessageTokens, type OracleLike, type PolicyTally } from './replay-metrics.js';
 
 export interface RunReplayOptions {
   readonly trajectory: CanonicalHistory;
@@ -65,7 +66,6 @@ async function readBack(tool: ReadTool, contextId: string, ref: string): Promise
 export async function replayRun(options: RunReplayOptions): Promise<RunReplayResult> {
   const { trajectory, contextId } = options;
   const tokens = new MessageTokens(options.counter);
-  const texts = trajectory.map((message) => messageText(message));
   const original = new Set<CanonicalMessage>(trajectory);
   const tallies = new Map<ReplayPolicy, PolicyTally>();
   const failures = new Map<ReplayPolicy, string>();
@@ -116,31 +116,15 @@ export async function replayRun(options: RunReplayOptions): Promise<RunReplayRes
         tally.masked += 1;
         if ((await readBack(tool, `${contextId}/${policy}`, ref)) === originals.get(ref)) tally.recovered += 1;
       }
-      // Later-use recall: what the recorded answer used from earlier tool outputs, one step away?
-      const inputTexts = turn.messages.map((message) => messageText(message));
-      const refs = [...new Set(turn.messages.flatMap((message) => (message.role === 'tool' && message.outputRef ? [message.outputRef.id] : [])))];
-      for (const token of tokensFromToolOutputs(trajectory, turn.trajectoryIndex, texts)) {
-        tally.needed += 1;
-        if (inputTexts.some((text) => text.includes(token))) tally.visible += 1;
-        else if (await foundByQuery(tool, `${contextId}/${policy}`, refs, originals, token)) tally.byQuery += 1;
-      }
+      // Later-use recall: what the recorded answer used from earlier in the run, visible or behind a reference the input shows.
+      const recall = await laterUseRecall({ trajectory, callIndex: turn.trajectoryIndex, input: turn.messages, store: RECOVERABLE_POLICIES.has(policy) ? store : undefined, contextId: `${contextId}/${policy}` });
+      tally.needed += recall.needed.length;
+      tally.visible += recall.visible.length;
+      tally.byReference += recall.byReference.length;
+      tally.missed += recall.missed.length;
     }
     if (!RECOVERABLE_POLICIES.has(policy)) tally.masked = maskedIds.size;
     tallies.set(policy, tally);
   }
   return { tallies, failures };
-}
-
-/**
- * One `read_tool_output` query: on the reference in the input that holds the
- * token, else without a reference (every stored output of the context).
- */
-async function foundByQuery(tool: ReadTool, contextId: string, refs: readonly string[], originals: ReadonlyMap<string, string>, token: string): Promise<boolean> {
-  const ref = refs.find((candidate) => originals.get(candidate)?.includes(token));
-  if (ref !== undefined) {
-    const outcome = await execute(tool, contextId, { ref, query: token });
-    return !outcome.isError && outcome.content.includes(token);
-  }
-  const outcome = await execute(tool, contextId, { query: token });
-  return !outcome.isError && (outcome.data as unknown as { refs: readonly string[] }).refs.length > 0;
 }

@@ -2,7 +2,7 @@
 // prints, callable in-process (the compaction benchmark uses it).
 import { ConservativeTokenEstimator, ExactTokenEstimator, type CanonicalHistory, type TokenEstimator } from '@strata/context';
 import { RECOVERABLE_POLICIES, REPLAY_POLICIES, type PolicyTurn, type ReplayPolicy } from './policy-turns.js';
-import { addTally, emptyTally, policySummary, type OracleLike, type PolicySummary, type PolicyTally } from './replay-metrics.js';
+import { addTally, emptyTally, policySummary, type OracleLike, type PolicySummary } from './replay-metrics.js';
 import { replayRun, type RunReplayResult } from './replay-run.js';
 
 export const REPLAY_ENCODINGS = ['o200k', 'cl100k', 'conservative'] as const;
@@ -26,8 +26,16 @@ export interface ReplayTrajectoriesOptions {
 }
 
 export interface ReplayTrajectoriesResult {
-  /** Per policy, summed over every run. */
+  /**
+   * Per policy, summed over the compared runs: those every chosen policy
+   * assembled, so reduction, cost and recall compare the same requests.
+   * `failedRuns` is the policy's count of runs it could not assemble.
+   */
   readonly total: Record<ReplayPolicy, PolicySummary>;
+  /** Per policy, summed over every run it assembled (reduction against raw over those runs). */
+  readonly assembled: Record<ReplayPolicy, PolicySummary>;
+  /** How many runs were replayed, and how many of them every policy assembled. */
+  readonly compared: { readonly runs: number; readonly of: number };
   /** Runs a policy could not assemble: which, and why. */
   readonly failures: readonly { readonly id: string; readonly policy: ReplayPolicy; readonly message: string }[];
 }
@@ -38,7 +46,8 @@ export async function replayTrajectories(options: ReplayTrajectoriesOptions): Pr
   const encoding = options.encoding ?? 'o200k';
   const exactEstimator = encoding === 'conservative' ? undefined : new ExactTokenEstimator({ family: encoding });
   const counter: TokenEstimator = exactEstimator ?? new ConservativeTokenEstimator({ family: 'unknown' });
-  const totals = new Map<ReplayPolicy, PolicyTally>(policies.map((policy) => [policy, emptyTally(options.oracle !== undefined)]));
+  const oracle = options.oracle !== undefined;
+  const results: RunReplayResult[] = [];
   const failures: Array<{ id: string; policy: ReplayPolicy; message: string }> = [];
   for (const trajectory of options.trajectories) {
     options.onRunStart?.(trajectory.id);
@@ -46,10 +55,31 @@ export async function replayTrajectories(options: ReplayTrajectoriesOptions): Pr
     for (const policy of policies) {
       const failure = result.failures.get(policy);
       if (failure !== undefined) failures.push({ id: trajectory.id, policy, message: failure });
-      addTally(totals.get(policy)!, result.tallies.get(policy)!);
     }
+    results.push(result);
     options.onRun?.(trajectory.id, result);
   }
-  const total = Object.fromEntries(policies.map((policy) => [policy, policySummary(totals.get(policy)!, totals.get('raw'), RECOVERABLE_POLICIES.has(policy))])) as Record<ReplayPolicy, PolicySummary>;
-  return { total, failures };
+  const failedRuns = (policy: ReplayPolicy) => results.filter((result) => result.failures.has(policy)).length;
+  /** Each policy's tallies summed over the runs `include` keeps, and raw's over the same runs. */
+  const summaries = (include: (result: RunReplayResult, policy: ReplayPolicy) => boolean) =>
+    Object.fromEntries(
+      policies.map((policy) => {
+        const kept = results.filter((result) => include(result, policy));
+        const sum = (of: ReplayPolicy) => {
+          const tally = emptyTally(oracle);
+          for (const result of kept) addTally(tally, result.tallies.get(of)!);
+          return tally;
+        };
+        const tally = sum(policy);
+        tally.failedRuns = failedRuns(policy);
+        return [policy, policySummary(tally, policies.includes('raw') ? sum('raw') : undefined, RECOVERABLE_POLICIES.has(policy))];
+      }),
+    ) as Record<ReplayPolicy, PolicySummary>;
+  const everyPolicyAssembled = (result: RunReplayResult) => result.failures.size === 0;
+  return {
+    total: summaries(everyPolicyAssembled),
+    assembled: summaries((result, policy) => !result.failures.has(policy)),
+    compared: { runs: results.filter(everyPolicyAssembled).length, of: results.length },
+    failures,
+  };
 }
