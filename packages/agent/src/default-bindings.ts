@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ConfigurationError, type ContextConfiguration, type ContextDiagnostic, type Timers } from '@strata/context';
+import { ConfigurationError, resolveContextConfiguration, type ContextConfiguration, type ContextDiagnostic, type Timers } from '@strata/context';
 import { createModelClientFromSpecifier, createModelSummarizer, type ModelClient } from '@strata/model';
 import { createFileTraceSink, defaultTraceDirectory, openDefaultStores, openStores, type Stores } from '@strata/store';
 import { registerStandardTools, ToolRegistry } from '@strata/tools';
@@ -67,6 +67,8 @@ export interface DefaultBindings {
 export async function createDefaultBindings(options: DefaultBindingsOptions = {}): Promise<DefaultBindings> {
   const env = options.env ?? process.env;
   resolveExecutor(env);
+  // Every context setting is checked before the model is made (resolveModelSettings reads them again with the server's window).
+  resolveContextConfiguration(env, { modelContextTokens: options.modelContextTokens });
   const dataDir = resolve(env.STRATA_DATA_DIR?.trim() || join(homedir(), '.strata'));
   let model = options.model;
   // Only a model made from STRATA_MODEL is asked for its window and counts: a given client's server is not known here.
