@@ -11,6 +11,7 @@ import {
   type CanonicalMessage,
   type ContextConfiguration,
   type ContextContributorFactory,
+  type ContextDiagnostic,
   type ContextScope,
   type ContextStageEvent,
   type HistoryCompactorOptions,
@@ -111,6 +112,13 @@ export interface AgentBindings {
   readonly now?: () => number;
   /** Each assembler stage of each turn, timed (telemetry: `createAgentTelemetry().onStage`). */
   readonly onStage?: (event: ContextStageEvent) => void;
+  /**
+   * What composing the bindings noticed (`createDefaultBindings`: a
+   * configured window larger than the server accepts, a failed window
+   * discovery): each run emits them as diagnostic events as it starts and
+   * reports them first in its result.
+   */
+  readonly diagnostics?: readonly ContextDiagnostic[];
 }
 
 export interface AgentRunInput {
@@ -245,8 +253,9 @@ export function createAgentRun(profile: AgentProfile, bindings: AgentBindings, i
         stopAtTurnEnd: input.stopAtTurnEnd,
         onEvent: input.onEvent,
       });
+      for (const diagnostic of bindings.diagnostics ?? []) input.onEvent?.({ type: 'diagnostic', diagnostic });
       const result = await agent.execute();
-      return { ...result, version: version() };
+      return { ...result, diagnostics: [...(bindings.diagnostics ?? []), ...result.diagnostics], version: version() };
     },
   };
 }

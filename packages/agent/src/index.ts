@@ -1,6 +1,7 @@
 // The executor seam
 export { createAgentRun, type AgentProfile, type AgentBindings, type AgentRunInput, type AgentRun, type AgentVersionRecord, type SkillReference } from './create-agent-run.js';
 export { createDefaultBindings, type DefaultBindings, type DefaultBindingsOptions } from './default-bindings.js';
+export { MODEL_SETTING_NAMES, resolveModelSettings, type ModelSettings, type ModelSettingsOptions } from './model-settings.js';
 export type { ProfileSections } from './profile-sections.js';
 export type { RoutingHint } from './routing-hints.js';
 

@@ -1,5 +1,5 @@
 import { asSchema, jsonSchema, tool, type LanguageModelMiddleware, type ModelMessage, type Tool, type ToolSet } from 'ai';
-import { createHostLoopContext, ToolCallContexts, type CanonicalMessage, type CreateHostLoopContextOptions, type JsonValue, type SessionStore, type ToolOutputStore, type ToolSchema } from '@strata/context';
+import { createHostLoopContext, ToolCallContexts, type CanonicalMessage, type CreateHostLoopContextOptions, type HostLoopTurn, type HostLoopUsage, type JsonValue, type SessionStore, type ToolOutputStore, type ToolSchema } from '@strata/context';
 import { createMemorySessionStore, createMemoryToolOutputStore } from '@strata/store';
 import { createReadToolOutputTool, hostToolResultStore, type ReadToolOutputToolOptions } from '@strata/tools';
 import { exportSdkMessages, importSdkMessages, toModelMessages, type SdkOrigin } from './ai-sdk-history.js';
@@ -45,7 +45,11 @@ export interface PrepareStepOptions {
   readonly messages: ModelMessage[];
   /** Passed on by the AI SDK; Strata counts its own turns. */
   readonly stepNumber?: number;
-  /** The run's steps so far: one list per run, which names the run's context. */
+  /**
+   * The run's steps so far: one list per run, which names the run's context.
+   * The last step's `usage.inputTokens` (what the provider counted of the
+   * previous call) is fed back before this step assembles.
+   */
   readonly steps?: readonly unknown[];
 }
 
@@ -85,7 +89,7 @@ export function createStrataAiSdk(options: StrataAiSdkOptions): StrataAiSdk {
   // How `read_tool_output` finds its run's context: the SDK gives a tool the step's messages, the very list `prepareStep` was given;
   // under the middleware, the call ids of each response name the context of the prompt that issued them.
   const stepContexts = new WeakMap<readonly ModelMessage[], string>();
-  const promptContexts = new WeakMap<LanguageModelCallOptions, string>();
+  const promptTurns = new WeakMap<LanguageModelCallOptions, HostLoopTurn<SdkOrigin<LanguageModelMessage>>>();
   const calls = new ToolCallContexts();
 
   return {
@@ -93,7 +97,9 @@ export function createStrataAiSdk(options: StrataAiSdkOptions): StrataAiSdk {
     async prepareStep({ messages, steps }) {
       const charged = systemOrigin === undefined ? [] : [{ message: { role: 'system' as const, content: system! }, origin: systemOrigin }];
       const run = typeof steps === 'object' && steps !== null ? steps : undefined;
-      const turn = await context.prepare({ contextId, run, scope: SCOPE, messages: [...charged, ...importSdkMessages(messages)], tools: toolSchemas });
+      // Usage feedback: the SDK tells a step's usage with the next step (the last step of a run is not fed back here).
+      const previousInputTokens = (run?.at(-1) as { usage?: { inputTokens?: unknown } } | undefined)?.usage?.inputTokens;
+      const turn = await context.prepare({ contextId, run, scope: SCOPE, messages: [...charged, ...importSdkMessages(messages)], tools: toolSchemas, previousInputTokens });
       stepContexts.set(messages, turn.contextId);
       // The SDK sends `system` itself: it is charged, never returned.
       const returned = { ...turn, messages: turn.messages.filter(({ origin }) => origin === undefined || origin !== systemOrigin) };
@@ -108,26 +114,58 @@ export function createStrataAiSdk(options: StrataAiSdkOptions): StrataAiSdk {
           messages: importSdkMessages(params.prompt),
           tools: callToolSchemas(params.tools),
           signal: params.abortSignal,
+          // The call's usage comes back through wrapGenerate / wrapStream: the trace waits for it.
+          reportsUsage: true,
         });
         const transformed = { ...params, prompt: exportSdkMessages(turn, (message: CanonicalMessage) => toLanguageModelMessages(toModelMessages(message))) };
-        promptContexts.set(transformed, turn.contextId);
+        promptTurns.set(transformed, turn);
         return transformed;
       },
       async wrapGenerate({ doGenerate, params }) {
-        const result = await doGenerate();
-        const issuer = promptContexts.get(params);
-        if (issuer !== undefined) calls.issued(issuer, result.content.flatMap((part) => (part.type === 'tool-call' ? [part.toolCallId] : [])));
+        const turn = promptTurns.get(params);
+        const started = performance.now();
+        let result: Awaited<ReturnType<typeof doGenerate>>;
+        try {
+          result = await doGenerate();
+        } catch (error) {
+          if (turn) await promptContext.recordUsage(turn, { error, modelMs: performance.now() - started });
+          throw error;
+        }
+        if (turn !== undefined) {
+          calls.issued(turn.contextId, result.content.flatMap((part) => (part.type === 'tool-call' ? [part.toolCallId] : [])));
+          await promptContext.recordUsage(turn, { usage: hostUsage(result.usage), modelMs: performance.now() - started });
+        }
         return result;
       },
       async wrapStream({ doStream, params }) {
-        const result = await doStream();
-        const issuer = promptContexts.get(params);
-        if (issuer === undefined) return result;
+        const turn = promptTurns.get(params);
+        const started = performance.now();
+        let result: Awaited<ReturnType<typeof doStream>>;
+        try {
+          result = await doStream();
+        } catch (error) {
+          if (turn) await promptContext.recordUsage(turn, { error, modelMs: performance.now() - started });
+          throw error;
+        }
+        if (turn === undefined) return result;
+        // Reported once: at the finish part, else at an error part or when the stream ends without one.
+        let reported = false;
+        const report = async (outcome: { usage?: HostLoopUsage; error?: unknown }) => {
+          if (reported) return;
+          reported = true;
+          await promptContext.recordUsage(turn, { ...outcome, modelMs: performance.now() - started });
+        };
+        type StreamPart = typeof result.stream extends ReadableStream<infer Part> ? Part : never;
         const watched = result.stream.pipeThrough(
-          new TransformStream({
-            transform(part, controller) {
-              if (part.type === 'tool-call') calls.issued(issuer, [part.toolCallId]);
+          new TransformStream<StreamPart, StreamPart>({
+            async transform(part, controller) {
+              if (part.type === 'tool-call') calls.issued(turn.contextId, [part.toolCallId]);
+              if (part.type === 'finish') await report({ usage: hostUsage(part.usage) });
+              else if (part.type === 'error') await report({ error: part.error });
               controller.enqueue(part);
+            },
+            async flush() {
+              await report({});
             },
           }),
         );
@@ -156,6 +194,11 @@ export function strataPrepareStep(options: StrataAiSdkOptions): StrataAiSdk['pre
 /** `createStrataAiSdk(options).middleware`: for `wrapLanguageModel({ model, middleware })`. */
 export function strataMiddleware(options: StrataAiSdkOptions): LanguageModelMiddleware {
   return createStrataAiSdk(options).middleware;
+}
+
+/** A language model's usage as the host loop records it. */
+function hostUsage(usage: { readonly inputTokens?: { readonly total?: number; readonly cacheRead?: number; readonly cacheWrite?: number }; readonly outputTokens?: { readonly total?: number } } | undefined): HostLoopUsage {
+  return { inputTokens: usage?.inputTokens?.total, outputTokens: usage?.outputTokens?.total, cachedInputTokens: usage?.inputTokens?.cacheRead, cacheWriteInputTokens: usage?.inputTokens?.cacheWrite };
 }
 
 /** An AI SDK tool set as the schemas the budget is charged for, sorted by name by the assembler. */

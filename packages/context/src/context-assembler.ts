@@ -203,6 +203,8 @@ export class ContextAssembler {
       const input = this.options.legacyInput(request);
       return { input, trace: await this.writeTrace(turn, legacyTurnTrace(turn, input)), history: request.history, historyChanged: false, state };
     }
+    // An exact counter that asks a provider (ProviderTokenCounter) counts what is new before the synchronous counts run.
+    await this.options.exactEstimator?.precount?.({ messages: request.history, tools: request.tools, signal });
     // The usage calibration (the provider counts more than we do) shrinks every turn's cap; a recovery shrinks it again.
     const calibrated = calibratedBudget(this.options.budget, state);
     const budget = request.recovery ? recoveryBudget(calibrated, request.recovery, state.lastInputTokens) : calibrated;

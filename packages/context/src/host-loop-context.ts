@@ -1,4 +1,8 @@
 import type { AssembledTurn, ContextAssembler } from './context-assembler.js';
+import { checkContextState } from './context-state.js';
+import type { ContextTraceV5, ModelCallTrace } from './context-trace.js';
+import type { ContextDiagnostic } from './contributor.js';
+import { calibrateContextState } from './usage-calibration.js';
 import { resolveContextBudget, type ContextBudgetOptions, type ContextConfiguration, type ContextMode } from './context-configuration.js';
 import { createContextPipeline } from './context-pipeline.js';
 import type { ContextContributorFactory } from './contributor.js';
@@ -11,6 +15,7 @@ import type { CanonicalHistory, CanonicalMessage, ToolResultMessage } from './me
 import type { SessionState, SessionStore, SessionVersion, Summarizer, ToolOutputStore, TraceSink } from './ports.js';
 import { openingKey, resolveOpeningContext, runStateOf, type HostLoopRunState, type ResolvedContext } from './host-loop-runs.js';
 import type { TokenEstimator, ToolSchema } from './token-estimator.js';
+import { redactCredentials } from './redact-credentials.js';
 
 /** A canonical message imported from a host loop, with what it was made from there. */
 export interface ImportedMessage<Origin> {
@@ -45,6 +50,25 @@ export interface HostLoopContextOptions {
    * just before it assembles, for the pipeline's goal snapshot to read.
    */
   readonly goals?: BoundedCache<string, string>;
+  /**
+   * The assembler's trace sink as `createHostLoopContext` wraps it: the
+   * trace of a call whose host reports its usage afterwards
+   * (`reportsUsage`) is held until `recordUsage`, then written with the
+   * provider's count beside ours.
+   */
+  readonly traces?: HeldTraceSink;
+  /** Receives what usage feedback noticed (the calibration, a prompt the server may have truncated), as `recordUsage` returns it. */
+  readonly onDiagnostic?: (diagnostic: ContextDiagnostic) => void;
+  /** The clock of the trace's latencies. Default: performance.now. */
+  readonly now?: () => number;
+}
+
+/** What a provider reported for one model call, in any form (a non-number is "not reported"). */
+export interface HostLoopUsage {
+  readonly inputTokens?: unknown;
+  readonly outputTokens?: unknown;
+  readonly cachedInputTokens?: unknown;
+  readonly cacheWriteInputTokens?: unknown;
 }
 
 export interface HostLoopTurnRequest<Origin> {
@@ -67,11 +91,28 @@ export interface HostLoopTurnRequest<Origin> {
   /** The tools the model is offered, charged to the budget. */
   readonly tools?: readonly ToolSchema[];
   readonly signal?: AbortSignal;
+  /**
+   * The input tokens the provider reported for this context's previous
+   * model call, where the host tells them only with the next call (the AI
+   * SDK's steps, an Agents run's usage): the calibration is applied before
+   * this turn assembles (see `calibrateContextState`).
+   */
+  readonly previousInputTokens?: unknown;
+  /**
+   * The caller reports this call's usage once it ends (`recordUsage`, also
+   * when it failed): the turn's trace is held until then and written with
+   * the provider's count. Default false: the trace is written at assembly.
+   */
+  readonly reportsUsage?: boolean;
 }
 
 export interface HostLoopTurn<Origin> {
   /** The context the turn was assembled in: the one given, or the run's own. */
   readonly contextId: string;
+  /** The 1-based number of the turn in its context. */
+  readonly turn: number;
+  /** What feeding back `previousInputTokens` noticed (also given to `onDiagnostic`). */
+  readonly diagnostics: readonly ContextDiagnostic[];
   /** What the model receives, in order: each with its origin when the host's own value is still exact, else to be converted. */
   readonly messages: ReadonlyArray<{ readonly message: CanonicalMessage; readonly origin: Origin | undefined }>;
   readonly assembled: AssembledTurn;
@@ -117,9 +158,50 @@ export class HostLoopContext<Origin> {
    * keeps the histories apart; such a lost race can leave a result behind.)
    */
   private readonly openings = new Map<string, Promise<void>>();
+  /** The held trace of each turn prepared with `reportsUsage`, until `recordUsage`. */
+  private readonly held = new WeakMap<HostLoopTurn<Origin>, HeldTrace>();
+  private readonly assemblyMs = new WeakMap<AssembledTurn, number>();
+  private readonly now: () => number;
 
   constructor(options: HostLoopContextOptions) {
     this.options = options;
+    this.now = options.now ?? (() => performance.now());
+  }
+
+  /**
+   * Usage feedback after a model call made from `turn`: the provider's
+   * input count against ours (the turn trace's `budget.totalTokens`), by
+   * the same rule as a run's (`calibrateContextState`). Where it counted
+   * more, the context state's calibration rises and is stored as the
+   * context's next version, so the next turn on any instance is assembled
+   * for it; a count far below ours is the "server may have truncated the
+   * prompt" warning. A turn prepared with `reportsUsage` has its trace
+   * written now, with the provider's count beside ours (`modelCall`); call
+   * this also when the call failed (`usage` undefined, `error` set). Returns
+   * the diagnostics (also given to `onDiagnostic`).
+   */
+  async recordUsage(turn: HostLoopTurn<Origin>, report: { readonly usage?: HostLoopUsage; readonly error?: unknown; readonly modelMs?: number } = {}): Promise<readonly ContextDiagnostic[]> {
+    const held = this.held.get(turn);
+    this.held.delete(turn);
+    const diagnostics: ContextDiagnostic[] = [];
+    const countedTokens = turn.assembled.trace.budget?.totalTokens;
+    if (countedTokens !== undefined && report.usage !== undefined) {
+      for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt += 1) {
+        const stored = await this.options.sessionStore.load(turn.contextId);
+        const calibrated = calibrateContextState(checkContextState(stored?.state?.context), { countedTokens, reportedTokens: report.usage.inputTokens, turn: turn.turn });
+        if (attempt === 1) diagnostics.push(...calibrated.diagnostics);
+        if (stored === undefined || calibrated.state === stored.state?.context) break;
+        try {
+          await this.options.sessionStore.append(turn.contextId, [], { expectedVersion: stored.version, state: { ...stored.state, context: calibrated.state } });
+          break;
+        } catch (error) {
+          if (!isSessionConflict(error) || attempt === WRITE_ATTEMPTS) throw error;
+        }
+      }
+    }
+    for (const diagnostic of diagnostics) this.options.onDiagnostic?.(diagnostic);
+    await held?.release(modelCallTrace(report, this.assemblyMs.get(turn.assembled) ?? 0));
+    return diagnostics;
   }
 
   /** The 1-based number of the last turn assembled for a context (0 before the first). */
@@ -169,20 +251,37 @@ export class HostLoopContext<Origin> {
       const turn = (previous?.turn ?? 0) + 1;
       const goal = (continues ? previous.goal : null) ?? firstRequest(history) ?? null;
       if (goal !== null) this.options.goals?.set(contextId, goal);
-      const assembled = await this.options.assembler.assemble({
-        contextId,
-        turn,
-        history,
-        tools: request.tools ?? [],
-        signal: request.signal,
-        state: continues ? stored!.state?.context : undefined,
-      });
+      // Usage feedback the host gives with this call: the previous call's count against ours, before this turn assembles.
+      const fed = continues ? calibrateContextState(checkContextState(stored!.state?.context), { countedTokens: stored!.state?.context?.lastInputTokens ?? 0, reportedTokens: request.previousInputTokens, turn: turn - 1 }) : undefined;
+      const held = request.reportsUsage === true ? this.options.traces?.hold(contextId, turn) : undefined;
+      const started = this.now();
+      let assembled: AssembledTurn;
+      try {
+        assembled = await this.options.assembler.assemble({ contextId, turn, history, tools: request.tools ?? [], signal: request.signal, state: fed?.state });
+      } catch (error) {
+        await held?.release();
+        throw error;
+      }
+      this.assemblyMs.set(assembled, this.now() - started);
       const run: HostLoopRunState = { hostMessages: request.messages.length, hostPrefix: chain.at(-1)!, goal, turn };
       const written = await this.write(contextId, stored, { continues, appended, assembled, state: { context: assembled.state, run: { host: { ...run } } } });
-      if (!written && attempt < WRITE_ATTEMPTS) continue;
-      if (!written) throw new Error(`the host-loop context "${contextId}" was changed by another call ${WRITE_ATTEMPTS} times while this one was assembled`);
+      if (!written) {
+        // The assembly is redone over the other call's version: its trace never reached a model.
+        held?.discard();
+        if (attempt < WRITE_ATTEMPTS) continue;
+        throw new Error(`the host-loop context "${contextId}" was changed by another call ${WRITE_ATTEMPTS} times while this one was assembled`);
+      }
       if (request.run !== undefined) this.runs.set(request.run, contextId);
-      return { contextId, messages: assembled.input.messages.map((message) => ({ message, origin: origins.get(messageFingerprint(withoutRef(message))) })), assembled };
+      for (const diagnostic of fed?.diagnostics ?? []) this.options.onDiagnostic?.(diagnostic);
+      const result: HostLoopTurn<Origin> = {
+        contextId,
+        turn,
+        diagnostics: fed?.diagnostics ?? [],
+        messages: assembled.input.messages.map((message) => ({ message, origin: origins.get(messageFingerprint(withoutRef(message))) })),
+        assembled,
+      };
+      if (held) this.held.set(result, held);
+      return result;
     }
   }
 
@@ -236,6 +335,70 @@ function withoutRef(message: CanonicalMessage): CanonicalMessage {
   return rest;
 }
 
+/** The record of a host's model call: what it reported, without the output (the host keeps it). */
+function modelCallTrace(report: { readonly usage?: HostLoopUsage; readonly error?: unknown; readonly modelMs?: number }, assemblyMs: number): ModelCallTrace {
+  const count = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null);
+  const usage = report.usage;
+  return {
+    outcome: report.error === undefined ? 'finish' : 'error',
+    output: null,
+    error: report.error === undefined ? null : { name: report.error instanceof Error ? report.error.name : 'Error', message: redactCredentials(report.error instanceof Error ? report.error.message : String(report.error)).text },
+    usage: usage === undefined ? null : { inputTokens: count(usage.inputTokens), outputTokens: count(usage.outputTokens), cachedInputTokens: count(usage.cachedInputTokens), cacheWriteInputTokens: count(usage.cacheWriteInputTokens) },
+    latencyMs: { assembly: assemblyMs, model: typeof report.modelMs === 'number' && report.modelMs >= 0 ? report.modelMs : 0 },
+  };
+}
+
+type TraceDocument = Parameters<TraceSink['write']>[0];
+
+/** A turn's trace documents, held until its model call is reported. */
+export interface HeldTrace {
+  /** Writes the held documents, with the model call's record when given. A failed write is dropped: a trace never fails a host's call. */
+  release(modelCall?: ModelCallTrace): Promise<void>;
+  /** Drops them (an assembly that was redone). */
+  discard(): void;
+}
+
+/**
+ * The host loop's view of its trace sink: documents of a turn being held
+ * (`hold`) wait for the model call's report; every other document is
+ * written as it comes.
+ */
+export class HeldTraceSink implements TraceSink {
+  private readonly sink: TraceSink;
+  private readonly pending = new Map<string, TraceDocument[]>();
+
+  constructor(sink: TraceSink) {
+    this.sink = sink;
+    if (sink.lastTurn) this.lastTurn = (contextId: string) => sink.lastTurn!(contextId);
+  }
+
+  lastTurn?: (contextId: string) => Promise<number>;
+
+  async write(document: TraceDocument): Promise<void> {
+    const held = this.pending.get(`${document.contextId}\u0000${document.turn}`);
+    if (held) held.push(document);
+    else await this.sink.write(document);
+  }
+
+  hold(contextId: string, turn: number): HeldTrace {
+    const key = `${contextId}\u0000${turn}`;
+    const documents: TraceDocument[] = [];
+    this.pending.set(key, documents);
+    const take = () => {
+      if (this.pending.get(key) === documents) this.pending.delete(key);
+      return documents.splice(0);
+    };
+    return {
+      release: async (modelCall) => {
+        for (const document of take()) await this.sink.write(modelCall ? { ...document, body: { ...(document.body as ContextTraceV5), modelCall } } : document).catch(() => undefined);
+      },
+      discard: () => {
+        documents.splice(0);
+      },
+    };
+  }
+}
+
 /** The settings of Strata inside a host loop; what the adapters take as their options. */
 export interface CreateHostLoopContextOptions {
   /** The budget, e.g. `{ inputCapTokens: 24_000 }` or the model's size less the output reserve. */
@@ -261,12 +424,15 @@ export interface CreateHostLoopContextOptions {
   readonly storeResult?: HostLoopContextOptions['storeResult'];
   /** The masked view of stored results (see `MessageComposerOptions`). Default: the composer's, as in every run. */
   readonly maskStoredResults?: MessageComposerOptions['maskStoredResults'];
+  /** Receives what usage feedback noticed: the calibration, a prompt the server may have truncated. */
+  readonly onDiagnostic?: HostLoopContextOptions['onDiagnostic'];
 }
 
 /** A `HostLoopContext` over the one context pipeline every run uses (`createContextPipeline`). */
 export function createHostLoopContext<Origin>(options: CreateHostLoopContextOptions): HostLoopContext<Origin> {
   const { summarizer, timers, ...compaction } = options.compaction ?? {};
   const goals = new BoundedCache<string, string>(GOALS_KEPT);
+  const traces = options.traceSink ? new HeldTraceSink(options.traceSink) : undefined;
   const { assembler } = createContextPipeline({
     // One pipeline serves every context of the host: the ids below are the registry's, each turn names its own context.
     contextId: 'host-loop',
@@ -282,7 +448,16 @@ export function createHostLoopContext<Origin>(options: CreateHostLoopContextOpti
     compaction,
     maskStoredResults: options.maskStoredResults,
     outputStore: options.outputStore,
-    traceSink: options.traceSink,
+    traceSink: traces,
   });
-  return new HostLoopContext<Origin>({ assembler, outputStore: options.outputStore, sessionStore: options.sessionStore, storeFromChars: options.storeFromChars, storeResult: options.storeResult, goals });
+  return new HostLoopContext<Origin>({
+    assembler,
+    outputStore: options.outputStore,
+    sessionStore: options.sessionStore,
+    storeFromChars: options.storeFromChars,
+    storeResult: options.storeResult,
+    goals,
+    traces,
+    onDiagnostic: options.onDiagnostic,
+  });
 }

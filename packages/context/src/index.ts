@@ -54,7 +54,7 @@ export { ExactTokenEstimator, exactTokenEstimatorFor, hasBuiltInExactTokenizer }
 export type { BuiltInExactFamily } from './exact-token-estimator.js';
 export { tokenizerFamilyOf } from './tokenizer-family.js';
 export { TOKENIZER_FAMILIES } from './token-estimator.js';
-export type { TokenEstimator, TokenizerFamily, ToolSchema } from './token-estimator.js';
+export type { PrecountRequest, TokenEstimator, TokenizerFamily, ToolSchema } from './token-estimator.js';
 
 // Contributors
 export { ContextContributorRegistry } from './contributor-registry.js';
@@ -153,5 +153,5 @@ export { FrontMatterError, type FrontMatterErrorCode } from './errors/front-matt
 
 // Strata inside a host's own loop (the adapter packages build on it)
 export { HostLoopContext, createHostLoopContext } from './host-loop-context.js';
-export type { CreateHostLoopContextOptions, HostLoopContextOptions, HostLoopTurn, HostLoopTurnRequest, ImportedMessage } from './host-loop-context.js';
+export type { CreateHostLoopContextOptions, HostLoopContextOptions, HostLoopTurn, HostLoopTurnRequest, HostLoopUsage, ImportedMessage } from './host-loop-context.js';
 export { ToolCallContexts } from './host-loop-runs.js';

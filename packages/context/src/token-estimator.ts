@@ -35,4 +35,19 @@ export interface TokenEstimator {
   countMessage(message: CanonicalMessage): number;
   /** Name, description and schema plus the per-tool overhead. */
   countTool(tool: ToolSchema): number;
+  /**
+   * For counters whose exact counts come from elsewhere (a provider's count
+   * endpoint): fetches the counts of what a turn will send, so the
+   * synchronous counts above can read them. The assembler awaits it before
+   * each turn of an exact estimator that has it; it never throws (what it
+   * could not count stays the conservative estimate).
+   */
+  precount?(request: PrecountRequest): Promise<unknown>;
+}
+
+/** What a turn will send, for `TokenEstimator.precount`. */
+export interface PrecountRequest {
+  readonly messages?: readonly CanonicalMessage[];
+  readonly tools?: readonly ToolSchema[];
+  readonly signal?: AbortSignal;
 }

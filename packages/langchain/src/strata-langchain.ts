@@ -70,12 +70,27 @@ export function createStrataLangChain(options: StrataLangChainOptions): StrataLa
         messages: [...system, ...importLangChainMessages(request.messages)],
         tools: toolSchemas(request.tools),
         signal: request.runtime.signal,
+        // The response's usage_metadata is fed back below: the trace waits for it.
+        reportsUsage: true,
       });
       const leading = turn.messages.filter(({ message }) => message.role === 'system');
       const messages = turn.messages.filter(({ message }) => message.role !== 'system').map(({ message, origin }) => origin ?? toLangChainMessage(message));
       const keepsSystem = leading.length === system.length && leading.every(({ origin }) => origin === request.systemMessage);
       // The agent takes a change of `systemMessage` or of `systemPrompt`, not both: only the message changes here.
-      const response = await handler({ ...request, messages, systemMessage: keepsSystem ? request.systemMessage : new SystemMessage(leading.map(({ message }) => message.content).join('\n\n')) });
+      const started = performance.now();
+      let response: Awaited<ReturnType<typeof handler>>;
+      try {
+        response = await handler({ ...request, messages, systemMessage: keepsSystem ? request.systemMessage : new SystemMessage(leading.map(({ message }) => message.content).join('\n\n')) });
+      } catch (error) {
+        await context.recordUsage(turn, { error, modelMs: performance.now() - started });
+        throw error;
+      }
+      // Usage feedback: the provider's input count (usage_metadata.input_tokens) against ours, before the next call assembles.
+      const usage = AIMessage.isInstance(response) ? response.usage_metadata : undefined;
+      await context.recordUsage(turn, {
+        usage: usage && { inputTokens: usage.input_tokens, outputTokens: usage.output_tokens, cachedInputTokens: usage.input_token_details?.cache_read, cacheWriteInputTokens: usage.input_token_details?.cache_creation },
+        modelMs: performance.now() - started,
+      });
       if (AIMessage.isInstance(response)) {
         responses.set(response, turn.contextId);
         calls.issued(turn.contextId, (response.tool_calls ?? []).flatMap((call) => (call.id ? [call.id] : [])));

@@ -41,6 +41,7 @@ export {
   type LanguageModelOptions,
   type ModelEnvironment,
 } from './create-language-model.js';
+export { parseModelSpecifier } from './model-specifier.js';
 export type { ModelProviderName, ModelSpecifier } from './model-specifier.js';
 
 // Exact token counts: a model's tokenizer.json, a provider's count endpoint

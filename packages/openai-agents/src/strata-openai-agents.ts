@@ -84,11 +84,15 @@ export function createStrataOpenAIAgents(options: StrataOpenAIAgentsOptions): St
   const callModelInputFilter: CallModelInputFilter = async ({ modelData, agent }) => {
     watch(agent);
     const instructions: ImportedMessage<AgentInputItem[]>[] = modelData.instructions ? [{ message: { role: 'system', content: modelData.instructions }, origin: INSTRUCTIONS }] : [];
-    const turn = await context.prepare({ contextId, scope: SCOPE, messages: [...instructions, ...importAgentItems(modelData.input)], tools: chargedTools });
+    // The run of this call, known from the second call on (by its tool calls): its usage holds the previous call's input count.
+    const runs = new Set<object>();
     for (const item of modelData.input) {
       const runContext = item.type === 'function_call' ? callRuns.get(item.callId) : undefined;
-      if (runContext) runContexts.set(runContext, turn.contextId);
+      if (runContext) runs.add(runContext);
     }
+    const previousInputTokens = runs.size === 1 ? lastRequestInputTokens([...runs][0]!) : undefined;
+    const turn = await context.prepare({ contextId, scope: SCOPE, messages: [...instructions, ...importAgentItems(modelData.input)], tools: chargedTools, previousInputTokens });
+    for (const runContext of runs) runContexts.set(runContext, turn.contextId);
     const leading = turn.messages.filter(({ message }) => message.role === 'system');
     const input = turn.messages.filter(({ message }) => message.role !== 'system').flatMap(({ message, origin }) => origin ?? toAgentItems(message));
     return { input, instructions: leading.length === 0 ? undefined : leading.map(({ message }) => message.content).join('\n\n') };
@@ -106,4 +110,16 @@ export function createStrataOpenAIAgents(options: StrataOpenAIAgentsOptions): St
     },
   });
   return { callModelInputFilter, readToolOutput: readToolOutputTool, outputStore };
+}
+
+/**
+ * What the provider counted of a run's last model request: the newest of the
+ * run's per-request usage entries (`usage.requestUsageEntries`), else the
+ * run's total while it has made one request.
+ */
+function lastRequestInputTokens(runContext: object): unknown {
+  const usage = (runContext as { usage?: { requests?: unknown; inputTokens?: unknown; requestUsageEntries?: ReadonlyArray<{ inputTokens?: unknown }> } }).usage;
+  const entry = usage?.requestUsageEntries?.at(-1);
+  if (entry !== undefined) return entry.inputTokens;
+  return usage?.requests === 1 ? usage.inputTokens : undefined;
 }

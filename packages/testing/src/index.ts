@@ -48,3 +48,7 @@ export type { CorpusItem, GettextCatalog } from './estimator-corpus.js';
 // The real tokenizers of the families with a public one (development dependencies), for the estimator's tests and fit.
 export { REFERENCE_TOKENIZERS, loadReferenceCounters } from './family-tokenizers.js';
 export type { ReferenceCounters, ReferenceTokenizer, TokenCounter } from './family-tokenizers.js';
+
+// A local model server that counts what it receives (OpenAI chat or Anthropic wire), may cut prompts past its window, and says its window
+export { startChatTestServer } from './chat-test-server.js';
+export type { ChatReply, ChatTestServerOptions, CountedRequest } from './chat-test-server.js';

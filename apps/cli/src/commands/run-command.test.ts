@@ -26,6 +26,8 @@ async function localServer(scripts: Array<Chunk[] | null>) {
     let raw = '';
     request.on('data', (part) => (raw += part));
     request.on('end', () => {
+      // Only chat completions: the window look-ups (`GET /v1/models`, `POST /api/show`) are not found, as on a server that has none.
+      if (!request.url?.endsWith('/chat/completions')) return void response.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
       bodies.push(JSON.parse(raw));
       onRequest?.();
       const script = scripts[bodies.length - 1];

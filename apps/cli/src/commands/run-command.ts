@@ -1,8 +1,8 @@
 // strata run "<task>" --model <provider:model>: a live run with a real provider.
 import { readFile, realpath, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { exactTokenEstimatorFor, resolveContextConfiguration, tokenizerFamilyOf, type ContextContributorFactory } from '@strata/context';
-import { createAgentRun, createAgentTelemetry, otlpTracerFromEnvironment, type AgentEvent } from '@strata/agent';
+import type { ContextContributorFactory } from '@strata/context';
+import { createAgentRun, createAgentTelemetry, otlpTracerFromEnvironment, resolveModelSettings, type AgentEvent } from '@strata/agent';
 import { createModelClientFromSpecifier } from '@strata/model';
 import { createFileTraceSink, createMemoryStores } from '@strata/store';
 import { connectMcpServer, loadSkills, registerStandardTools, skillCatalogContributorFactory, ToolRegistry, type McpServerConfig, type McpServerConnection } from '@strata/tools';
@@ -28,7 +28,9 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
   const workdir = await existingDirectory(resolve(io.cwd, values.workdir ?? '.'), '--workdir');
   const maxTurns = positiveInteger(values['max-turns'], '--max-turns', 30);
   const model = createModelClientFromSpecifier({ model: modelFlag, env: io.env });
-  const configuration = resolveContextConfiguration(io.env);
+  // The window the server says (the environment wins, with a warning when it is larger) and exact counts where configured.
+  const settings = await resolveModelSettings({ env: io.env, model, specifier: modelFlag, cwd: io.cwd });
+  const { configuration } = settings;
 
   const stores = createMemoryStores();
   const tools = new ToolRegistry();
@@ -55,6 +57,8 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
       else if (event.type === 'tool-call-start') io.stderr.write(`\n[tool] ${event.call.name} ${JSON.stringify(event.call.input).slice(0, 200)}\n`);
       else if (event.type === 'tool-call-end' && event.result.isError) io.stderr.write(`[tool] ${event.call.name} failed: ${event.result.content.split('\n')[0]}\n`);
       else if (event.type === 'history-compacted') io.stderr.write(`[context] compacted (${event.reason}): ${event.messagesBefore} -> ${event.messagesAfter} messages\n`);
+      // What the window, the usage feedback and the counters noticed (a server that may have truncated the prompt, a window larger than it accepts).
+      else if (event.type === 'diagnostic' && (event.diagnostic.severity !== 'info' || event.diagnostic.subject === 'model window')) io.stderr.write(`[context] ${event.diagnostic.code}: ${event.diagnostic.message}\n`);
     };
     const run = createAgentRun(
       { id: 'strata-cli', maxTurns, sections: { identity: `You are a careful agent working in the directory ${workdir} through its file tools.` }, contributors },
@@ -65,7 +69,9 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
         sessionStore: stores.sessions,
         traceSink: createFileTraceSink({ directory: traceDirectory }),
         configuration,
-        exactEstimator: tokenizerFamilyOf(model.modelId) === 'unknown' ? undefined : exactTokenEstimatorFor(model.modelId),
+        estimator: settings.estimator,
+        exactEstimator: settings.exactEstimator,
+        diagnostics: settings.diagnostics,
         onStage: telemetry?.onStage,
       },
       { contextId, prompt: task, signal: io.signal, onEvent },

@@ -1,0 +1,50 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Agent, Runner, Usage, setTracingDisabled, tool, type Model, type ModelRequest, type ModelResponse } from '@openai/agents-core';
+import type { ContextDiagnostic, ContextTraceV5, TraceSink } from '@strata/context';
+import { createMemorySessionStore } from '@strata/store';
+import { createStrataOpenAIAgents } from './strata-openai-agents.js';
+
+setTracingDisabled(true);
+
+/** Two read_log calls, then an answer; each response's usage reports `reported[n]` input tokens. */
+class CountingModel implements Model {
+  readonly requests: ModelRequest[] = [];
+  constructor(private readonly reported: readonly number[]) {}
+  async getResponse(request: ModelRequest): Promise<ModelResponse> {
+    this.requests.push(request);
+    const step = this.requests.length;
+    const inputTokens = this.reported[step - 1]!;
+    const usage = new Usage({ requests: 1, inputTokens, outputTokens: 5, totalTokens: inputTokens + 5 });
+    if (step > 2) return { usage, output: [{ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'done' }] }] };
+    return { usage, output: [{ type: 'function_call', callId: `call-${step}`, name: 'read_log', arguments: JSON.stringify({ part: step }), status: 'completed' }] };
+  }
+  async *getStreamedResponse(): AsyncIterable<never> {
+    throw new Error('not streamed in this test');
+  }
+}
+
+test("OpenAI Agents: the run's per-request usage (requestUsageEntries) is fed back at its next model call, before it assembles, and stored with the session", async () => {
+  const documents: ContextTraceV5[] = [];
+  const traceSink: TraceSink = { async write(document) { documents.push(document.body as ContextTraceV5); } };
+  const diagnostics: ContextDiagnostic[] = [];
+  const sessionStore = createMemorySessionStore();
+  const strata = createStrataOpenAIAgents({ budget: { inputCapTokens: 20_000 }, contextId: 'agents-usage', traceSink, sessionStore, onDiagnostic: (diagnostic) => diagnostics.push(diagnostic) });
+  const readLog = tool({
+    name: 'read_log',
+    description: 'Reads one part of the log.',
+    parameters: { type: 'object', properties: { part: { type: 'integer' } }, required: ['part'], additionalProperties: false },
+    strict: true,
+    execute: async (input) => Array.from({ length: 30 }, (_, line) => `part ${(input as { part: number }).part} line ${line}: ok`).join('\n'),
+  });
+  // Call 1: the provider counts far more than we do; call 2: far less (the server cut the prompt).
+  const model = new CountingModel([5_000, 30, 30]);
+  const agent = new Agent({ name: 'reader', instructions: 'You read logs.', model, tools: [readLog, strata.readToolOutput] });
+  const result = await new Runner({ callModelInputFilter: strata.callModelInputFilter }).run(agent, 'Read the whole log.');
+  assert.equal(result.finalOutput, 'done');
+  const ratio = 5_000 / documents[0]!.budget!.totalTokens;
+  assert.equal(diagnostics.find((diagnostic) => diagnostic.code === 'CONTEXT_USAGE_CALIBRATED')?.subject, 'turn 1');
+  assert.ok(documents[1]!.budget!.inputCapTokens <= Math.floor(20_000 / ratio) + 1, 'the second call was assembled for the calibrated cap');
+  assert.equal(diagnostics.find((diagnostic) => diagnostic.code === 'CONTEXT_PROVIDER_COUNT_LOW')?.subject, 'turn 2', "the second call's low count is reported with the third");
+  assert.ok(((await sessionStore.load('agents-usage'))?.state?.context?.inputTokenRatio ?? 0) >= ratio - 1e-9);
+});
