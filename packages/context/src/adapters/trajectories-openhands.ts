@@ -6,7 +6,7 @@
 // came from), and so does the observation that answers it.
 import type { ContextInputError } from '../errors/context-input-error.js';
 import type { CanonicalMessage, JsonValue, MediaPart, ToolCall } from '../messages.js';
-import { type Fields, checkedMedia, isRecord, readArray, readJson, readOptionalString, readRecord, readString, readToolArguments, unexpected } from './adapter-input.js';
+import { type Fields, checkedMedia, isRecord, readArray, readJson, readNonEmptyString, readOptionalString, readRecord, readString, readToolArguments, unexpected } from './adapter-input.js';
 import { mediaFromUrl } from './media.js';
 import { eachLine, StepHistory, type TrajectoryLine } from './trajectories-steps.js';
 
@@ -63,7 +63,7 @@ function readEvent(value: unknown, path: string, steps: StepHistory, callOfEvent
   const eventId = typeof event.id === 'number' ? event.id : undefined;
   if (typeof event.action === 'string') {
     const args = event.args === undefined || event.args === null ? {} : readRecord(event.args, `${path}.args`, 'an object of action arguments');
-    readAction({ action: event.action, args, source, metadata, eventId, path, steps, callOfEvent, record });
+    readAction({ action: readNonEmptyString(event.action, `${path}.action`), args, source, metadata, eventId, path, steps, callOfEvent, record });
     return;
   }
   if (typeof event.observation !== 'string') throw unexpected(`${path}.action`, 'the name of an action (or an observation)', event.action ?? event.observation);
