@@ -196,7 +196,7 @@ test('preference data replays the chosen answer; a file with no agent turns at a
   assert.equal(v1[0]!.messages.at(-1)!.content, 'Guten Morgen.');
   assert.throws(
     () => importTrajectories(fixture('prompts-only.json')),
-    (error) => ContextInputError.isInstance(error) && error.code === 'CONTEXT_TRAJECTORY_NO_AGENT_TURNS' && error.culprit === 'file' && /^the file holds no agent turns: none of its 2 imported conversation\(s\) has an assistant message/.test(error.message),
+    (error) => ContextInputError.isInstance(error) && error.code === 'CONTEXT_TRAJECTORY_NO_AGENT_TURNS' && error.culprit === 'file' && /^the file holds no agent turns: none of its 2 conversation\(s\) has an assistant message/.test(error.message),
   );
 });
 

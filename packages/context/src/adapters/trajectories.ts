@@ -335,9 +335,9 @@ export interface ImportTrajectoriesOptions {
  * and the others still import. A file that is empty, not JSON (a truncated
  * document) or holds no record of a known format throws one
  * `ContextInputError` (code `CONTEXT_TRAJECTORY_INVALID` or
- * `CONTEXT_TRAJECTORY_FORMAT_UNKNOWN`); so does a file whose records hold no
- * agent turn at all (`CONTEXT_TRAJECTORY_NO_AGENT_TURNS`): nothing in it can
- * be replayed.
+ * `CONTEXT_TRAJECTORY_FORMAT_UNKNOWN`); so does a file whose records all
+ * import and hold no agent turn at all (`CONTEXT_TRAJECTORY_NO_AGENT_TURNS`):
+ * nothing in it can be replayed.
  */
 export function importTrajectories(text: string, options: ImportTrajectoriesOptions = {}): TrajectoryImport {
   const format = options.format ?? 'auto';
@@ -376,15 +376,18 @@ export function importTrajectories(text: string, options: ImportTrajectoriesOpti
   return withAgentTurns({ trajectories, errors });
 }
 
-/** The import, unless what it imported holds no agent turn at all: then one error saying so. */
+/**
+ * The import, unless every record imported and none holds an agent turn:
+ * then one error saying so. (Where records were refused, those errors say
+ * what is wrong with the file.)
+ */
 function withAgentTurns(result: TrajectoryImport): TrajectoryImport {
   const { trajectories, errors } = result;
-  if (trajectories.length > 0 && !trajectories.some((trajectory) => hasAgentTurn(trajectory.messages))) {
-    const refused = errors.length > 0 ? ` (${errors.length} more could not be imported; the first: ${errors[0]!.message})` : '';
+  if (errors.length === 0 && trajectories.length > 0 && !trajectories.some((trajectory) => hasAgentTurn(trajectory.messages))) {
     throw new ContextInputError({
       code: 'CONTEXT_TRAJECTORY_NO_AGENT_TURNS',
       culprit: 'file',
-      message: `the file holds no agent turns: none of its ${trajectories.length} imported conversation(s) has an assistant message, so there is nothing to replay${refused}`,
+      message: `the file holds no agent turns: none of its ${trajectories.length} conversation(s) has an assistant message, so there is nothing to replay`,
     });
   }
   return result;
