@@ -8,7 +8,7 @@ import type { ContextInputError } from '../errors/context-input-error.js';
 import type { CanonicalMessage, JsonValue, MediaPart, ToolCall } from '../messages.js';
 import { type Fields, checkedMedia, isRecord, readArray, readJson, readNonEmptyString, readOptionalString, readRecord, readString, readToolArguments, unexpected } from './adapter-input.js';
 import { mediaFromUrl } from './media.js';
-import { eachLine, StepHistory, type TrajectoryLine } from './trajectories-steps.js';
+import { eachLine, StepHistory, trajectoryLines, type TrajectoryLine } from './trajectories-steps.js';
 
 /** Actions that only steer the harness (state changes, condensation, recall): never part of the history. */
 const HARNESS_ACTIONS = new Set(['null', 'start', 'pause', 'resume', 'stop', 'change_agent_state', 'recall', 'condensation', 'condensation_request', 'loop_recovery']);
@@ -190,21 +190,8 @@ export function fromOpenHandsEvents(events: unknown): CanonicalMessage[] {
 }
 
 /** The events of any accepted shape, each named as errors name it. */
-export function openHandsLines(value: unknown): TrajectoryLine[] {
-  if (typeof value === 'string') {
-    const lines: TrajectoryLine[] = [];
-    value.split('\n').forEach((text, index) => {
-      if (text.trim() === '') return;
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        parsed = text; // named below as not an event
-      }
-      lines.push({ record: `line ${index + 1}`, value: parsed });
-    });
-    return lines;
-  }
+function openHandsLines(value: unknown): TrajectoryLine[] {
+  if (typeof value === 'string') return trajectoryLines(value, 'JSONL text of events');
   const list = isRecord(value) && value.history !== undefined ? value.history : value;
   const path = isRecord(value) ? 'history' : 'events';
   return readArray(list, path, 'an array of events').map((event, index) => ({ record: `${path}[${index}]`, value: event }));
