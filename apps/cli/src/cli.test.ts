@@ -98,9 +98,9 @@ test('a malformed record is named with file, record and field; the other files s
   assert.equal(code, 1);
   // The file as the user named it: under the directory given on the command line.
   const broken = join(directory, 'broken.json');
-  assert.equal(stderr, `strata replay: ${broken}: [1]: [1]: traj[0].role: expected "system", "developer", "user", "assistant" or "tool", got string\n`);
+  assert.equal(stderr, `strata replay: ${broken}: [1]: [1]: traj[0].role: expected "system", "developer", "user", "assistant" or "tool", got "robot"\n`);
   const report = JSON.parse(stdout);
-  assert.deepEqual(report.errors[0], { file: broken, record: '[1]', field: 'traj[0].role', message: '[1]: traj[0].role: expected "system", "developer", "user", "assistant" or "tool", got string' });
+  assert.deepEqual(report.errors[0], { file: broken, record: '[1]', field: 'traj[0].role', message: '[1]: traj[0].role: expected "system", "developer", "user", "assistant" or "tool", got "robot"' });
   assert.equal(report.runs.length, 7);
 });
 
@@ -109,12 +109,14 @@ test('bad input: each a one-line error and a non-zero exit, never a stack trace'
   await writeFile(join(directory, 'empty.json'), '');
   await writeFile(join(directory, 'truncated.json'), '[{"role": "user", "content": "hel');
   await writeFile(join(directory, 'unknown.json'), JSON.stringify({ rows: [1, 2] }));
+  await writeFile(join(directory, 'prompts.json'), JSON.stringify([{ conversations: [{ from: 'human', value: 'Name a prime.' }] }, { conversations: [{ from: 'human', value: 'And another?' }] }]));
   await mkdir(join(directory, 'nothing'));
   const cases: Array<[string[], RegExp]> = [
-    [['replay', 'openai.json', '--format', 'xml'], /^strata: --format "xml" is not one of auto, openai, anthropic, tau-bench, swe-agent, sharegpt$/],
+    [['replay', 'openai.json', '--format', 'xml'], /^strata: --format "xml" is not one of auto, openai, anthropic, tau-bench, swe-agent, mini-swe-agent, openhands, claude-code, codex, sharegpt, llama-factory, alpaca$/],
     [['replay', 'empty.json'], /^strata replay: empty\.json: the file is empty$/],
     [['replay', 'truncated.json'], /^strata replay: truncated\.json: not JSON: .*\(a truncated file\?\)$/],
     [['replay', 'unknown.json'], /^strata replay: unknown\.json: no record of a known trajectory format/],
+    [['replay', 'prompts.json'], /^strata replay: prompts\.json: the file holds no agent turns: none of its 2 conversation\(s\) has an assistant message/],
     [['replay', 'nothing'], /^strata replay: nothing: a directory with no trajectories/],
     [['replay', 'missing.json'], /^strata replay: missing\.json: no such file or directory$/],
     [['replay', 'openai.json', '--window=-3'], /^strata: --window must be a positive integer, got "-3"$/],
@@ -132,6 +134,21 @@ test('bad input: each a one-line error and a non-zero exit, never a stack trace'
   assert.equal(spawned.status, 2, 'nothing replayed: a usage-class exit');
   assert.equal(spawned.stderr.trimEnd().split('\n').length, 1);
   assert.doesNotMatch(spawned.stderr, /\n\s+at /);
+});
+
+test('replay of the trajectory fixtures of every importer (packages/context/fixtures/trajectories): 0 refused records', async () => {
+  const directory = fileURLToPath(new URL('../../../packages/context/fixtures/trajectories/', import.meta.url));
+  const files = (await readdir(directory)).filter((name) => name !== 'prompts-only.json').sort();
+  const { code, stdout, stderr } = await strata(['replay', ...files, '--json', '--policy', 'raw'], directory);
+  assert.equal(stderr, '');
+  assert.equal(code, 0);
+  const report = JSON.parse(stdout) as { runs: Array<{ file: string; format: string }>; errors: unknown[] };
+  assert.deepEqual(report.errors, []);
+  assert.deepEqual([...new Set(report.runs.map((run) => run.format))].sort(), ['claude-code', 'codex', 'llama-factory', 'mini-swe-agent', 'openai', 'openhands', 'sharegpt', 'tau-bench']);
+  // The file with prompts only: one line saying so, and a non-zero exit.
+  const none = await strata(['replay', 'prompts-only.json', '--policy', 'raw'], directory);
+  assert.equal(none.code, 2);
+  assert.match(none.stderr, /^strata replay: prompts-only\.json: the file holds no agent turns: .*\n$/);
 });
 
 test('examples: traces per turn, a per-turn table, the viewer; trace show and diff read them back', async () => {

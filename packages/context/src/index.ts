@@ -47,6 +47,11 @@ export {
   TRAJECTORY_FORMATS,
 } from './adapters/trajectories.js';
 export type { TrajectoryFormat, ImportedTrajectory, TrajectoryImport, ImportTrajectoriesOptions } from './adapters/trajectories.js';
+export { fromMiniSweAgentTrajectory } from './adapters/trajectories-mini-swe-agent.js';
+export { fromOpenHandsEvents } from './adapters/trajectories-openhands.js';
+export { fromClaudeCodeSession } from './adapters/trajectories-claude-code.js';
+export { fromCodexRollout } from './adapters/trajectories-codex.js';
+export { fromLlamaFactoryRecord, fromAlpacaRecord } from './adapters/trajectories-llama-factory.js';
 
 // Token counting
 export { CachingTokenEstimator, ConservativeTokenEstimator, IMAGE_TOKENS, TOOL_SCHEMA_OVERHEAD_TOKENS, estimateMediaTokens, messageOverheadTokens, toolSchemaText } from './conservative-token-estimator.js';

@@ -12,9 +12,19 @@ export const MESSAGE_INVALID = 'CONTEXT_MESSAGE_INVALID';
 
 export type Fields = Record<string, unknown>;
 
+/**
+ * A value of the wrong shape at `path`. Where one of named values was
+ * expected (`'"user" or "assistant"'`) and a short name came (a role, a
+ * type), the name is shown (`got "exit"`); anything else is described by its
+ * kind only, never printed (it may be huge or private).
+ */
 export function unexpected(path: string, expected: string, actual: unknown): ContextInputError {
+  if (expected.startsWith('"') && typeof actual === 'string' && SHOWN_NAME.test(actual)) return invalid(path, expected, JSON.stringify(actual));
   return ContextInputError.unexpected({ code: MESSAGE_INVALID, path, expected, actual });
 }
+
+/** A name short and plain enough to print in an error: up to 40 letters, digits and `_-.:/`. */
+const SHOWN_NAME = /^[\w.:/-]{0,40}$/;
 
 /** Like `unexpected`, with what was found said in words (`"c1" twice`, `text that is not JSON`). */
 export function invalid(path: string, expected: string, found: string): ContextInputError {

@@ -15,6 +15,11 @@ import { fromAiSdkMessages, toAiSdkMessages, toAiSdkMessagesDetailed } from './a
 import { fromAnthropicMessages, toAnthropicMessages, toAnthropicMessagesDetailed } from './anthropic-messages.js';
 import { fromOpenAIChat, toOpenAIChat, toOpenAIChatDetailed } from './openai-chat.js';
 import { fromShareGPT, fromSweAgentTrajectory, fromTauBenchRun, fromTauBenchTranscript, importTrajectories } from './trajectories.js';
+import { fromClaudeCodeSession } from './trajectories-claude-code.js';
+import { fromCodexRollout } from './trajectories-codex.js';
+import { fromAlpacaRecord, fromLlamaFactoryRecord } from './trajectories-llama-factory.js';
+import { fromMiniSweAgentTrajectory } from './trajectories-mini-swe-agent.js';
+import { fromOpenHandsEvents } from './trajectories-openhands.js';
 
 /** Runs per property: `STRATA_FUZZ_RUNS` (default 200); `scripts/fuzz.mjs` sets 20,000. */
 const FUZZ_RUNS = Number(process.env.STRATA_FUZZ_RUNS ?? 200);
@@ -197,6 +202,107 @@ const shareGptArbitrary: fc.Arbitrary<unknown> = fc.record(
   { requiredKeys: ['conversations'] },
 );
 
+/** ShareGPT preference records (LLaMA-Factory DPO): the chosen answer is the last turn. */
+const preferenceArbitrary: fc.Arbitrary<unknown> = fc.record({
+  conversations: fc.array(fc.record({ from: fc.constantFrom('human', 'gpt'), value: text }), { minLength: 1, maxLength: 4 }),
+  chosen: fc.record({ from: fc.constant('gpt'), value: text }),
+  rejected: fc.record({ from: fc.constant('gpt'), value: text }),
+});
+
+const exitRecord = { role: 'exit', content: 'Submitted', extra: { exit_status: 'Submitted', submission: '' } };
+
+/** mini-SWE-agent v2 trajectories: a tool-calling run as OpenAI chat with `extra`, ended by the exit record. */
+const miniSweAgentArbitrary: fc.Arbitrary<unknown> = validHistoryArbitrary.map((history) => ({
+  info: { exit_status: 'Submitted' },
+  messages: [...toOpenAIChat(history).map((message) => ({ ...message, extra: { timestamp: 1 } })), exitRecord],
+  trajectory_format: 'mini-swe-agent-1.1',
+}));
+
+/** mini-SWE-agent v2 text-based runs: each call an `extra.actions` command, each result the user observation after it. */
+const miniSweAgentTextArbitrary: fc.Arbitrary<unknown> = validHistoryArbitrary.map((history) => ({
+  messages: [
+    ...history.map((message) =>
+      message.role === 'assistant'
+        ? { role: 'assistant', content: message.content, extra: { actions: (message.toolCalls ?? []).map((call) => ({ command: JSON.stringify(call.input) })) } }
+        : message.role === 'tool'
+          ? { role: 'user', content: message.content, extra: { returncode: message.isError ? 1 : 0 } }
+          : { role: message.role, content: message.content },
+    ),
+    exitRecord,
+  ],
+  trajectory_format: 'mini-swe-agent-1.1',
+}));
+
+/** OpenHands events: messages as message actions, each step's calls as actions of one model response, results as observations. */
+const openHandsArbitrary: fc.Arbitrary<unknown> = validHistoryArbitrary.map((history) => {
+  const events: unknown[] = [];
+  const idOf = new Map<string, number>();
+  history.forEach((message, index) => {
+    const id = events.length;
+    if (message.role === 'system') events.push({ id, source: 'agent', action: 'system', args: { content: message.content } });
+    else if (message.role === 'user') events.push({ id, source: 'user', action: 'message', args: { content: message.content } });
+    else if (message.role === 'tool') events.push({ id, source: 'agent', observation: 'run', cause: idOf.get(message.toolCallId), content: message.content, tool_call_metadata: { tool_call_id: message.toolCallId, function_name: message.toolName } });
+    else if (!message.toolCalls?.length) events.push({ id, source: 'agent', action: 'message', args: { content: message.content } });
+    else {
+      const response = { id: `response_${index}`, choices: [{ message: { role: 'assistant', content: message.content, tool_calls: toOpenAIChat([message])[0]!.tool_calls } }] };
+      for (const call of message.toolCalls) {
+        idOf.set(call.id, events.length);
+        events.push({ id: events.length, source: 'agent', action: 'run', args: { command: call.name, thought: message.content }, tool_call_metadata: { tool_call_id: call.id, function_name: call.name, model_response: response, total_calls_in_response: message.toolCalls.length } });
+      }
+    }
+  });
+  return events;
+});
+
+/** Claude Code session lines: one line per assistant block (sharing the message id), user turns and their tool results as user lines. */
+const claudeCodeArbitrary: fc.Arbitrary<unknown> = validHistoryArbitrary.map((history) => {
+  const lines: unknown[] = [{ type: 'summary', summary: 'a session', leafUuid: 'u0' }];
+  toAnthropicMessages(history).messages.forEach((message, index) => {
+    const blocks = message.role === 'assistant' ? message.content.map((block) => [block]) : [message.content];
+    blocks.forEach((content, part) => {
+      lines.push({ type: message.role, uuid: `u${index}_${part}`, parentUuid: null, isSidechain: false, sessionId: 's', message: { id: `msg_${index}`, role: message.role, content } });
+    });
+  });
+  return lines;
+});
+
+/** Codex rollout lines: session metadata, then each message, reasoning, call and output as a response item. */
+const codexArbitrary: fc.Arbitrary<unknown> = validHistoryArbitrary.map((history) => {
+  const item = (payload: unknown) => ({ timestamp: '2025-01-01T00:00:00Z', type: 'response_item', payload });
+  const lines: unknown[] = [{ timestamp: '2025-01-01T00:00:00Z', type: 'session_meta', payload: { id: 's', base_instructions: { text: 'You are Codex.' } } }];
+  for (const message of history) {
+    if (message.role === 'system' || message.role === 'user') lines.push(item({ type: 'message', role: message.role === 'system' ? 'developer' : 'user', content: [{ type: 'input_text', text: message.content }] }));
+    else if (message.role === 'tool') lines.push(item({ type: 'function_call_output', call_id: message.toolCallId, output: message.isError ? { content: message.content, success: false } : message.content }));
+    else {
+      for (const part of message.reasoning ?? []) lines.push(item({ type: 'reasoning', summary: [{ type: 'summary_text', text: part.text }], encrypted_content: 'enc' }));
+      if (message.content !== '') lines.push(item({ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: message.content }] }));
+      for (const call of message.toolCalls ?? []) lines.push(item({ type: 'function_call', name: call.name, arguments: JSON.stringify(call.input), call_id: call.id }));
+      lines.push({ timestamp: '2025-01-01T00:00:00Z', type: 'event_msg', payload: { type: 'token_count' } });
+    }
+  }
+  return lines;
+});
+
+/** LLaMA-Factory v1 records: content parts of text, reasoning and tool calls. */
+const llamaFactoryArbitrary: fc.Arbitrary<unknown> = validHistoryArbitrary.map((history) => ({
+  messages: history.map((message) => ({
+    role: message.role,
+    content:
+      message.role === 'assistant'
+        ? [
+            ...(message.reasoning ?? []).map((part) => ({ type: 'reasoning', value: part.text })),
+            { type: 'text', value: message.content },
+            ...(message.toolCalls ?? []).map((call) => ({ type: 'tool_call', value: JSON.stringify({ name: call.name, arguments: call.input }) })),
+          ]
+        : [{ type: 'text', value: message.content }],
+  })),
+}));
+
+const alpacaArbitrary: fc.Arbitrary<unknown> = fc.record(
+  { instruction: text, input: text, output: text, system: text, history: fc.array(fc.tuple(text, text), { maxLength: 3 }) },
+  { requiredKeys: ['instruction', 'output'] },
+);
+
 const rules = await loadProviderRules();
 const violations: Violations | undefined = rules?.violations;
 if (!violations) console.log('# notice: provider-rules oracle absent; fuzz properties run without its checks');
@@ -248,6 +354,16 @@ const entryPoints: Array<[string, (input: unknown) => CanonicalMessage[], fc.Arb
   ['fromAnthropicMessages', fromAnthropicMessages, validHistoryArbitrary.map(toAnthropicMessages)],
   ['fromAiSdkMessages', fromAiSdkMessages, validHistoryArbitrary.map(toAiSdkMessages)],
   ['fromShareGPT', fromShareGPT, shareGptArbitrary],
+  ['fromShareGPT (preference)', fromShareGPT, preferenceArbitrary],
+  ['fromMiniSweAgentTrajectory', fromMiniSweAgentTrajectory, miniSweAgentArbitrary],
+  ['fromMiniSweAgentTrajectory (text-based)', fromMiniSweAgentTrajectory, miniSweAgentTextArbitrary],
+  ['fromOpenHandsEvents', fromOpenHandsEvents, openHandsArbitrary],
+  ['fromClaudeCodeSession', fromClaudeCodeSession, claudeCodeArbitrary],
+  ['fromClaudeCodeSession (JSONL text)', fromClaudeCodeSession, claudeCodeArbitrary.map((lines) => (lines as unknown[]).map((line) => JSON.stringify(line)).join('\n'))],
+  ['fromCodexRollout', fromCodexRollout, codexArbitrary],
+  ['fromCodexRollout (JSONL text)', fromCodexRollout, codexArbitrary.map((lines) => (lines as unknown[]).map((line) => JSON.stringify(line)).join('\n'))],
+  ['fromLlamaFactoryRecord', fromLlamaFactoryRecord, llamaFactoryArbitrary],
+  ['fromAlpacaRecord', fromAlpacaRecord, alpacaArbitrary],
   [
     'fromTauBenchTranscript',
     fromTauBenchTranscript,
@@ -260,6 +376,8 @@ test('importTrajectories: any text gives trajectories that pass the canonical ch
     fc.string(),
     fc.jsonValue().map((value) => JSON.stringify(value)),
     fc.array(nearValid(validHistoryArbitrary.map(toOpenAIChat)), { maxLength: 3 }).map((records) => records.map((record) => JSON.stringify(record)).join('\n')),
+    // Session files written line by line, damaged in one line.
+    ...[claudeCodeArbitrary, codexArbitrary, openHandsArbitrary].map((session) => nearValid(session).map((lines) => (Array.isArray(lines) ? lines.map((line) => JSON.stringify(line) ?? 'undefined').join('\n') : JSON.stringify(lines) ?? ''))),
   );
   fc.assert(
     fc.property(text, (input) => {

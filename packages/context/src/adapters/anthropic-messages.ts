@@ -187,7 +187,8 @@ function readSystem(value: unknown): CanonicalMessage[] {
   });
 }
 
-function readAssistant(blocks: readonly Fields[], path: string, toolNames: Map<string, string>): AssistantMessage {
+/** An assistant turn's blocks (`path` names them in errors); each call's tool name is recorded in `toolNames`. */
+export function readAnthropicAssistant(blocks: readonly Fields[], path: string, toolNames: Map<string, string>): AssistantMessage {
   const reasoning: ReasoningPart[] = [];
   const toolCalls: ToolCall[] = [];
   let text = '';
@@ -219,7 +220,7 @@ function readAssistant(blocks: readonly Fields[], path: string, toolNames: Map<s
 }
 
 /** A user turn: text and media gather into user messages; each `tool_result` becomes a tool message in place. */
-function readUser(blocks: readonly Fields[], path: string, toolNames: Map<string, string>, history: CanonicalMessage[]): void {
+export function readAnthropicUser(blocks: readonly Fields[], path: string, toolNames: Map<string, string>, history: CanonicalMessage[]): void {
   let text = '';
   let media: MediaPart[] = [];
   let started = false;
@@ -273,8 +274,8 @@ export function fromAnthropicMessages(request: unknown): CanonicalMessage[] {
       typeof message.content === 'string'
         ? [{ type: 'text', text: message.content }]
         : readArray(message.content, `${path}.content`, 'a string or an array of content blocks').map((block, blockIndex) => readRecord(block, `${path}.content[${blockIndex}]`, 'a content block'));
-    if (message.role === 'assistant') history.push(readAssistant(blocks, `${path}.content`, toolNames));
-    else readUser(blocks, `${path}.content`, toolNames, history);
+    if (message.role === 'assistant') history.push(readAnthropicAssistant(blocks, `${path}.content`, toolNames));
+    else readAnthropicUser(blocks, `${path}.content`, toolNames, history);
   });
   return history.map((message) => recognizeCheckpoint(undefined, message));
 }

@@ -104,7 +104,13 @@ function readToolCalls(value: unknown, path: string): ToolCall[] {
   });
 }
 
-function readMessage(message: Fields, path: string, toolNames: Map<string, string>): CanonicalMessage {
+/**
+ * One OpenAI chat message (`path` names it in errors); `toolNames` maps the
+ * call ids seen so far to their tool names, for results that do not say.
+ * DeepSeek's `reasoning_content` on an assistant message is kept as
+ * (unsigned) reasoning.
+ */
+export function readOpenAIChatMessage(message: Fields, path: string, toolNames: Map<string, string>): CanonicalMessage {
   const role = message.role;
   if (role !== 'system' && role !== 'developer' && role !== 'user' && role !== 'assistant' && role !== 'tool') {
     throw unexpected(`${path}.role`, '"system", "developer", "user", "assistant" or "tool"', role);
@@ -119,7 +125,8 @@ function readMessage(message: Fields, path: string, toolNames: Map<string, strin
     case 'assistant': {
       const toolCalls = readToolCalls(message.tool_calls, `${path}.tool_calls`);
       for (const call of toolCalls) toolNames.set(call.id, call.name);
-      const assistant: AssistantMessage = { role: 'assistant', content: text };
+      const reasoning = readOptionalString(message.reasoning_content ?? undefined, `${path}.reasoning_content`);
+      const assistant: AssistantMessage = reasoning ? { role: 'assistant', content: text, reasoning: [{ text: reasoning }] } : { role: 'assistant', content: text };
       return toolCalls.length > 0 ? { ...assistant, toolCalls } : assistant;
     }
     case 'tool': {
@@ -139,7 +146,8 @@ function readMessage(message: Fields, path: string, toolNames: Map<string, strin
  * OpenAI chat messages (any JSON value) to canonical history, or one
  * `ContextInputError` naming the field (`messages[3].content: expected ...`).
  * Tool results get their tool name from `name` or from the call they answer;
- * images, files and audio in user messages become media. `path` names the
+ * images, files and audio in user messages become media; DeepSeek's
+ * `reasoning_content` becomes reasoning. `path` names the
  * array in errors (`traj` for a tau-bench run).
  */
 export function fromOpenAIChat(messages: unknown, options: { path?: string } = {}): CanonicalMessage[] {
@@ -147,7 +155,7 @@ export function fromOpenAIChat(messages: unknown, options: { path?: string } = {
   const toolNames = new Map<string, string>();
   return readArray(messages, path, 'an array of messages').map((raw, index) => {
     const where = `${path}[${index}]`;
-    return recognizeCheckpoint(raw, readMessage(readRecord(raw, where, 'a message object'), where, toolNames));
+    return recognizeCheckpoint(raw, readOpenAIChatMessage(readRecord(raw, where, 'a message object'), where, toolNames));
   });
 }
 

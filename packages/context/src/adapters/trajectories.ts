@@ -5,11 +5,31 @@ import { fromAnthropicMessages } from './anthropic-messages.js';
 import { isRecord, readArray, readRecord, readString, readToolArguments, readJson, invalid, unexpected } from './adapter-input.js';
 import { fromOpenAIChat } from './openai-chat.js';
 import { recognizeCheckpoint } from './checkpoint-recognition.js';
+import { fromClaudeCodeSession, isClaudeCodeLine, readClaudeCodeThreads } from './trajectories-claude-code.js';
+import { fromCodexRollout, isCodexLine, readCodexRollout } from './trajectories-codex.js';
+import { fromAlpacaRecord, fromLlamaFactoryRecord, isAlpacaRecord, isLlamaFactoryRecord } from './trajectories-llama-factory.js';
+import { fromMiniSweAgentTrajectory, isMiniSweAgentTrajectory } from './trajectories-mini-swe-agent.js';
+import { fromOpenHandsEvents, isOpenHandsEvent, isOpenHandsEventList, readOpenHandsEvents } from './trajectories-openhands.js';
+import { hasAgentTurn, inRecord } from './trajectories-steps.js';
 
 /** The trajectory formats Strata imports. */
-export type TrajectoryFormat = 'openai' | 'anthropic' | 'tau-bench' | 'swe-agent' | 'sharegpt';
+export type TrajectoryFormat =
+  | 'openai'
+  | 'anthropic'
+  | 'tau-bench'
+  | 'swe-agent'
+  | 'mini-swe-agent'
+  | 'openhands'
+  | 'claude-code'
+  | 'codex'
+  | 'sharegpt'
+  | 'llama-factory'
+  | 'alpaca';
 
-export const TRAJECTORY_FORMATS: readonly TrajectoryFormat[] = Object.freeze(['openai', 'anthropic', 'tau-bench', 'swe-agent', 'sharegpt']);
+export const TRAJECTORY_FORMATS: readonly TrajectoryFormat[] = Object.freeze(['openai', 'anthropic', 'tau-bench', 'swe-agent', 'mini-swe-agent', 'openhands', 'claude-code', 'codex', 'sharegpt', 'llama-factory', 'alpaca'] as const);
+
+/** Formats whose file is one session written line by line (JSONL), not one record per line. */
+const SESSION_FORMATS: ReadonlySet<TrajectoryFormat> = new Set(['claude-code', 'codex']);
 
 /** The tool name given to calls a transcript shows only as `None` (tau-bench `messages_display`). */
 export const UNRECORDED_TOOL_NAME = 'unrecorded_tool';
@@ -30,11 +50,12 @@ const TRANSCRIPT_ROLE = /^(system|user|assistant|tool): ?/gm;
 /**
  * A tau-bench few-shot transcript: role-prefixed turns (`user: …`,
  * `assistant: …`, `tool: …`), each running to the next line that starts with
- * a role. An assistant turn shown as `None` made tool calls the transcript
- * does not record: it becomes an assistant message with one call (named
- * `unrecorded_tool`, no arguments) per `tool:` turn that follows, and each
- * `tool:` turn the result of its call. Text before the first role, or a
- * `tool:` turn with no `None` before it, is a `ContextInputError`.
+ * a role. The transcript does not record calls, only their results: an
+ * assistant turn followed by `tool:` turns made one call (named
+ * `unrecorded_tool`, no arguments) per `tool:` turn, each `tool:` turn the
+ * result of its call. The turn keeps its text (a model may write and call
+ * in one turn); shown as `None` it had none. Text before the first role, or
+ * a `tool:` turn with no assistant turn before it, is a `ContextInputError`.
  */
 export function fromTauBenchTranscript(value: unknown): CanonicalMessage[] {
   const transcript = readString(value, 'messages_display');
@@ -50,24 +71,25 @@ export function fromTauBenchTranscript(value: unknown): CanonicalMessage[] {
   const history: CanonicalMessage[] = [];
   let caller: { message: AssistantMessage; at: number } | undefined;
   turns.forEach(({ role, text }, index) => {
-    if (role === 'assistant' && text === 'None') {
-      caller = { message: { role: 'assistant', content: '', toolCalls: [] }, at: history.length };
+    if (role === 'assistant') {
+      caller = { message: { role: 'assistant', content: text, toolCalls: [] }, at: history.length };
       history.push(caller.message);
       return;
     }
     if (role === 'tool') {
-      if (!caller) throw invalid(`messages_display turn ${index + 1}`, 'a tool turn after an assistant turn shown as None', 'a tool turn with no call before it');
+      if (!caller) throw invalid(`messages_display turn ${index + 1}`, 'a tool turn after an assistant turn', 'a tool turn with no assistant turn before it');
       const call: ToolCall = { id: `call_${index}`, name: UNRECORDED_TOOL_NAME, input: {} };
-      caller.message = { ...caller.message, toolCalls: [...caller.message.toolCalls!, call] };
+      // `None`: the turn had no text, only calls.
+      caller.message = { ...caller.message, content: caller.message.content === 'None' ? '' : caller.message.content, toolCalls: [...caller.message.toolCalls!, call] };
       history[caller.at] = caller.message;
       history.push({ role: 'tool', toolCallId: call.id, toolName: call.name, content: text });
       return;
     }
     caller = undefined;
-    history.push(role === 'system' ? { role: 'system', content: text } : role === 'user' ? { role: 'user', content: text } : { role: 'assistant', content: text });
+    history.push(role === 'system' ? { role: 'system', content: text } : { role: 'user', content: text });
   });
-  // An assistant `None` with no tool turn after it made no call we can show.
-  return history.map((message) => (message.role === 'assistant' && message.toolCalls?.length === 0 ? { role: 'assistant', content: 'None' } : message));
+  // An assistant turn with no tool turn after it made no call: its text as written (`None` included).
+  return history.map((message) => (message.role === 'assistant' && message.toolCalls?.length === 0 ? { role: 'assistant', content: message.content } : message));
 }
 
 /**
@@ -138,11 +160,15 @@ function textOf(value: unknown, path: string): string {
  * an assistant tool call with id `call_<index>`; an `observation` answers the
  * nearest unanswered call before it. An observation with no call to answer
  * keeps a call id that matches nothing (`orphan_<index>`): the assembler
- * reports and handles it. Any other shape is one `ContextInputError`.
+ * reports and handles it. A preference record (`chosen` / `rejected`, as
+ * LLaMA-Factory's DPO data) replays `chosen` as its last turn. Any other
+ * shape is one `ContextInputError`.
  */
 export function fromShareGPT(record: unknown): CanonicalMessage[] {
   const conversation = readRecord(record, 'record', 'an object with a conversations array');
-  const turns = readArray(conversation.conversations, 'conversations', 'an array of turns');
+  const recorded = readArray(conversation.conversations, 'conversations', 'an array of turns');
+  // A preference record (LLaMA-Factory ranking data) replays its chosen answer as the last turn; the rejected one is not part of the run.
+  const turns = conversation.chosen === undefined ? recorded : [...recorded, conversation.chosen];
   const history: CanonicalMessage[] = [];
   if (conversation.system !== undefined) {
     const system = readString(conversation.system, 'system');
@@ -150,7 +176,7 @@ export function fromShareGPT(record: unknown): CanonicalMessage[] {
   }
   let pending: { id: string; name: string } | undefined;
   turns.forEach((raw, index) => {
-    const path = `conversations[${index}]`;
+    const path = index < recorded.length ? `conversations[${index}]` : 'chosen';
     const turn = readRecord(raw, path, 'a turn object');
     const value = readString(turn.value, `${path}.value`);
     switch (turn.from) {
@@ -206,23 +232,50 @@ const isMessageArray = (value: unknown): value is unknown[] => Array.isArray(val
 
 /**
  * The format of one record, read from its fields, or undefined when none
- * fits: `traj` or `messages_display` is tau-bench, `history` SWE-agent,
- * `conversations` ShareGPT, a message array (bare or as `messages`) OpenAI
- * chat, unless its blocks (`tool_use`, `tool_result`, `thinking`) or a
- * top-level `system` say Anthropic Messages.
+ * fits: a list of events with `action` / `observation` (bare or as
+ * `history`) is OpenHands; `traj` or `messages_display` tau-bench;
+ * `instruction` with `output` or `chosen` Alpaca; `history` SWE-agent;
+ * `conversations` ShareGPT; `chosen_messages`, or messages of `{ type, value }`
+ * parts, LLaMA-Factory; messages with `trajectory_format` mini-swe-agent, an
+ * `exit` record or `extra` fields mini-SWE-agent; a message array (bare or
+ * as `messages`) OpenAI chat, unless its blocks (`tool_use`, `tool_result`,
+ * `thinking`) or a top-level `system` say Anthropic Messages; one Claude
+ * Code or Codex session line its session format.
  */
 export function detectTrajectoryFormat(record: unknown): TrajectoryFormat | undefined {
-  if (isMessageArray(record)) return looksAnthropic(record) ? 'anthropic' : 'openai';
+  if (isOpenHandsEventList(record)) return 'openhands';
+  if (isMessageArray(record)) return record.some((message) => isRecord(message) && message.role === 'exit') ? 'mini-swe-agent' : looksAnthropic(record) ? 'anthropic' : 'openai';
   if (!isRecord(record)) return undefined;
   if (record.traj !== undefined || typeof record.messages_display === 'string') return 'tau-bench';
-  if (Array.isArray(record.history)) return 'swe-agent';
+  if (isAlpacaRecord(record)) return 'alpaca';
+  if (Array.isArray(record.history)) return isOpenHandsEventList(record.history) ? 'openhands' : 'swe-agent';
   if (Array.isArray(record.conversations)) return 'sharegpt';
+  if (isLlamaFactoryRecord(record)) return 'llama-factory';
+  if (isMiniSweAgentTrajectory(record)) return 'mini-swe-agent';
   if (Array.isArray(record.messages)) return record.system !== undefined || looksAnthropic(record.messages) ? 'anthropic' : 'openai';
+  if (isClaudeCodeLine(record)) return 'claude-code';
+  if (isCodexLine(record)) return 'codex';
+  return undefined;
+}
+
+/**
+ * The session format of a JSONL file whose lines are one run (Claude Code,
+ * Codex, or OpenHands events one per line), or undefined when its lines are
+ * records of their own.
+ */
+function detectSessionFormat(values: readonly unknown[]): TrajectoryFormat | undefined {
+  if (values.some(isClaudeCodeLine)) return 'claude-code';
+  if (values.some(isCodexLine)) return 'codex';
+  // The first Codex rollouts: a metadata line (`id`, `timestamp`), then bare response items.
+  const [first, ...rest] = values;
+  if (isRecord(first) && typeof first.id === 'string' && typeof first.timestamp === 'string' && first.type === undefined && rest.some((value) => isRecord(value) && value.type === 'message' && typeof value.role === 'string' && value.payload === undefined)) return 'codex';
+  if (values.length > 1 && values.every(isOpenHandsEvent)) return 'openhands';
   return undefined;
 }
 
 /** One record in the named format, to canonical history; any other shape is a `ContextInputError` naming the field. */
 export function fromTrajectoryRecord(record: unknown, format: TrajectoryFormat): CanonicalMessage[] {
+  const lines = Array.isArray(record) || typeof record === 'string' ? record : [record];
   switch (format) {
     case 'openai':
       return Array.isArray(record) ? fromOpenAIChat(record) : fromOpenAIChat(readRecord(record, 'record', 'a message array or an object with messages').messages);
@@ -232,14 +285,30 @@ export function fromTrajectoryRecord(record: unknown, format: TrajectoryFormat):
       return fromTauBenchRun(record);
     case 'swe-agent':
       return fromSweAgentTrajectory(record);
+    case 'mini-swe-agent':
+      return fromMiniSweAgentTrajectory(record);
+    case 'openhands':
+      return fromOpenHandsEvents(record);
+    case 'claude-code':
+      return fromClaudeCodeSession(lines);
+    case 'codex':
+      return fromCodexRollout(lines);
     case 'sharegpt':
       return fromShareGPT(record);
+    case 'llama-factory':
+      return fromLlamaFactoryRecord(record);
+    case 'alpaca':
+      return fromAlpacaRecord(record);
   }
 }
 
 /** One conversation of a trajectory file. */
 export interface ImportedTrajectory {
-  /** Where in the file: `record`, `[3]` (an array of records) or `line 4` (JSONL). */
+  /**
+   * Where in the file: `record`, `[3]` (an array of records), `line 4`
+   * (JSONL of records), or for a session file `session` (its main thread),
+   * `sidechain <agent>` (a Claude Code sub-agent's thread) or `events`.
+   */
   readonly record: string;
   readonly format: TrajectoryFormat;
   readonly messages: CanonicalMessage[];
@@ -258,18 +327,39 @@ export interface ImportTrajectoriesOptions {
 
 /**
  * The conversations of one trajectory file's text: a JSON document (one
- * record, a message array, or an array of records) or JSONL (one record per
- * line). A record that is malformed gives an error naming the record and the
- * field, and the other records still import. A file that is empty, not JSON
- * (a truncated document) or holds no record of a known format throws one
- * `ContextInputError` (code `CONTEXT_TRAJECTORY_INVALID`).
+ * record, a message array, a list of events, or an array of records) or
+ * JSONL: one record per line, or one session written line by line (Claude
+ * Code, whose sub-agents' sidechains come out as trajectories of their own;
+ * Codex; OpenHands events), told apart by content. A record (or session
+ * line) that is malformed gives an error naming the record and the field,
+ * and the others still import. A file that is empty, not JSON (a truncated
+ * document) or holds no record of a known format throws one
+ * `ContextInputError` (code `CONTEXT_TRAJECTORY_INVALID` or
+ * `CONTEXT_TRAJECTORY_FORMAT_UNKNOWN`); so does a file whose records all
+ * import and hold no agent turn at all (`CONTEXT_TRAJECTORY_NO_AGENT_TURNS`):
+ * nothing in it can be replayed.
  */
 export function importTrajectories(text: string, options: ImportTrajectoriesOptions = {}): TrajectoryImport {
   const format = options.format ?? 'auto';
-  const records = splitRecords(text);
+  const { records, jsonl } = splitRecords(text);
   const trajectories: ImportedTrajectory[] = [];
   const errors: ContextInputError[] = [];
-  for (const { record, value, error } of records) {
+  const sessionFormat = format === 'auto' ? (jsonl ? detectSessionFormat(records.map((record) => record.value)) : undefined) : SESSION_FORMATS.has(format) || (format === 'openhands' && jsonl) ? format : undefined;
+  if (sessionFormat && jsonl) {
+    for (const record of records) if (record.error) errors.push(inRecord(record.record, record.error));
+    const lines = records.filter((record) => !record.error).map(({ record, value }) => ({ record, value }));
+    const collect = (error: ContextInputError) => errors.push(error);
+    const threads =
+      sessionFormat === 'claude-code'
+        ? readClaudeCodeThreads(lines, collect)
+        : sessionFormat === 'codex'
+          ? [{ record: 'session', messages: readCodexRollout(lines, collect) }]
+          : [{ record: 'events', messages: readOpenHandsEvents(lines, collect) }];
+    for (const thread of threads) trajectories.push({ record: thread.record, format: sessionFormat, messages: thread.messages });
+    return withAgentTurns({ trajectories, errors });
+  }
+  const whole = sessionFormat !== undefined ? [{ record: 'record', value: JSON.parse(text) as unknown }] : records;
+  for (const { record, value, error } of whole) {
     try {
       if (error) throw error;
       const recordFormat = format === 'auto' ? detectTrajectoryFormat(value) : format;
@@ -277,17 +367,35 @@ export function importTrajectories(text: string, options: ImportTrajectoriesOpti
       trajectories.push({ record, format: recordFormat, messages: fromTrajectoryRecord(value, recordFormat) });
     } catch (caught) {
       if (!ContextInputError.isInstance(caught)) throw caught;
-      errors.push(new ContextInputError({ code: caught.code, culprit: `${record}: ${caught.culprit}`, message: `${record}: ${caught.message}`, cause: caught }));
+      errors.push(inRecord(record, caught));
     }
   }
   if (trajectories.length === 0 && errors.every((error) => error.code === UNKNOWN_FORMAT)) {
     throw new ContextInputError({ code: UNKNOWN_FORMAT, culprit: 'file', message: `no record of a known trajectory format (expected ${TRAJECTORY_HINT})` });
   }
-  return { trajectories, errors };
+  return withAgentTurns({ trajectories, errors });
+}
+
+/**
+ * The import, unless every record imported and none holds an agent turn:
+ * then one error saying so. (Where records were refused, those errors say
+ * what is wrong with the file.)
+ */
+function withAgentTurns(result: TrajectoryImport): TrajectoryImport {
+  const { trajectories, errors } = result;
+  if (errors.length === 0 && trajectories.length > 0 && !trajectories.some((trajectory) => hasAgentTurn(trajectory.messages))) {
+    throw new ContextInputError({
+      code: 'CONTEXT_TRAJECTORY_NO_AGENT_TURNS',
+      culprit: 'file',
+      message: `the file holds no agent turns: none of its ${trajectories.length} conversation(s) has an assistant message, so there is nothing to replay`,
+    });
+  }
+  return result;
 }
 
 const UNKNOWN_FORMAT = 'CONTEXT_TRAJECTORY_FORMAT_UNKNOWN';
-const TRAJECTORY_HINT = 'OpenAI or Anthropic messages, a tau-bench traj or messages_display, a SWE-agent history, or ShareGPT conversations';
+const TRAJECTORY_HINT =
+  'OpenAI or Anthropic messages, a tau-bench traj or messages_display, a SWE-agent history, a mini-SWE-agent trajectory, OpenHands events, a Claude Code session, a Codex rollout, ShareGPT conversations, LLaMA-Factory messages or an Alpaca instruction';
 
 function trajectoryError(culprit: string, message: string, cause?: unknown): ContextInputError {
   return new ContextInputError({ code: 'CONTEXT_TRAJECTORY_INVALID', culprit, message, cause });
@@ -299,7 +407,7 @@ interface RawRecord {
   readonly error?: ContextInputError;
 }
 
-function splitRecords(text: string): RawRecord[] {
+function splitRecords(text: string): { records: RawRecord[]; jsonl: boolean } {
   if (text.trim() === '') throw trajectoryError('file', 'the file is empty');
   let document: unknown;
   try {
@@ -309,19 +417,20 @@ function splitRecords(text: string): RawRecord[] {
     const filled = lines.flatMap((line, index) => (line.trim() === '' ? [] : [{ line, number: index + 1 }]));
     // JSONL: more than one line, the first of which is a JSON document on its own.
     if (filled.length > 1 && parses(filled[0]!.line)) {
-      return filled.map(({ line, number }) => {
+      const records = filled.map(({ line, number }): RawRecord => {
         try {
           return { record: `line ${number}`, value: JSON.parse(line) as unknown };
         } catch (lineCause) {
           return { record: `line ${number}`, error: trajectoryError('record', `not JSON (${(lineCause as Error).message})`, lineCause) };
         }
       });
+      return { records, jsonl: true };
     }
     throw trajectoryError('file', `not JSON: ${(cause as Error).message} (a truncated file?)`, cause);
   }
-  if (isMessageArray(document) || !Array.isArray(document)) return [{ record: 'record', value: document }];
+  if (isMessageArray(document) || isOpenHandsEventList(document) || !Array.isArray(document)) return { records: [{ record: 'record', value: document }], jsonl: false };
   if (document.length === 0) throw trajectoryError('file', 'an empty array: no trajectories');
-  return document.map((value, index) => ({ record: `[${index}]`, value }));
+  return { records: document.map((value, index) => ({ record: `[${index}]`, value })), jsonl: false };
 }
 
 function parses(line: string): boolean {
