@@ -44,11 +44,16 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
   const notes: string[] = [];
   for (const [name, conversations, long] of sets) {
     for (const windowTokens of windows) {
+      const trajectories = conversations.map((conversation) => ({ id: `${conversation.source}#${conversation.index}`, messages: conversation.messages }));
+      const rawFits = new Set<string>();
       const { total, compared, failures } = await replayTrajectories({
-        trajectories: conversations.map((conversation) => ({ id: `${conversation.source}#${conversation.index}`, messages: conversation.messages })),
+        trajectories,
         windowTokens,
         policies: POLICIES,
         oracle,
+        onRun: (id, result) => {
+          if (result.tallies.get('raw')?.overWindow === 0) rawFits.add(id);
+        },
       });
       for (const failure of failures) notes.push(`not assembled at ${windowTokens}: ${failure.id} (${failure.policy}): ${failure.message}`);
       if (compared.runs < compared.of) notes.push(`${name}, ${windowTokens}: every figure compares the ${compared.runs} of ${compared.of} runs every policy assembled`);
@@ -72,13 +77,23 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       }
       if (smoke) continue;
       const strata = total.pressure;
+      // The issue's two cost targets: where the history overflows, the lowest of the policies that stay within the
+      // window (one that sends more than the window is refused by the provider, whatever it would cost); and over the
+      // runs raw sends whole within the window, never dearer than raw.
+      const withinWindow = POLICIES.filter((policy) => total[policy].overWindowTurns === 0);
+      const fitting = trajectories.filter((trajectory) => rawFits.has(trajectory.id));
+      const whereRawFits = fitting.length === 0 ? undefined : (await replayTrajectories({ trajectories: fitting, windowTokens, policies: ['raw', 'pressure'] })).total;
       for (const [column, cost] of [
         ['cached 0.1, rest 1', (summary: PolicySummary) => summary.cost.totalWithoutWritePremium],
         ['cache writes 1.25', (summary: PolicySummary) => summary.cost.total],
       ] as const) {
-        const lowest = Math.min(...POLICIES.map((policy) => cost(total[policy])));
+        const lowest = Math.min(...withinWindow.map((policy) => cost(total[policy])));
         const ratio = cost(strata) / lowest;
-        targets.push({ name: `${name}, ${windowTokens}: default's cost (${column}) lowest of all policies or within 1%`, measured: `${thousands(cost(strata))}, ${ratio.toFixed(4)}x the lowest`, met: ratio <= 1.01 });
+        targets.push({ name: `${name}, ${windowTokens}: default's cost (${column}) lowest of the policies that stay within the window (${withinWindow.join(', ')}) or within 1%`, measured: `${thousands(cost(strata))}, ${ratio.toFixed(4)}x the lowest`, met: ratio <= 1.01 });
+        if (whereRawFits) {
+          const vsRaw = cost(whereRawFits.pressure) / cost(whereRawFits.raw);
+          targets.push({ name: `${name}, ${windowTokens}: over the ${fitting.length} runs raw sends within the window, default's cost (${column}) at most raw's`, measured: `${vsRaw.toFixed(4)}x raw`, met: vsRaw <= 1 });
+        }
       }
       if (long) {
         const below = 1 - strata.cost.totalWithoutWritePremium / total.raw.cost.totalWithoutWritePremium;
@@ -93,7 +108,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
   return {
     title: TITLE,
     method:
-      "Every recorded model call replayed through `strata replay`'s code in this process, masking only (no summarizer), counted in o200k. Cost in input-token units: the prefix equal to the previous request at 0.1, the rest at 1 (as OpenAI bills cached input); the second column bills the part the next request reuses as a cache write at 1.25 (as Anthropic does). Later-use recall: identifiers, numbers and paths each recorded answer used (its text and its call arguments' values) whose first occurrence before the call is outside the system prompt and the task (a tool result, a later user message, an earlier answer), counted as recalled when visible in that call's input or readable with read_tool_output through a reference whose id that input shows; a search of every stored output does not count. Every figure compares the runs every policy assembled. Raw sends the whole history, also over the window.",
+      "Every recorded model call replayed through `strata replay`'s code in this process, masking only (no summarizer), counted in o200k. Cost in input-token units: the prefix equal to the previous request at 0.1, the rest at 1 (as OpenAI bills cached input); the second column bills the part the next request reuses as a cache write at 1.25 (as Anthropic does). Later-use recall: identifiers, numbers and paths each recorded answer used (its text and its call arguments' values) that an earlier tool result or user message holds and whose first occurrence before the call is outside the system prompt and the task, counted as recalled when visible in that call's input or readable with read_tool_output through a reference whose id that input shows; a search of every stored output does not count. Every figure compares the runs every policy assembled. Raw sends the whole history, also over the window.",
     tables: [{ title: 'cost, recall and recovery by policy', rows }],
     targets,
     notes,

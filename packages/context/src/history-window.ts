@@ -4,7 +4,8 @@ import { buildHistoryUnits, isOpenUnit, isTaskAnchorCandidate } from './history-
 import { BoundedCache } from './bounded-cache.js';
 import type { WindowStartMark } from './context-state.js';
 import { messageFingerprint } from './message-fingerprint.js';
-import type { CanonicalMessage } from './messages.js';
+import type { CanonicalMessage, UserMessage } from './messages.js';
+import { OUTPUT_INDEX_SHARE, outputIndexMessage } from './output-index.js';
 import { isVerbatimSigned } from './signed-reasoning.js';
 
 export interface HistoryWindowRequest {
@@ -123,48 +124,18 @@ export class AtomicHistoryWindowPolicy implements HistoryWindowPolicy {
     const opensWithUser = firstTurn < 0 || units[firstTurn]!.role === 'user' || mustKeep.has(firstTurn);
     if (total <= request.budgetTokens && opensWithUser) return windowOf(request, index, null, total);
 
-    let kept = new Set(pinned);
-    let remaining = request.budgetTokens - pinnedTokens;
-    const stable = total <= request.budgetTokens ? undefined : stableStart(index, pinned, request);
-    if (total <= request.budgetTokens) {
-      kept = new Set(units.keys());
-      remaining = request.budgetTokens - total;
-    } else if (stable) {
-      kept = stable.kept;
-      remaining = stable.remaining;
-    } else {
-      // A fresh cut leaves headroom, so the next turns can keep its start.
-      let fill = remaining - Math.min(request.headroomTokens ?? 0, remaining);
-      for (let unit = units.length - 1; unit >= 0; unit -= 1) {
-        if (kept.has(unit)) continue;
-        // A unit too big for what is left is skipped whole; older, smaller ones may still fit.
-        if (cost(unit) > fill) continue;
-        kept.add(unit);
-        fill -= cost(unit);
-        remaining -= cost(unit);
-      }
+    // Nothing dropped without a way back: the stored results of the dropped steps are listed by reference
+    // (output-index.ts), in at most OUTPUT_INDEX_SHARE of the budget. The list's bound is fixed, so the same
+    // dropped steps give the same bytes every turn (the prompt prefix holds). When the list does not fit beside
+    // the cut, the window is cut again leaving it room: its own size first, else its whole bound.
+    const maxIndexTokens = Math.min(Math.floor(request.budgetTokens * OUTPUT_INDEX_SHARE), request.budgetTokens - pinnedTokens);
+    let reserve = 0;
+    for (let attempt = 0; ; attempt += 1) {
+      const cut = cutWindow(index, request, pinned, mustKeep, request.budgetTokens - reserve);
+      const listed = droppedOutputIndex(index, cut.order, maxIndexTokens, request.count);
+      if (listed === undefined || cut.used + listed.tokens <= request.budgetTokens || attempt === 2) return windowOf(request, index, cut.order, cut.used, listed);
+      reserve = attempt === 0 ? listed.tokens : maxIndexTokens;
     }
-    const order = [...kept].sort((left, right) => left - right);
-    remaining = openSignedTurn(index, order, mustKeep, remaining, cost);
-    // Providers want the conversation to open with a user turn: bring back the
-    // user message before the first kept unit when it fits, else shed the
-    // units that would open the conversation otherwise (never one it must keep).
-    for (let position = 0; position < order.length; position += 1) {
-      const unit = order[position]!;
-      if (units[unit]!.role === 'system') continue;
-      if (units[unit]!.role === 'user') break;
-      const opener = previousUserUnit(units, unit);
-      if (opener >= 0 && cost(opener) <= remaining) {
-        order.splice(position, 0, opener);
-        remaining -= cost(opener);
-        break;
-      }
-      if (mustKeep.has(unit)) break;
-      order.splice(position, 1);
-      remaining += cost(unit);
-      position -= 1;
-    }
-    return windowOf(request, index, order, request.budgetTokens - remaining);
   }
 
   /** The unit index of the request's messages: the kept one extended, or a new one. */
@@ -189,6 +160,74 @@ export class AtomicHistoryWindowPolicy implements HistoryWindowPolicy {
     if (contextId !== undefined) this.indexes.set(contextId, index);
     return index;
   }
+}
+
+/**
+ * The units kept when the history must be cut to `budgetTokens`, in order,
+ * and the tokens they use: the pinned ones, then everything from the
+ * previous start on while that still fits, else the newest units that fit
+ * with headroom left; then the conversation opened with a user turn and the
+ * latest signed step with its own.
+ */
+function cutWindow(index: UnitIndex, request: HistoryWindowRequest, pinned: ReadonlySet<number>, mustKeep: ReadonlySet<number>, budgetTokens: number): { order: number[]; used: number } {
+  const { units, prefixTokens } = index;
+  const cost = (unit: number) => prefixTokens[unit + 1]! - prefixTokens[unit]!;
+  let pinnedTokens = 0;
+  for (const unit of pinned) pinnedTokens += cost(unit);
+  const total = prefixTokens[units.length]!;
+  let kept = new Set(pinned);
+  let remaining = budgetTokens - pinnedTokens;
+  const stable = total <= budgetTokens ? undefined : stableStart(index, pinned, request.previousStart, budgetTokens);
+  if (total <= budgetTokens) {
+    kept = new Set(units.keys());
+    remaining = budgetTokens - total;
+  } else if (stable) {
+    kept = stable.kept;
+    remaining = stable.remaining;
+  } else {
+    // A fresh cut leaves headroom, so the next turns can keep its start.
+    let fill = remaining - Math.min(request.headroomTokens ?? 0, remaining);
+    for (let unit = units.length - 1; unit >= 0; unit -= 1) {
+      if (kept.has(unit)) continue;
+      // A unit too big for what is left is skipped whole; older, smaller ones may still fit.
+      if (cost(unit) > fill) continue;
+      kept.add(unit);
+      fill -= cost(unit);
+      remaining -= cost(unit);
+    }
+  }
+  const order = [...kept].sort((left, right) => left - right);
+  remaining = openSignedTurn(index, order, mustKeep, remaining, cost);
+  // Providers want the conversation to open with a user turn: bring back the
+  // user message before the first kept unit when it fits, else shed the
+  // units that would open the conversation otherwise (never one it must keep).
+  for (let position = 0; position < order.length; position += 1) {
+    const unit = order[position]!;
+    if (units[unit]!.role === 'system') continue;
+    if (units[unit]!.role === 'user') break;
+    const opener = previousUserUnit(units, unit);
+    if (opener >= 0 && cost(opener) <= remaining) {
+      order.splice(position, 0, opener);
+      remaining -= cost(opener);
+      break;
+    }
+    if (mustKeep.has(unit)) break;
+    order.splice(position, 1);
+    remaining += cost(unit);
+    position -= 1;
+  }
+  return { order, used: budgetTokens - remaining };
+}
+
+/** The index of the stored outputs of the units `order` leaves out, with its tokens; undefined when there is none. */
+function droppedOutputIndex(index: UnitIndex, order: readonly number[], maxTokens: number, count: (message: CanonicalMessage) => number): { message: UserMessage; tokens: number } | undefined {
+  const kept = new Set(order);
+  const dropped: CanonicalMessage[] = [];
+  index.units.forEach((unit, position) => {
+    if (!kept.has(position)) for (let message = unit.start; message < unit.end; message += 1) dropped.push(index.messages[message]!);
+  });
+  const message = outputIndexMessage(dropped, maxTokens, count);
+  return message && { message, tokens: count(message) };
 }
 
 function truncate(index: UnitIndex, from: number): void {
@@ -251,43 +290,53 @@ function openSignedTurn(index: UnitIndex, order: number[], mustKeep: ReadonlySet
 }
 
 /** Everything from the previous start on, plus the pinned units before it, when that still fits. */
-function stableStart(index: UnitIndex, pinned: ReadonlySet<number>, request: HistoryWindowRequest): { kept: Set<number>; remaining: number } | undefined {
-  if (!request.previousStart) return undefined;
+function stableStart(index: UnitIndex, pinned: ReadonlySet<number>, previousStart: WindowStartMark | undefined, budgetTokens: number): { kept: Set<number>; remaining: number } | undefined {
+  if (!previousStart) return undefined;
   const { units, prefixTokens } = index;
-  const from = markedUnit(index, request.previousStart);
+  const from = markedUnit(index, previousStart);
   if (from < 0) return undefined;
   let used = prefixTokens[units.length]! - prefixTokens[from]!;
   for (const unit of pinned) if (unit < from) used += prefixTokens[unit + 1]! - prefixTokens[unit]!;
-  if (used > request.budgetTokens) return undefined;
+  if (used > budgetTokens) return undefined;
   const kept = new Set(pinned);
   for (let unit = from; unit < units.length; unit += 1) kept.add(unit);
-  return { kept, remaining: request.budgetTokens - used };
+  return { kept, remaining: budgetTokens - used };
 }
 
-/** The window of kept units (`null`: all of them). */
-function windowOf(request: HistoryWindowRequest, index: UnitIndex, order: readonly number[] | null, usedTokens: number): HistoryWindow {
+/**
+ * The window of kept units (`null`: all of them), with the index of the
+ * dropped stored outputs, when there is one, just before the kept suffix:
+ * where the dropped steps were, so an unchanged cut sends the same bytes.
+ */
+function windowOf(request: HistoryWindowRequest, index: UnitIndex, order: readonly number[] | null, usedTokens: number, listed?: { message: UserMessage; tokens: number }): HistoryWindow {
   const { units, messages } = index;
   const kept: CanonicalMessage[] = [];
-  if (order === null) kept.push(...messages);
-  else for (const unit of order) for (let message = units[unit]!.start; message < units[unit]!.end; message += 1) kept.push(messages[message]!);
-  const keptUnits = order === null ? units.length : order.length;
   // The kept suffix begins after the newest dropped unit: the next turn keeps it from there.
   let suffix = units.length;
   if (order !== null) for (let position = order.length - 1; position >= 0 && order[position] === suffix - 1; position -= 1) suffix -= 1;
+  if (order === null) kept.push(...messages);
+  else {
+    for (const unit of order) {
+      if (unit === suffix && listed) kept.push(listed.message);
+      for (let message = units[unit]!.start; message < units[unit]!.end; message += 1) kept.push(messages[message]!);
+    }
+  }
+  const keptUnits = order === null ? units.length : order.length;
+  const keptMessages = kept.length - (listed ? 1 : 0);
   const start: WindowStartMark | undefined =
     suffix < units.length && suffix > 0 ? { index: units[suffix]!.start, fingerprint: messageFingerprint(messages[units[suffix]!.start]!) } : undefined;
   const stats: HistoryWindowStats = {
     historyMessages: messages.length,
-    keptMessages: kept.length,
-    droppedMessages: messages.length - kept.length,
+    keptMessages,
+    droppedMessages: messages.length - keptMessages,
     keptUnits,
     droppedUnits: units.length - keptUnits,
-    usedTokens,
+    usedTokens: usedTokens + (listed?.tokens ?? 0),
     budgetTokens: request.budgetTokens,
   };
   const diagnostics: ContextDiagnostic[] =
     stats.droppedUnits > 0
-      ? [{ code: 'CONTEXT_HISTORY_WINDOWED', severity: 'info', message: `window kept ${keptUnits} of ${units.length} history units (${kept.length} of ${messages.length} messages) in ${usedTokens} of ${request.budgetTokens} tokens` }]
+      ? [{ code: 'CONTEXT_HISTORY_WINDOWED', severity: 'info', message: `window kept ${keptUnits} of ${units.length} history units (${keptMessages} of ${messages.length} messages) in ${stats.usedTokens} of ${request.budgetTokens} tokens${listed ? `, the dropped stored outputs listed by reference (${listed.tokens} tokens)` : ''}` }]
       : [];
   return { messages: kept, stats, diagnostics, ...(start ? { start } : {}) };
 }

@@ -1,10 +1,10 @@
 /**
  * The tags of every wrapper Strata writes around text: system-prompt
- * sections, the resident checkpoint, attachments, contributed messages and
- * tool outputs. Text inside one of them is escaped by `escapeWrapped`, and
+ * sections, the resident checkpoint, attachments, contributed messages,
+ * tool outputs and the index of dropped outputs (output-index.ts). Text inside one of them is escaped by `escapeWrapped`, and
  * the validator checks their balance in every input (`wrapperBalanceProblem`).
  */
-export const WRAPPER_TAG_NAMES = Object.freeze(['attachment', 'checkpoint', 'context_message', 'section', 'tool_output'] as const);
+export const WRAPPER_TAG_NAMES = Object.freeze(['attachment', 'checkpoint', 'context_message', 'earlier_outputs', 'section', 'tool_output'] as const);
 
 export type WrapperTagName = (typeof WRAPPER_TAG_NAMES)[number];
 

@@ -139,8 +139,8 @@ test('later-use recall in the report: the answer used values of the first result
   const total: Record<string, Summary> = JSON.parse(stdout).total;
   for (const [policy, summary] of Object.entries(total)) {
     const recall = summary.laterUseRecall;
-    // ZX9Q77 came from the task's call argument (an earlier answer), HAT_0417 and src/module_7.py from the results.
-    assert.ok(recall.needed >= 3, policy);
+    // HAT_0417 and src/module_7.py came from the results (ZX9Q77 only from an earlier answer: what a checkpoint would carry).
+    assert.ok(recall.needed >= 2, policy);
     assert.equal(recall.visible + recall.byReference + recall.missed, recall.needed, policy);
     assert.equal(recall.share, Math.round(((recall.visible + recall.byReference) / recall.needed) * 10_000) / 10_000, policy);
   }

@@ -93,3 +93,14 @@ test("a shown reference that does not hold the value does not recall it; a dropp
   assert.deepEqual([...recall.missed].sort(), ['booking_ZQ77', 'value_alpha_42']);
   assert.deepEqual(recall.visible, []);
 });
+
+test("a value only the model's own earlier answer held is not needed: that is what a checkpoint carries, not a stored output", async () => {
+  const trajectory: CanonicalMessage[] = [
+    { role: 'user', content: 'Pick a code.' },
+    { role: 'assistant', content: 'I pick code_XY12.' },
+    { role: 'user', content: 'Now use it.' },
+    { role: 'assistant', content: 'Using code_XY12.' },
+  ];
+  const recall = await laterUseRecall({ trajectory, callIndex: 3, input: [trajectory[0]!, trajectory[2]!] });
+  assert.deepEqual(recall.needed, []);
+});

@@ -57,11 +57,13 @@ export interface LaterUseRecall {
 
 /**
  * Later-use recall of one model call. A value (see `usedValues`) is needed
- * when the call's recorded answer uses it and its first occurrence before the
- * call is in a message other than a system message and the run's first user
- * request: a tool result, a later user message, an earlier answer. (The system
- * prompt and the task are kept by every policy; counting what first came from
- * them would only pad the share.) A needed value is recalled when it is
+ * when the call's recorded answer uses it, an earlier tool result or user
+ * message holds it, and its first occurrence before the call is in neither a
+ * system message nor the run's first user request. (The system prompt and the
+ * task are kept by every policy; counting what first came from them would only
+ * pad the share. A value only the model's own earlier answers held is what a
+ * checkpoint summary carries, and the replay runs no summarizer.)
+ * A needed value is recalled when it is
  * visible (in the text of some input message: content, reasoning, call
  * arguments), or else readable: the input's text shows the id of a stored
  * output (a whole word) whose body holds the value, and a `read_tool_output`
@@ -79,7 +81,8 @@ export async function laterUseRecall(options: LaterUseRecallOptions): Promise<La
   const answer = trajectory[callIndex];
   const needed = (answer === undefined ? [] : usedValues(answer)).filter((value) => {
     const first = texts.findIndex((text, position) => position < callIndex && text.includes(value));
-    return first >= 0 && !protectedIndex.has(first);
+    if (first < 0 || protectedIndex.has(first)) return false;
+    return texts.some((text, position) => position < callIndex && (trajectory[position]!.role === 'tool' || trajectory[position]!.role === 'user') && text.includes(value));
   });
   const inputText = input.map((message) => messageText(message)).join('\n');
   const visible = needed.filter((value) => inputText.includes(value));

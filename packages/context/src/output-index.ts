@@ -1,0 +1,119 @@
+import type { CanonicalMessage, ToolCall, UserMessage } from './messages.js';
+import { escapeWrapped } from './wrapper-markup.js';
+
+// The way back to what the window drops: every stored result of a dropped
+// step stays listed by reference, so the model can read any earlier output
+// with one read_tool_output call. Seed 000: nothing leaves the input
+// without a reference to bring it back.
+
+/** The largest share of the history budget the index of dropped outputs may take. */
+export const OUTPUT_INDEX_SHARE = 0.15;
+
+/** The tag the index is wrapped in (see `WRAPPER_TAG_NAMES`). */
+export const OUTPUT_INDEX_TAG = 'earlier_outputs';
+
+/** Characters of a call's arguments an entry shows. */
+const ARGUMENT_CHARS = 80;
+/** Characters of a result's head an entry shows. */
+const HEAD_CHARS = 100;
+
+/** One stored result the window left out, with what the index may say of it. */
+interface Entry {
+  readonly ref: string;
+  readonly tool: string;
+  readonly args: string;
+  readonly head: string;
+}
+
+/**
+ * How much of an entry is shown: whole (reference, tool, arguments in brief,
+ * the first words of the result), brief (no head), or the reference alone
+ * among the other references of its tool.
+ */
+type Fold = 'whole' | 'brief' | 'ref';
+
+/** The newest dropped results an index shows whole; the next ones in brief; older ones by reference alone. */
+const WHOLE_ENTRIES = 8;
+const BRIEF_ENTRIES = 24;
+/** References are left out this many at a time, oldest first, when even references alone exceed the bound. */
+const OMITTED_STEP = 8;
+/** The bound is taken in steps of this many tokens, so a budget that moves a little does not change the bytes. */
+const BOUND_STEP = 128;
+
+/**
+ * The index of the stored results in `dropped` (whole units, oldest first),
+ * as a data_only user message of at most `maxTokens` by `count`; undefined
+ * when there is none to list or not even the line that says how to search
+ * them fits. Entries fold by age as the run grows: the newest are shown
+ * whole (reference, tool, arguments in brief, first words of the result),
+ * older ones in brief, the oldest by reference alone. Over its bound, every
+ * entry is a reference alone; still over, the oldest references are left
+ * out, a few at a time, and a line says how many and how to search them.
+ * The same dropped messages give the same bytes whenever the bound moves
+ * less than a step, so an unchanged cut keeps the prompt prefix.
+ */
+export function outputIndexMessage(dropped: readonly CanonicalMessage[], maxTokens: number, count: (message: CanonicalMessage) => number): UserMessage | undefined {
+  const entries = storedEntries(dropped);
+  const bound = maxTokens >= BOUND_STEP ? Math.floor(maxTokens / BOUND_STEP) * BOUND_STEP : maxTokens;
+  if (entries.length === 0 || bound <= 0) return undefined;
+  const fits = (message: UserMessage) => count(message) <= bound;
+  const refsUpTo = Math.max(0, entries.length - WHOLE_ENTRIES - BRIEF_ENTRIES);
+  const byAge = indexMessage(entries, 0, refsUpTo, Math.max(0, entries.length - WHOLE_ENTRIES));
+  if (fits(byAge)) return byAge;
+  // The fewest steps of omitted references that fit, by bisection (fewer references, fewer tokens).
+  const withOmitted = (steps: number) => indexMessage(entries, Math.min(entries.length, steps * OMITTED_STEP), entries.length, entries.length);
+  const most = Math.ceil(entries.length / OMITTED_STEP);
+  if (!fits(withOmitted(most))) return undefined;
+  let low = 0;
+  let high = most;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (fits(withOmitted(middle))) high = middle;
+    else low = middle + 1;
+  }
+  return withOmitted(low);
+}
+
+/** Every stored result of the messages, with its call's arguments. */
+function storedEntries(messages: readonly CanonicalMessage[]): Entry[] {
+  const calls = new Map<string, ToolCall>();
+  const entries: Entry[] = [];
+  for (const message of messages) {
+    if (message.role === 'assistant') for (const call of message.toolCalls ?? []) calls.set(call.id, call);
+    if (message.role !== 'tool' || message.outputRef === undefined) continue;
+    // A preview or a projected body opens with its reference header: its head is what follows it.
+    const body = message.masked === true ? message.content.slice(message.content.indexOf('\n') + 1) : message.content;
+    entries.push({ ref: message.outputRef.id, tool: message.toolName, args: brief(JSON.stringify(calls.get(message.toolCallId)?.input ?? {}), ARGUMENT_CHARS), head: brief(body, HEAD_CHARS) });
+  }
+  return entries;
+}
+
+/** Whitespace runs as one space, cut to `chars` with an ellipsis. */
+function brief(text: string, chars: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length <= chars ? flat : `${flat.slice(0, chars)}…`;
+}
+
+/**
+ * The index with entries before `omitted` left out, those before `refsUpTo`
+ * as references by tool, those before `briefUpTo` without heads, the rest whole.
+ */
+function indexMessage(entries: readonly Entry[], omitted: number, refsUpTo: number, briefUpTo: number): UserMessage {
+  const lines: string[] = [];
+  if (omitted > 0) lines.push(`- ${omitted} older stored outputs are not listed; read_tool_output with a query and no ref searches them all`);
+  for (let index = omitted; index < entries.length; ) {
+    const entry = entries[index]!;
+    const fold: Fold = index < refsUpTo ? 'ref' : index < briefUpTo ? 'brief' : 'whole';
+    if (fold === 'ref') {
+      // Consecutive references of one tool share a line.
+      const refs: string[] = [];
+      while (index < refsUpTo && index < entries.length && entries[index]!.tool === entry.tool) refs.push(`ref="${entries[index++]!.ref}"`);
+      lines.push(`- ${entry.tool}: ${refs.join(' ')}`);
+      continue;
+    }
+    lines.push(`- ref="${entry.ref}" ${entry.tool} ${entry.args}${fold === 'whole' && entry.head !== '' ? `: ${entry.head}` : ''}`);
+    index += 1;
+  }
+  const content = `<${OUTPUT_INDEX_TAG} authority="data_only">\nEarlier tool results this window leaves out; read any of them whole with read_tool_output and its ref.\n${escapeWrapped(lines.join('\n'))}\n</${OUTPUT_INDEX_TAG}>`;
+  return { role: 'user', content, hidden: true, authority: 'data_only' };
+}
