@@ -147,6 +147,7 @@ export function registerRunWorkflows(options: RunWorkflowOptions): { readonly ru
           );
         }
         const model = catalog.model(request.model);
+        const counting = catalog.counting?.(request.model) ?? {};
         run = createAgentRun(
           { ...entry.profile, scope: request.scope },
           {
@@ -157,6 +158,8 @@ export function registerRunWorkflows(options: RunWorkflowOptions): { readonly ru
             // Turn n is the run's model turn n: a turn replayed after a crash writes its trace under its own number, replacing the one cut short.
             traceSink: { ...runLog.traceSink(), lastTurn: async () => request.turn - 1 },
             configuration: catalog.configuration,
+            ...(counting.estimator ? { estimator: counting.estimator } : {}),
+            ...(counting.exactEstimator ? { exactEstimator: counting.exactEstimator } : {}),
             summarizer: createModelSummarizer({ client: model }),
             now: options.clock?.now,
             timers: options.clock?.timers,

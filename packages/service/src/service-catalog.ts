@@ -1,5 +1,5 @@
 import type { AgentProfile } from '@strata/agent';
-import type { ContextConfiguration, JsonValue, ToolExecutionContext, ToolOutcome, ToolSchema } from '@strata/context';
+import type { ContextConfiguration, JsonValue, TokenEstimator, ToolExecutionContext, ToolOutcome, ToolSchema } from '@strata/context';
 import type { ModelClient } from '@strata/model';
 
 /** What a service tool's handler receives besides the call: the key that makes its side effect happen once. */
@@ -47,4 +47,10 @@ export interface ServiceCatalog {
   /** The client for a model name; called once per model turn step, inside the worker. */
   model(name: string): ModelClient;
   readonly configuration: ContextConfiguration;
+  /**
+   * How a model's tokens are counted (its family's conservative estimate, an
+   * exact counter where one is configured): what `resolveModelSettings`
+   * gives. Without it, a run counts by the default estimator.
+   */
+  counting?(name: string): { readonly estimator?: TokenEstimator; readonly exactEstimator?: TokenEstimator };
 }

@@ -1,7 +1,7 @@
 // The catalog a `strata worker` runs and `strata serve` accepts: a module's, or one profile over STRATA_MODEL.
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { resolveContextConfiguration } from '@strata/context';
+import { resolveModelSettings } from '@strata/agent';
 import { createModelClientFromSpecifier } from '@strata/model';
 import type { ServiceCatalog } from '@strata/service';
 import { CliInputError } from '../cli-input-error.js';
@@ -25,11 +25,17 @@ export async function loadServiceCatalog(file: string | undefined, io: CliIo): P
   if (!specifier) throw new CliInputError({ culprit: 'STRATA_MODEL', message: 'the run service needs --catalog FILE or STRATA_MODEL (e.g. openai:gpt-4.1)' });
   // Made once here, so a missing key or an unknown provider stops the command now, not each run.
   const model = createModelClientFromSpecifier({ model: specifier, env: io.env });
+  // Counted and sized as `strata run` counts and sizes it: the family's estimate, an exact counter where one is
+  // configured, the window the server says; what resolving noticed goes to stderr once.
+  const settings = await resolveModelSettings({ env: io.env, model, specifier, cwd: io.cwd });
+  for (const diagnostic of settings.diagnostics) io.stderr.write(`[context] ${diagnostic.code}: ${diagnostic.message}\n`);
+  const counting = { estimator: settings.estimator, ...(settings.exactEstimator ? { exactEstimator: settings.exactEstimator } : {}) };
   return {
     profiles: { default: { profile: { id: 'default' } } },
     models: [specifier],
     model: () => model,
-    configuration: resolveContextConfiguration(io.env),
+    configuration: settings.configuration,
+    counting: () => counting,
   };
 }
 

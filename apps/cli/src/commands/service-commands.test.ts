@@ -1,4 +1,6 @@
 import { test } from 'node:test';
+import { startChatTestServer } from '@strata/testing';
+import { loadServiceCatalog } from './service-catalog-loader.js';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
@@ -45,5 +47,21 @@ test('strata migrate creates the run service tables', { skip: url ? false : 'STR
   } finally {
     for (const schema of [`${prefix}_dbos`, `${prefix}_store`, prefix]) await client.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(schema)} CASCADE`);
     await client.end();
+  }
+});
+
+test("the worker's default catalog counts and sizes its model as strata run does: the family's estimate and the window the server says", async () => {
+  const server = await startChatTestServer({ wire: 'openai', reply: () => ({ text: 'ok' }), models: [{ id: 'Qwen/Qwen3-8B', object: 'model', max_model_len: 12_288 }] });
+  try {
+    const written: string[] = [];
+    const io = { stdout: { write: () => true }, stderr: { write: (text: string) => written.push(text) }, env: { STRATA_MODEL: `openai-compatible:${server.baseURL}#Qwen/Qwen3-8B`, STRATA_MODEL_MAX_TOKENS: '32000' }, cwd: process.cwd() };
+    const catalog = await loadServiceCatalog(undefined, io);
+    assert.equal(catalog.configuration.modelMaxTokens, 32_000, 'the environment wins');
+    assert.match(written.join(''), /WINDOW_LARGER_THAN_SERVER: .*12288/, 'and the worker says the server accepts less');
+    assert.equal(catalog.counting?.('x').estimator?.family, 'qwen');
+    const discovered = await loadServiceCatalog(undefined, { ...io, env: { STRATA_MODEL: io.env.STRATA_MODEL } });
+    assert.equal(discovered.configuration.modelMaxTokens, 12_288);
+  } finally {
+    await server.close();
   }
 });
