@@ -66,6 +66,28 @@ test('a silently truncating OpenAI-compatible server is detected on the first tu
   }
 });
 
+test('a server that cuts only a little is detected on the first turn it cuts: its count stops growing while the input grows', async () => {
+  // Parts of 20 lines each: the first cut drops only the oldest message or two, far above half of what was sent.
+  const server = await startChatTestServer({ wire: 'openai', reply: readParts(12), windowTokens: 1_500, truncate: true });
+  try {
+    const { result, diagnostics } = await defaultRun(
+      { STRATA_MODEL: `openai-compatible:${server.baseURL}#qwen3:8b`, STRATA_MODEL_MAX_TOKENS: '32000', STRATA_MODEL_WINDOW_DISCOVERY: 'off' },
+      { parts: Array.from({ length: 12 }, () => 20), contextId: 'cutting-a-little' },
+    );
+    assert.equal(result.stopReason, 'completed', String(result.error ?? ''));
+    const firstCut = server.requests.findIndex((request) => request.truncated);
+    assert.ok(firstCut > 0, 'the fixture must make the server cut');
+    const cut = server.requests[firstCut]!;
+    assert.ok(cut.keptTokens > cut.sentTokens * 0.5, `a small cut (${cut.keptTokens} of ${cut.sentTokens} kept): the share rule alone would not see it`);
+    const low = diagnostics.filter((diagnostic) => diagnostic.code === 'CONTEXT_PROVIDER_COUNT_LOW');
+    assert.equal(low[0]?.subject, `turn ${firstCut + 1}`, 'said on the first turn the server cut');
+    assert.match(low[0]!.message, /while the provider's count went from \d+ to \d+: the server may have truncated the prompt/);
+    assert.ok(server.requests.slice(0, firstCut).every((request) => !request.truncated));
+  } finally {
+    await server.close();
+  }
+});
+
 test('window discovery: a vLLM-style /v1/models window reaches the assembled budget; the environment still wins, with a warning when it is larger', async () => {
   const server = await startChatTestServer({ wire: 'openai', reply: readParts(0), models: [{ id: 'Qwen/Qwen3-8B', object: 'model', max_model_len: 8_192 }] });
   try {

@@ -36,6 +36,14 @@ export interface ContextStateV1 {
    * Turns are assembled for the cap divided by it.
    */
   readonly inputTokenRatio?: number;
+  /** The last model call's input as we counted it and as the provider reported it: what the next report is compared with. */
+  readonly lastUsage?: UsageCounts;
+}
+
+/** One model call's input tokens, by our count and by the provider's. */
+export interface UsageCounts {
+  readonly counted: number;
+  readonly reported: number;
 }
 
 export type ContextState = ContextStateV1;
@@ -64,7 +72,14 @@ export function checkContextState(value: unknown, path = 'state'): ContextState 
   if (inputTokenRatio !== undefined && !(typeof inputTokenRatio === 'number' && Number.isFinite(inputTokenRatio) && inputTokenRatio >= 1)) {
     throw ContextInputError.unexpected({ code: 'CONTEXT_STATE_INVALID', path: `${path}.inputTokenRatio`, expected: 'a finite number of at least 1', actual: inputTokenRatio });
   }
-  return withDefined({ version: CONTEXT_STATE_VERSION, windowStart, capacityStep, lastInputTokens, inputTokenRatio });
+  const lastUsage = state.lastUsage === undefined ? undefined : checkUsageCounts(state.lastUsage, `${path}.lastUsage`);
+  return withDefined({ version: CONTEXT_STATE_VERSION, windowStart, capacityStep, lastInputTokens, inputTokenRatio, lastUsage });
+}
+
+function checkUsageCounts(value: unknown, path: string): UsageCounts {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw ContextInputError.unexpected({ code: 'CONTEXT_STATE_INVALID', path, expected: 'an object', actual: value });
+  const { counted, reported } = value as Record<string, unknown>;
+  return Object.freeze({ counted: optionalCount(counted, `${path}.counted`) ?? missing(`${path}.counted`), reported: optionalCount(reported, `${path}.reported`) ?? missing(`${path}.reported`) });
 }
 
 /** A state with its `undefined` fields left out, so it serialises and compares the same however it was built. */

@@ -19,7 +19,7 @@ test("LangChain createAgent: each response's usage_metadata.input_tokens is fed 
   const strata = createStrataLangChain({ budget: { inputCapTokens: 20_000 }, contextId: 'usage', traceSink, sessionStore, onDiagnostic: (diagnostic) => diagnostics.push(diagnostic) });
   const model = fakeModel();
   // Call 1: the provider counts far more than we do; call 3: far less (the server cut the prompt).
-  const reported = [5_000, 5_500, 40];
+  const reported = [5_000, 12_000, 40];
   reported.forEach((input_tokens, index) => {
     const usage_metadata = { input_tokens, output_tokens: 5, total_tokens: input_tokens + 5 };
     model.respond(index < 2 ? new AIMessage({ content: '', tool_calls: [{ name: 'read_log', args: { part: index + 1 }, id: `call-${index + 1}`, type: 'tool_call' }], usage_metadata }) : new AIMessage({ content: 'done', usage_metadata }));
