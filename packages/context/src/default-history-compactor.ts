@@ -1,4 +1,5 @@
 import { CHECKPOINT_INSTRUCTIONS, checkpointMessage, normalizeCheckpoint } from './checkpoint-format.js';
+import { OUTPUT_INDEX_SHARE, storedOutputsSection } from './output-index.js';
 import { buildHistoryUnits, isOpenUnit, isTaskAnchorCandidate, type HistoryUnit } from './history-units.js';
 import { EMPTY_COMPACTION_TRACE, type CompactionRequest, type CompactionResult, type CompactionTrace, type HistoryCompactor } from './history-compactor.js';
 import type { CanonicalHistory, CanonicalMessage, ToolOutputRef } from './messages.js';
@@ -239,7 +240,9 @@ export class DefaultHistoryCompactor implements HistoryCompactor {
         continue;
       }
       const normalized = normalizeCheckpoint(text, { knownRefs });
-      const checkpoint = checkpointMessage(normalized.text, normalized.diagnostics);
+      // Nothing summarised without a way back: the summarised steps' stored results, listed by the compactor.
+      const outputs = storedOutputsSection(source, Math.floor((request.limitHistoryTokens ?? request.targetHistoryTokens) * OUTPUT_INDEX_SHARE), (message) => request.estimator.countMessage(message));
+      const checkpoint = checkpointMessage(outputs === '' ? normalized.text : `${normalized.text}\n\n${outputs}`, normalized.diagnostics);
       const checkpointTokens = request.estimator.countMessage(checkpoint);
       if (checkpointTokens >= sourceTokens) {
         rejections.push({ attempt, reason: `checkpoint (${checkpointTokens} tokens) is not smaller than its source (${sourceTokens} tokens)` });

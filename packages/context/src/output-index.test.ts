@@ -2,9 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { ConservativeTokenEstimator } from './conservative-token-estimator.js';
+import { DefaultHistoryCompactor } from './default-history-compactor.js';
 import { AtomicHistoryWindowPolicy } from './history-window.js';
 import type { CanonicalMessage } from './messages.js';
-import { OUTPUT_INDEX_TAG, outputIndexMessage } from './output-index.js';
+import { OUTPUT_INDEX_TAG, outputIndexMessage, STORED_OUTPUTS_HEADING } from './output-index.js';
 import { wrapperBalanceProblem } from './wrapper-markup.js';
 
 const estimator = new ConservativeTokenEstimator({ family: 'o200k' });
@@ -99,4 +100,26 @@ test('a window that drops stored steps lists them by reference in place of the g
   const grown = [...history, { role: 'assistant' as const, content: 'Records 0, 3 and 6 are late so far.' }];
   const next = policy.select({ messages: grown, budgetTokens: 2_000, count, headroomTokens: 500, contextId: 'audit', previousStart: window.start });
   assert.equal(next.messages.find((message) => message.role === 'user' && message.content.startsWith(`<${OUTPUT_INDEX_TAG}`))?.content, index.content);
+});
+
+test('a checkpoint carries the stored results of the steps it summarises by reference, and those an earlier checkpoint listed', async () => {
+  const summary = ['## Completed work', '- read the records', '## Evidence', '- records 0 and 3 are late', '## Decisions', '- none', '## Failed or abandoned directions', '- none', '## Pending conditions', '- none', '## Optional directions', '- none', '## Next step', '- read the rest'].join('\n');
+  const compactor = new DefaultHistoryCompactor({ summarizer: { summarize: async () => summary } });
+  const run = (from: number, to: number) => Array.from({ length: to - from }, (_, offset) => step(`r${from + offset}`, `record ${from + offset}: ${'detail '.repeat(300)}`)).flat();
+  const compact = (history: CanonicalMessage[]) => compactor.compact({ contextId: 'c', history, reason: 'token-pressure', targetHistoryTokens: 1_500, limitHistoryTokens: 6_000, estimator, signal: new AbortController().signal });
+  const first = await compact([{ role: 'user', content: 'Audit every record.' }, ...run(0, 12)]);
+  const checkpoint = first.history.find((message) => message.role === 'user' && message.checkpoint === true)!;
+  assert.ok(checkpoint, 'the fixture must summarise');
+  assert.ok(checkpoint.content.includes(`${STORED_OUTPUTS_HEADING}\n`));
+  const summarised = [...refsIn(checkpoint.content)];
+  const stillThere = new Set(first.history.flatMap((message) => (message.role === 'tool' ? [message.outputRef!.id] : [])));
+  const gone = Array.from({ length: 12 }, (_, index) => `out_r${index}`).filter((ref) => !stillThere.has(ref));
+  assert.ok(gone.length > 0);
+  assert.deepEqual(summarised, gone, 'every summarised stored result is listed, in order');
+  // A later compaction summarises the checkpoint with more steps: the earlier references stay listed.
+  const second = await compact([...first.history, ...run(12, 24)]);
+  const next = second.history.find((message) => message.role === 'user' && message.checkpoint === true)!;
+  const listed = refsIn(next.content);
+  for (const ref of gone) assert.ok(listed.includes(ref), `${ref} still listed`);
+  assert.ok(listed.length > gone.length);
 });

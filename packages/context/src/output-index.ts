@@ -54,14 +54,35 @@ const BOUND_STEP = 128;
  */
 export function outputIndexMessage(dropped: readonly CanonicalMessage[], maxTokens: number, count: (message: CanonicalMessage) => number): UserMessage | undefined {
   const entries = storedEntries(dropped);
+  return folded(entries, maxTokens, (omitted, refsUpTo, briefUpTo) => indexMessage(entries, omitted, refsUpTo, briefUpTo), count);
+}
+
+/** The heading of the stored-outputs section a checkpoint carries (see `storedOutputsSection`). */
+export const STORED_OUTPUTS_HEADING = '## Stored outputs';
+
+/**
+ * The section a checkpoint carries for the steps it summarises: their stored
+ * results by reference, as the window's index lists dropped ones (and those
+ * an earlier checkpoint among them listed, oldest first), folded the same way
+ * within `maxTokens`. Written by the compactor, not the summarizer, so no
+ * reference is lost to a summary. Empty when there is none.
+ */
+export function storedOutputsSection(summarized: readonly CanonicalMessage[], maxTokens: number, count: (message: CanonicalMessage) => number): string {
+  const entries = [...summarized.flatMap(listedInCheckpoint), ...storedEntries(summarized)];
+  const section = folded(entries, maxTokens, (omitted, refsUpTo, briefUpTo) => sectionMessage(entries, omitted, refsUpTo, briefUpTo), count);
+  return section === undefined ? '' : section.content;
+}
+
+/** The folding of `outputIndexMessage`, over any rendering of the entries. */
+function folded(entries: readonly Entry[], maxTokens: number, render: (omitted: number, refsUpTo: number, briefUpTo: number) => UserMessage, count: (message: CanonicalMessage) => number): UserMessage | undefined {
   const bound = maxTokens >= BOUND_STEP ? Math.floor(maxTokens / BOUND_STEP) * BOUND_STEP : maxTokens;
   if (entries.length === 0 || bound <= 0) return undefined;
   const fits = (message: UserMessage) => count(message) <= bound;
   const refsUpTo = Math.max(0, entries.length - WHOLE_ENTRIES - BRIEF_ENTRIES);
-  const byAge = indexMessage(entries, 0, refsUpTo, Math.max(0, entries.length - WHOLE_ENTRIES));
+  const byAge = render(0, refsUpTo, Math.max(0, entries.length - WHOLE_ENTRIES));
   if (fits(byAge)) return byAge;
   // The fewest steps of omitted references that fit, by bisection (fewer references, fewer tokens).
-  const withOmitted = (steps: number) => indexMessage(entries, Math.min(entries.length, steps * OMITTED_STEP), entries.length, entries.length);
+  const withOmitted = (steps: number) => render(Math.min(entries.length, steps * OMITTED_STEP), entries.length, entries.length);
   const most = Math.ceil(entries.length / OMITTED_STEP);
   if (!fits(withOmitted(most))) return undefined;
   let low = 0;
@@ -72,6 +93,23 @@ export function outputIndexMessage(dropped: readonly CanonicalMessage[], maxToke
     else low = middle + 1;
   }
   return withOmitted(low);
+}
+
+/** The entries an earlier checkpoint's stored-outputs section lists, by reference and tool (their arguments and heads are not kept). */
+function listedInCheckpoint(message: CanonicalMessage): Entry[] {
+  if (message.role !== 'user' || message.checkpoint !== true) return [];
+  const start = message.content.indexOf(`${STORED_OUTPUTS_HEADING}\n`);
+  if (start < 0) return [];
+  const entries: Entry[] = [];
+  const lines = message.content.slice(start + STORED_OUTPUTS_HEADING.length + 1).split('\n');
+  for (const line of lines.slice(lines.findIndex((candidate) => candidate.startsWith('- ')))) {
+    if (!line.startsWith('- ')) break;
+    const grouped = /^- ([^\s:]+): /.exec(line);
+    const single = /^- ref="[^"]+" (\S+)/.exec(line);
+    const tool = grouped?.[1] ?? single?.[1] ?? 'unknown';
+    for (const match of line.matchAll(/ref="([^"]+)"/g)) entries.push({ ref: match[1]!, tool, args: '', head: '' });
+  }
+  return entries;
 }
 
 /** Every stored result of the messages, with its call's arguments. */
@@ -95,10 +133,11 @@ function brief(text: string, chars: number): string {
 }
 
 /**
- * The index with entries before `omitted` left out, those before `refsUpTo`
- * as references by tool, those before `briefUpTo` without heads, the rest whole.
+ * The index's lines with entries before `omitted` left out, those before
+ * `refsUpTo` as references by tool, those before `briefUpTo` without heads,
+ * the rest whole.
  */
-function indexMessage(entries: readonly Entry[], omitted: number, refsUpTo: number, briefUpTo: number): UserMessage {
+function indexLines(entries: readonly Entry[], omitted: number, refsUpTo: number, briefUpTo: number): string {
   const lines: string[] = [];
   if (omitted > 0) lines.push(`- ${omitted} older stored outputs are not listed; read_tool_output with a query and no ref searches them all`);
   for (let index = omitted; index < entries.length; ) {
@@ -111,9 +150,18 @@ function indexMessage(entries: readonly Entry[], omitted: number, refsUpTo: numb
       lines.push(`- ${entry.tool}: ${refs.join(' ')}`);
       continue;
     }
-    lines.push(`- ref="${entry.ref}" ${entry.tool} ${entry.args}${fold === 'whole' && entry.head !== '' ? `: ${entry.head}` : ''}`);
+    lines.push(`- ref="${entry.ref}" ${entry.tool}${entry.args === '' ? '' : ` ${entry.args}`}${fold === 'whole' && entry.head !== '' ? `: ${entry.head}` : ''}`);
     index += 1;
   }
-  const content = `<${OUTPUT_INDEX_TAG} authority="data_only">\nEarlier tool results this window leaves out; read any of them whole with read_tool_output and its ref.\n${escapeWrapped(lines.join('\n'))}\n</${OUTPUT_INDEX_TAG}>`;
+  return lines.join('\n');
+}
+
+function indexMessage(entries: readonly Entry[], omitted: number, refsUpTo: number, briefUpTo: number): UserMessage {
+  const content = `<${OUTPUT_INDEX_TAG} authority="data_only">\nEarlier tool results this window leaves out; read any of them whole with read_tool_output and its ref.\n${escapeWrapped(indexLines(entries, omitted, refsUpTo, briefUpTo))}\n</${OUTPUT_INDEX_TAG}>`;
   return { role: 'user', content, hidden: true, authority: 'data_only' };
+}
+
+/** The checkpoint section, as a message only to be counted (the checkpoint escapes its text when it wraps it). */
+function sectionMessage(entries: readonly Entry[], omitted: number, refsUpTo: number, briefUpTo: number): UserMessage {
+  return { role: 'user', content: `${STORED_OUTPUTS_HEADING}\nThe tool results this checkpoint summarises; read any of them whole with read_tool_output and its ref.\n${indexLines(entries, omitted, refsUpTo, briefUpTo)}` };
 }
