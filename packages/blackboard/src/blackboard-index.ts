@@ -1,17 +1,5 @@
 import { ConfigurationError } from '@strata/context';
-import type { BlackboardEntry } from './blackboard-store.js';
-
-/**
- * What a store knows of one tag without reading its entries: how many there
- * are, the revision of the oldest (tags are ordered by first write), and the
- * newest entry itself.
- */
-export interface BlackboardTagSummary {
-  readonly tag: string;
-  readonly count: number;
-  readonly firstRevision: number;
-  readonly newest: BlackboardEntry;
-}
+import type { BlackboardEntry, BlackboardTagSummary } from './blackboard-store.js';
 
 /** Entries an unordered column orders at least, when asked for any. */
 const MIN_SELECTED = 16;
@@ -58,6 +46,11 @@ class TagColumn {
     }
     if (this.#ordered === undefined || rank >= this.#ordered.length) this.#select(rank + 1);
     return (this.#ordered as number[])[rank];
+  }
+
+  /** Whether the `rank`-th newest entry is held, past the tag's entries, or on the board but not read. */
+  holds(rank: number): 'held' | 'past' | 'unread' {
+    return rank >= this.count ? 'past' : rank >= this.#positions.length ? 'unread' : 'held';
   }
 
   entry(rank: number): BlackboardEntry | undefined {
@@ -185,7 +178,8 @@ export class BlackboardIndex {
 
   /**
    * The newest `limit` entries across the given tags, newest first
-   * (ties in revision: the later listed first). Fewer when the tags hold fewer.
+   * (ties in revision: the later listed first). Fewer when the tags hold
+   * fewer, or when the next newest may be an entry a store did not read.
    */
   newestAcross(tags: readonly string[], limit: number): BlackboardEntry[] {
     const columns = tags.map((tag) => this.#columns.get(tag)).filter((column): column is TagColumn => column !== undefined);
@@ -195,8 +189,11 @@ export class BlackboardIndex {
       let best = -1;
       let bestPosition = -1;
       for (let index = 0; index < columns.length; index += 1) {
-        const position = (columns[index] as TagColumn).position(ranks[index] as number);
-        if (position === undefined) continue;
+        const column = columns[index] as TagColumn;
+        const held = column.holds(ranks[index] as number);
+        if (held === 'unread') return taken;
+        if (held === 'past') continue;
+        const position = column.position(ranks[index] as number) as number;
         if (best === -1 || this.#newerPosition(position, bestPosition)) {
           best = index;
           bestPosition = position;

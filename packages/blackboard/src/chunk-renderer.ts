@@ -1,8 +1,8 @@
-import type { TokenEstimator } from '@strata/context';
+import { ConfigurationError, type TokenEstimator } from '@strata/context';
 import type { BlackboardEntry } from './blackboard-store.js';
 import type { BlackboardIndex } from './blackboard-index.js';
 import type { BlackboardDiagnostic } from './diagnostics.js';
-import { applySegmentPolicy, entriesNeeded, type SegmentPolicy } from './segment-policy.js';
+import { applySegmentPolicy, entriesNeeded, formatSegmentPolicy, type SegmentPolicy } from './segment-policy.js';
 import { matchesTagPattern, parseTagPattern, tagPatternWithin } from './tag-pattern.js';
 import type { WellKnownTags } from './well-known-tags.js';
 import type { HistoryTurn, Placement, TailLabels, WorkerContextChunk } from './worker-context-chunk.js';
@@ -35,7 +35,13 @@ export function takeByPolicy(options: { board: BlackboardIndex; tags: readonly s
       newestFirst = newestFirst.slice(0, needed);
       break;
     }
-    if (size >= total) break;
+    if (newestFirst.length >= total) break;
+    if (newestFirst.length < size) {
+      throw new ConfigurationError({
+        setting: 'board',
+        message: `${formatSegmentPolicy(policy)} of ${options.subject} needs more entries than the board read: fetch and assemble with the same contract, order table and estimator`,
+      });
+    }
     size = Math.min(total, size * 2);
   }
   const oldestFirst = newestFirst.reverse();

@@ -84,7 +84,7 @@ export function assembleWorkerContextSections(options: AssembleWorkerContextOpti
   if (sharedContext.length > 0) chunks.push({ kind: 'block', id: 'shared-context', tier: 'static', tags: [], text: sharedContext });
   if (contract.body.length > 0) chunks.push({ kind: 'block', id: 'skill-body', tier: 'static', tags: [], text: contract.body });
 
-  const renderer = new ChunkRenderer({ board, visible, tags, labels, diagnostics, estimator: options.estimator ?? defaultEstimator() });
+  const renderer = new ChunkRenderer({ board, visible, tags, labels, diagnostics, estimator: options.estimator ?? defaultWorkerEstimator() });
   let form: WorkerContextSections['form'];
   if (contract.segments === undefined) {
     form = 'fallback';
@@ -123,7 +123,8 @@ export function assembleWorkerContextSections(options: AssembleWorkerContextOpti
 
 let sharedEstimator: TokenEstimator | undefined;
 
-function defaultEstimator(): TokenEstimator {
+/** The estimator for `tail_tokens_N` when none is given: the conservative estimator of `@strata/context`. */
+export function defaultWorkerEstimator(): TokenEstimator {
   sharedEstimator ??= new ConservativeTokenEstimator();
   return sharedEstimator;
 }
