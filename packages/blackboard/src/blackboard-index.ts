@@ -1,6 +1,13 @@
 import { ConfigurationError } from '@strata/context';
 import type { BlackboardEntry, BlackboardTagSummary } from './blackboard-store.js';
 
+/** The position of the oldest entry (lowest revision, then first listed). */
+function oldestPosition(entries: readonly BlackboardEntry[], positions: readonly number[]): number {
+  let oldest = positions[0] as number;
+  for (const position of positions) if ((entries[position] as BlackboardEntry).revision < (entries[oldest] as BlackboardEntry).revision) oldest = position;
+  return oldest;
+}
+
 /** Entries an unordered column orders at least, when asked for any. */
 const MIN_SELECTED = 16;
 
@@ -111,24 +118,23 @@ export class BlackboardIndex {
 
   /** Every entry of the list, grouped by tag in one pass. */
   static fromEntries(entries: readonly BlackboardEntry[]): BlackboardIndex {
-    const groups = new Map<string, { positions: number[]; inOrder: boolean; last: number; firstRevision: number; firstPosition: number }>();
+    const groups = new Map<string, { positions: number[]; inOrder: boolean; last: number }>();
     for (let position = 0; position < entries.length; position += 1) {
-      const { tag, revision } = entries[position] as BlackboardEntry;
-      const group = groups.get(tag);
+      const entry = entries[position] as BlackboardEntry;
+      const group = groups.get(entry.tag);
       if (group === undefined) {
-        groups.set(tag, { positions: [position], inOrder: true, last: revision, firstRevision: revision, firstPosition: position });
-        continue;
-      }
-      group.positions.push(position);
-      if (revision < group.last) group.inOrder = false;
-      else group.last = revision;
-      if (revision < group.firstRevision) {
-        group.firstRevision = revision;
-        group.firstPosition = position;
+        groups.set(entry.tag, { positions: [position], inOrder: true, last: entry.revision });
+      } else {
+        group.positions.push(position);
+        if (entry.revision < group.last) group.inOrder = false;
+        else group.last = entry.revision;
       }
     }
     const columns = new Map<string, TagColumn>();
-    for (const [tag, group] of groups) columns.set(tag, new TagColumn({ tag, count: group.positions.length, entries, ...group }));
+    for (const [tag, group] of groups) {
+      const first = group.inOrder ? (group.positions[0] as number) : oldestPosition(entries, group.positions);
+      columns.set(tag, new TagColumn({ tag, count: group.positions.length, firstRevision: (entries[first] as BlackboardEntry).revision, firstPosition: first, entries, positions: group.positions, inOrder: group.inOrder }));
+    }
     return new BlackboardIndex(entries, columns);
   }
 
