@@ -3,7 +3,8 @@
 // an entry list, equals what a scan of every whitelisted entry gives.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import fc from 'fast-check';
+// fast-check is a development dependency: loaded when the test runs, so importing this module needs none.
+import type { Arbitrary } from 'fast-check';
 import { ConservativeTokenEstimator, type TokenEstimator } from '@strata/context';
 import { ENTRY_ROLE_ARCHIVED, type BlackboardEntry, type BlackboardStore } from '../blackboard-store.js';
 import { applyContextIsolation } from '../context-isolation.js';
@@ -113,65 +114,71 @@ interface BoardWrite {
   readonly role?: string;
 }
 
-const policyArbitrary: fc.Arbitrary<SegmentPolicy> = fc.oneof(
-  fc.constant<SegmentPolicy>({ kind: 'latest' }),
-  fc.constant<SegmentPolicy>({ kind: 'concat' }),
-  fc.integer({ min: 1, max: 6 }).map((lines): SegmentPolicy => ({ kind: 'tail_lines', lines })),
-  fc.integer({ min: 1, max: 40 }).map((tokens): SegmentPolicy => ({ kind: 'tail_tokens', tokens })),
-  fc.integer({ min: 1, max: 5 }).map((turns): SegmentPolicy => ({ kind: 'last_turns', turns })),
-);
+type FastCheck = (typeof import('fast-check'))['default'];
 
-const writeArbitrary: fc.Arbitrary<BoardWrite> = fc.record({
-  tag: fc.constantFrom(...BOARD_TAGS),
-  content: fc.array(fc.constantFrom(...LINES), { minLength: 1, maxLength: 3 }).map((lines) => lines.join('\n')),
-  author: fc.constantFrom<BlackboardEntry['author']>({ kind: 'user' }, { kind: 'worker', name: 'narrator' }, { kind: 'runtime' }),
-  role: fc.constantFrom(undefined, 'final', 'process', ENTRY_ROLE_ARCHIVED),
-});
+/** Random board writes and workers. */
+function arbitraries(fc: FastCheck) {
+  const policyArbitrary: Arbitrary<SegmentPolicy> = fc.oneof(
+    fc.constant<SegmentPolicy>({ kind: 'latest' }),
+    fc.constant<SegmentPolicy>({ kind: 'concat' }),
+    fc.integer({ min: 1, max: 6 }).map((lines): SegmentPolicy => ({ kind: 'tail_lines', lines })),
+    fc.integer({ min: 1, max: 40 }).map((tokens): SegmentPolicy => ({ kind: 'tail_tokens', tokens })),
+    fc.integer({ min: 1, max: 5 }).map((turns): SegmentPolicy => ({ kind: 'last_turns', turns })),
+  );
 
-const isolationArbitrary: fc.Arbitrary<ContextIsolation> = fc.constantFrom<ContextIsolation>(
-  { mode: 'none' },
-  { mode: 'role_pov', roleTagsPrefix: '角色', userOnlyTags: ['用户.心理'] },
-  { mode: 'blind_review', hiddenTags: ['角色.男人.*', '运行.草稿'] },
-);
-
-const scenarioArbitrary = fc
-  .record({
-    inputTags: fc.uniqueArray(fc.constantFrom(...PATTERNS), { minLength: 1, maxLength: 6 }),
-    withSegments: fc.boolean(),
-    segmentPicks: fc.array(fc.record({ tier: fc.constantFrom('static' as const, 'dynamic' as const), picks: fc.array(fc.nat(20), { minLength: 1, maxLength: 3 }), policy: policyArbitrary, label: fc.option(fc.constantFrom('## 段', '## 事件'), { nil: undefined }) }), { minLength: 1, maxLength: 4 }),
-    historyPolicy: fc.option(policyArbitrary, { nil: undefined }),
-    isolation: isolationArbitrary,
-    pov: fc.option(fc.constantFrom('林晚', '男人'), { nil: undefined }),
-    order: fc.option(fc.array(fc.record({ order: fc.integer({ min: 0, max: 9 }), pick: fc.nat(20), policy: fc.option(fc.constantFrom('latest', 'concat', 'tail_lines_2', 'tail_tokens_9', 'last_2_turns'), { nil: undefined }) }), { maxLength: 4 }), { nil: undefined }),
-    useContextOrder: fc.boolean(),
-    draftTag: fc.option(fc.constantFrom('运行.草稿', '运行.*'), { nil: undefined }),
-    archivedTags: fc.constantFrom<readonly string[]>([], ['运行.*']),
-    codePointEstimator: fc.boolean(),
-  })
-  .map((scenario) => {
-    const segments: ResolvedSegment[] = scenario.segmentPicks.map((segment, index) => ({
-      id: `s${index}`,
-      tier: segment.tier,
-      tags: [...new Set(segment.picks.map((pick) => scenario.inputTags[pick % scenario.inputTags.length] as string))],
-      label: segment.label,
-      policy: segment.policy,
-    }));
-    const contract: WorkerContract = {
-      skill: 'w',
-      inputTags: scenario.inputTags,
-      outputTags: [],
-      finalTags: [],
-      segments: scenario.withSegments ? segments : undefined,
-      historyPolicy: scenario.historyPolicy,
-      isolation: scenario.isolation,
-      body: '体',
-    };
-    const order: ContextOrder | undefined =
-      scenario.order === undefined ? undefined : { inserts: scenario.order.map((insert) => ({ order: insert.order, tag: PATTERNS[insert.pick % PATTERNS.length] as string, policy: insert.policy })) };
-    const draftTag = scenario.draftTag !== undefined && tagPatternWithinAny(scenario.draftTag, scenario.inputTags) ? scenario.draftTag : undefined;
-    const estimator = scenario.codePointEstimator ? CODE_POINT_ESTIMATOR : new ConservativeTokenEstimator();
-    return { ...scenario, contract, order, draftTag, estimator };
+  const writeArbitrary: Arbitrary<BoardWrite> = fc.record({
+    tag: fc.constantFrom(...BOARD_TAGS),
+    content: fc.array(fc.constantFrom(...LINES), { minLength: 1, maxLength: 3 }).map((lines) => lines.join('\n')),
+    author: fc.constantFrom<BlackboardEntry['author']>({ kind: 'user' }, { kind: 'worker', name: 'narrator' }, { kind: 'runtime' }),
+    role: fc.constantFrom(undefined, 'final', 'process', ENTRY_ROLE_ARCHIVED),
   });
+
+  const isolationArbitrary: Arbitrary<ContextIsolation> = fc.constantFrom<ContextIsolation>(
+    { mode: 'none' },
+    { mode: 'role_pov', roleTagsPrefix: '角色', userOnlyTags: ['用户.心理'] },
+    { mode: 'blind_review', hiddenTags: ['角色.男人.*', '运行.草稿'] },
+  );
+
+  const scenarioArbitrary = fc
+    .record({
+      inputTags: fc.uniqueArray(fc.constantFrom(...PATTERNS), { minLength: 1, maxLength: 6 }),
+      withSegments: fc.boolean(),
+      segmentPicks: fc.array(fc.record({ tier: fc.constantFrom('static' as const, 'dynamic' as const), picks: fc.array(fc.nat(20), { minLength: 1, maxLength: 3 }), policy: policyArbitrary, label: fc.option(fc.constantFrom('## 段', '## 事件'), { nil: undefined }) }), { minLength: 1, maxLength: 4 }),
+      historyPolicy: fc.option(policyArbitrary, { nil: undefined }),
+      isolation: isolationArbitrary,
+      pov: fc.option(fc.constantFrom('林晚', '男人'), { nil: undefined }),
+      order: fc.option(fc.array(fc.record({ order: fc.integer({ min: 0, max: 9 }), pick: fc.nat(20), policy: fc.option(fc.constantFrom('latest', 'concat', 'tail_lines_2', 'tail_tokens_9', 'last_2_turns'), { nil: undefined }) }), { maxLength: 4 }), { nil: undefined }),
+      useContextOrder: fc.boolean(),
+      draftTag: fc.option(fc.constantFrom('运行.草稿', '运行.*'), { nil: undefined }),
+      archivedTags: fc.constantFrom<readonly string[]>([], ['运行.*']),
+      codePointEstimator: fc.boolean(),
+    })
+    .map((scenario) => {
+      const segments: ResolvedSegment[] = scenario.segmentPicks.map((segment, index) => ({
+        id: `s${index}`,
+        tier: segment.tier,
+        tags: [...new Set(segment.picks.map((pick) => scenario.inputTags[pick % scenario.inputTags.length] as string))],
+        label: segment.label,
+        policy: segment.policy,
+      }));
+      const contract: WorkerContract = {
+        skill: 'w',
+        inputTags: scenario.inputTags,
+        outputTags: [],
+        finalTags: [],
+        segments: scenario.withSegments ? segments : undefined,
+        historyPolicy: scenario.historyPolicy,
+        isolation: scenario.isolation,
+        body: '体',
+      };
+      const order: ContextOrder | undefined =
+        scenario.order === undefined ? undefined : { inserts: scenario.order.map((insert) => ({ order: insert.order, tag: PATTERNS[insert.pick % PATTERNS.length] as string, policy: insert.policy })) };
+      const draftTag = scenario.draftTag !== undefined && tagPatternWithinAny(scenario.draftTag, scenario.inputTags) ? scenario.draftTag : undefined;
+      const estimator = scenario.codePointEstimator ? CODE_POINT_ESTIMATOR : new ConservativeTokenEstimator();
+      return { ...scenario, contract, order, draftTag, estimator };
+    });
+  return { writeArbitrary, scenarioArbitrary };
+}
 
 export interface IndexedAssemblyPropertyOptions {
   readonly name: string;
@@ -190,6 +197,8 @@ export interface IndexedAssemblyPropertyOptions {
  */
 export function runIndexedAssemblyProperty(options: IndexedAssemblyPropertyOptions): void {
   test(`${options.name}: assembly by index gives the reference scan's prompt, byte for byte, on random boards`, async () => {
+    const { default: fc } = await import('fast-check');
+    const { writeArbitrary, scenarioArbitrary } = arbitraries(fc);
     await fc.assert(
       fc.asyncProperty(fc.array(writeArbitrary, { maxLength: 40 }), scenarioArbitrary, fc.integer(), async (writes, scenario, seed) => {
         const store = await options.create();
