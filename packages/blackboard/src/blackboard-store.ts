@@ -53,6 +53,31 @@ export interface BlackboardQueryOptions {
   readonly signal?: AbortSignal;
 }
 
+/** Reads that leave out archived entries. */
+export interface BlackboardReadOptions extends BlackboardQueryOptions {
+  /** Archived entries (role `archived`) are left out except under these patterns. Default: none. */
+  readonly archivedTags?: readonly string[];
+}
+
+/**
+ * What a store knows of one tag without reading its entries: how many there
+ * are, the revision of the oldest (tags are ordered by first write), and the
+ * newest entry itself.
+ */
+export interface BlackboardTagSummary {
+  readonly tag: string;
+  readonly count: number;
+  readonly firstRevision: number;
+  readonly newest: BlackboardEntry;
+}
+
+export interface BlackboardReadNewestOptions extends BlackboardReadOptions {
+  /** Only entries below this revision. Default: all. */
+  readonly before?: number;
+  /** At most this many entries (a whole number, at least 1). */
+  readonly limit: number;
+}
+
 /**
  * The tag blackboard. A commit is atomic: every write lands, or none does and
  * the blackboard is as it was (a malformed tag, a conflict, a storage failure).
@@ -64,6 +89,14 @@ export interface BlackboardStore {
    * revision (oldest first). An empty pattern list matches nothing.
    */
   query(patterns: readonly string[], options?: BlackboardQueryOptions): Promise<readonly BlackboardEntry[]>;
+  /**
+   * One summary per tag matching any of the patterns that holds entries
+   * (archived ones counted only where `archivedTags` names them), ordered
+   * by first write. Reads an index, not the entries' contents.
+   */
+  summarizeTags(patterns: readonly string[], options?: BlackboardReadOptions): Promise<readonly BlackboardTagSummary[]>;
+  /** One tag's entries, newest first, below `before`, at most `limit` (archived ones as `summarizeTags` counts them). */
+  readNewest(tag: string, options: BlackboardReadNewestOptions): Promise<readonly BlackboardEntry[]>;
   commit(commit: BlackboardCommit, options?: BlackboardQueryOptions): Promise<BlackboardCommitResult>;
   /** Revision of the newest commit; 0 for an empty blackboard. */
   headRevision(options?: BlackboardQueryOptions): Promise<number>;

@@ -40,6 +40,8 @@ test('a concurrent write makes compression fail whole', async () => {
       await store.commit({ author: { kind: 'user' }, writes: [{ tag: '用户.最新输入', content: '插话' }] });
       return entries;
     },
+    summarizeTags: store.summarizeTags.bind(store),
+    readNewest: store.readNewest.bind(store),
     commit: store.commit.bind(store),
     close: () => store.close(),
   };

@@ -15,13 +15,33 @@ export interface RolePerspectiveOptions {
  * hides every other role's tags and the user-only thought tags.
  */
 export function filterInputsForRolePerspective(entries: readonly BlackboardEntry[], options: RolePerspectiveOptions): BlackboardEntry[] {
+  return entries.filter((entry) => rolePerspectiveShows(entry.tag, options));
+}
+
+function rolePerspectiveShows(tag: string, options: RolePerspectiveOptions): boolean {
   const rolePrefix = `${options.roleTagsPrefix}.`;
-  return entries.filter((entry) => {
-    if (matchesAnyTagPattern(options.userOnlyTags, entry.tag)) return false;
-    if (!entry.tag.startsWith(rolePrefix)) return true;
-    const role = entry.tag.slice(rolePrefix.length).split('.')[0];
-    return options.pov !== undefined && role === options.pov;
-  });
+  if (matchesAnyTagPattern(options.userOnlyTags, tag)) return false;
+  if (!tag.startsWith(rolePrefix)) return true;
+  const role = tag.slice(rolePrefix.length).split('.')[0];
+  return options.pov !== undefined && role === options.pov;
+}
+
+/** Whether isolation shows a tag's entries: it decides by tag alone, so a board indexed by tag is isolated tag by tag. */
+export function isolationShowsTag(tag: string, options: ApplyContextIsolationOptions): boolean {
+  const { isolation } = options;
+  switch (isolation.mode) {
+    case 'none':
+      return true;
+    case 'role_pov':
+      return rolePerspectiveShows(tag, { ...isolation, pov: options.pov });
+    case 'blind_review':
+      return !matchesAnyTagPattern(isolation.hiddenTags, tag);
+  }
+}
+
+/** The diagnostic of a tag isolation hid. */
+export function isolationHidden(tag: string, isolation: ContextIsolation): BlackboardDiagnostic {
+  return { code: 'BLACKBOARD_ISOLATION_HIDDEN', subject: tag, message: `${isolation.mode} hid ${tag}` };
 }
 
 export interface ApplyContextIsolationOptions {
@@ -37,23 +57,8 @@ export interface ContextIsolationResult {
 /** Applied after fetching and before assembly (seed 004 §7). Reports the hidden tags, sorted. */
 export function applyContextIsolation(entries: readonly BlackboardEntry[], options: ApplyContextIsolationOptions): ContextIsolationResult {
   const { isolation } = options;
-  let kept: readonly BlackboardEntry[];
-  switch (isolation.mode) {
-    case 'none':
-      return { entries, diagnostics: [] };
-    case 'role_pov':
-      kept = filterInputsForRolePerspective(entries, { ...isolation, pov: options.pov });
-      break;
-    case 'blind_review':
-      kept = entries.filter((entry) => !matchesAnyTagPattern(isolation.hiddenTags, entry.tag));
-      break;
-  }
-  const keptSet = new Set(kept);
-  const hiddenTags = [...new Set(entries.filter((entry) => !keptSet.has(entry)).map((entry) => entry.tag))].sort();
-  const diagnostics: BlackboardDiagnostic[] = hiddenTags.map((tag) => ({
-    code: 'BLACKBOARD_ISOLATION_HIDDEN',
-    subject: tag,
-    message: `${isolation.mode} hid ${tag}`,
-  }));
-  return { entries: kept, diagnostics };
+  if (isolation.mode === 'none') return { entries, diagnostics: [] };
+  const kept = entries.filter((entry) => isolationShowsTag(entry.tag, options));
+  const hiddenTags = [...new Set(entries.filter((entry) => !isolationShowsTag(entry.tag, options)).map((entry) => entry.tag))].sort();
+  return { entries: kept, diagnostics: hiddenTags.map((tag) => isolationHidden(tag, isolation)) };
 }

@@ -19,10 +19,15 @@ export type {
   BlackboardCommitResult,
   BlackboardEntry,
   BlackboardQueryOptions,
+  BlackboardReadNewestOptions,
+  BlackboardReadOptions,
   BlackboardStore,
+  BlackboardTagSummary,
   BlackboardWrite,
 } from './blackboard-store.js';
 export { validateCommit } from './validate-commit.js';
+export { assertReadLimit } from './read-limit.js';
+export { BlackboardIndex } from './blackboard-index.js';
 export { planCommit, type CommitPlan, type PlannedWrite } from './plan-commit.js';
 export { MemoryBlackboardStore, type MemoryBlackboardStoreOptions } from './memory-blackboard-store.js';
 

@@ -89,11 +89,12 @@ async function runWorker(options: RunWorkerToolOptions, input: JsonValue, contex
       contract,
       signal: context.signal,
       tags: options.tags,
+      estimator: options.estimator,
     });
     revision = inputs.revision;
     const sections = assembleWorkerContextSections({
       contract,
-      entries: inputs.entries,
+      board: inputs.board,
       contextOrder: inputs.contextOrder,
       sharedContext: options.sharedContext,
       task: request.task,

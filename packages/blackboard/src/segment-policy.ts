@@ -58,6 +58,11 @@ export interface ApplySegmentPolicyOptions {
   readonly estimator?: TokenEstimator;
   /** Names the pattern in diagnostics. */
   readonly subject: string;
+  /**
+   * Entries older than those given that the caller left out, knowing the
+   * policy drops them (`entriesNeeded`); counted in the diagnostics. Default 0.
+   */
+  readonly omitted?: number;
 }
 
 export interface SegmentPolicyResult {
@@ -91,9 +96,42 @@ export function applySegmentPolicy(entries: readonly BlackboardEntry[], options:
   }
 }
 
+/**
+ * How many of the newest entries the policy can need, read from a run of
+ * them (newest first): a count within `newestFirst`, or undefined when the
+ * run may be too short (every entry kept so far; `concat` always). Applying
+ * the policy to those entries (oldest first, the rest as `omitted`) gives
+ * what it gives over all of them, for a `tail_tokens_N` estimator whose
+ * count never falls when text is put in front.
+ */
+export function entriesNeeded(policy: SegmentPolicy, newestFirst: readonly BlackboardEntry[], estimator?: TokenEstimator): number | undefined {
+  switch (policy.kind) {
+    case 'latest':
+      return newestFirst.length >= 1 ? 1 : undefined;
+    case 'last_turns':
+      return newestFirst.length >= policy.turns ? policy.turns : undefined;
+    case 'concat':
+      return undefined;
+    case 'tail_lines': {
+      let lines = 0;
+      for (let index = 0; index < newestFirst.length; index += 1) {
+        lines += countLines(newestFirst[index] as BlackboardEntry);
+        if (lines >= policy.lines) return index + 1;
+      }
+      return undefined;
+    }
+    case 'tail_tokens': {
+      if (estimator === undefined || newestFirst.length === 0) return undefined;
+      const text = newestFirst.map((entry) => entry.content).reverse().join('\n');
+      return estimator.countText(text) > policy.tokens ? newestFirst.length : undefined;
+    }
+  }
+}
+
 function kept(all: readonly BlackboardEntry[], entries: readonly BlackboardEntry[], options: ApplySegmentPolicyOptions): SegmentPolicyResult {
-  if (entries.length === all.length) return { entries, diagnostics: [] };
-  return { entries, diagnostics: [trimmed(options, all.length - entries.length)] };
+  const dropped = all.length - entries.length + (options.omitted ?? 0);
+  if (dropped === 0) return { entries, diagnostics: [] };
+  return { entries, diagnostics: [trimmed(options, dropped)] };
 }
 
 function trimmed(options: ApplySegmentPolicyOptions, droppedEntries: number, cutLines = 0): BlackboardDiagnostic {
@@ -130,8 +168,9 @@ function tailByLines(
     if (fits(lines.slice(lines.length - middle))) low = middle;
     else high = middle - 1;
   }
-  if (low === lines.length) return { entries, diagnostics: [] };
-  if (low === 0) return { entries: [], diagnostics: [trimmed(options, entries.length)] };
+  const omitted = options.omitted ?? 0;
+  if (low === lines.length) return omitted === 0 ? { entries, diagnostics: [] } : { entries, diagnostics: [trimmed(options, omitted)] };
+  if (low === 0) return { entries: [], diagnostics: [trimmed(options, entries.length + omitted)] };
   const firstLine = lines.length - low;
   const firstOwner = owners[firstLine] as number;
   const ownerStart = owners.indexOf(firstOwner);
@@ -141,7 +180,7 @@ function tailByLines(
     ...(cutLines === 0 ? [oldest] : [{ ...oldest, content: lines.slice(firstLine, ownerStart + countLines(oldest)).join('\n') }]),
     ...entries.slice(firstOwner + 1),
   ];
-  return { entries: result, diagnostics: [trimmed(options, firstOwner, cutLines)] };
+  return { entries: result, diagnostics: [trimmed(options, firstOwner + omitted, cutLines)] };
 }
 
 function countLines(entry: BlackboardEntry): number {
@@ -169,9 +208,10 @@ function cutNewestLine(
     subject: options.subject,
     message: `${formatSegmentPolicy(options.policy)}: the newest line of ${options.subject} alone exceeds the budget; kept its last ${low} of ${codePoints.length} characters`,
   };
-  if (low === 0) return { entries: [], diagnostics: [trimmed(options, entries.length), lineCut] };
+  const total = entries.length + (options.omitted ?? 0);
+  if (low === 0) return { entries: [], diagnostics: [trimmed(options, total), lineCut] };
   return {
     entries: [{ ...newest, content: codePoints.slice(codePoints.length - low).join('') }],
-    diagnostics: [trimmed(options, entries.length - 1), lineCut],
+    diagnostics: [trimmed(options, total - 1), lineCut],
   };
 }

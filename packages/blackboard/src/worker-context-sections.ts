@@ -1,13 +1,14 @@
-import { ConservativeTokenEstimator, type TokenEstimator } from '@strata/context';
-import { ChunkRenderer, newest } from './chunk-renderer.js';
+import { ConfigurationError, ConservativeTokenEstimator, type TokenEstimator } from '@strata/context';
+import { ChunkRenderer, tagsMatching } from './chunk-renderer.js';
+import { BlackboardIndex } from './blackboard-index.js';
 import type { BlackboardEntry } from './blackboard-store.js';
-import { applyContextIsolation } from './context-isolation.js';
+import { isolationHidden, isolationShowsTag } from './context-isolation.js';
 import type { ContextOrder } from './context-order.js';
 import type { BlackboardDiagnostic } from './diagnostics.js';
 import { TagError } from './errors/tag-error.js';
 import type { ResolvedSegment, WorkerContract } from './resolve-worker-contract.js';
 import { DEFAULT_SEGMENT_POLICY, parseSegmentPolicy } from './segment-policy.js';
-import { matchesAnyTagPattern, matchesTagPattern, tagPatternWithinAny } from './tag-pattern.js';
+import { matchesAnyTagPattern, parseTagPattern, tagPatternWithinAny } from './tag-pattern.js';
 import { DEFAULT_WELL_KNOWN_TAGS, type WellKnownTags } from './well-known-tags.js';
 import {
   DEFAULT_TAIL_LABELS,
@@ -30,8 +31,14 @@ export interface WorkerContextSections {
 
 export interface AssembleWorkerContextOptions {
   readonly contract: WorkerContract;
-  /** Blackboard entries fetched for the contract (`fetchWorkerInputs`); anything outside `inputTags` is ignored. */
-  readonly entries: readonly BlackboardEntry[];
+  /** Blackboard entries, in any order; anything outside `inputTags` is ignored. Give this or `board`. */
+  readonly entries?: readonly BlackboardEntry[];
+  /**
+   * The board indexed by tag (`fetchWorkerInputs` reads one for the contract,
+   * `BlackboardIndex.fromEntries` builds one), instead of `entries`: the
+   * assembly then costs what its segments take. Same board, same prompt.
+   */
+  readonly board?: BlackboardIndex;
   /** The role a `role_pov` worker speaks for. */
   readonly pov?: string;
   /** `shared-context.md` of the skill package. */
@@ -59,45 +66,46 @@ export function assembleWorkerContextSections(options: AssembleWorkerContextOpti
   const tags = options.tags ?? DEFAULT_WELL_KNOWN_TAGS;
   const labels = options.labels ?? DEFAULT_TAIL_LABELS;
   const diagnostics: BlackboardDiagnostic[] = [];
+  if (options.board !== undefined && options.entries !== undefined) {
+    throw new ConfigurationError({ setting: 'board', message: `assembling ${contract.skill}: give entries or a board, not both` });
+  }
   // Revision order, whatever order the caller passed: same entries, same prompt.
-  const whitelisted = options.entries
-    .filter((entry) => matchesAnyTagPattern(contract.inputTags, entry.tag))
-    .sort((left, right) => left.revision - right.revision);
-  const isolated = applyContextIsolation(whitelisted, { isolation: contract.isolation, pov: options.pov });
-  diagnostics.push(...isolated.diagnostics);
-  const entries = isolated.entries;
+  const board = options.board ?? BlackboardIndex.fromEntries(options.entries ?? []);
+  const inputTags = contract.inputTags.map((pattern) => parseTagPattern(pattern));
+  const whitelisted = [...board.tags()].filter((tag) => matchesAnyTagPattern(inputTags, tag));
+  const isolation = { isolation: contract.isolation, pov: options.pov };
+  const hidden = whitelisted.filter((tag) => !isolationShowsTag(tag, isolation)).sort();
+  diagnostics.push(...hidden.map((tag) => isolationHidden(tag, contract.isolation)));
+  const visible = hidden.length === 0 ? whitelisted : whitelisted.filter((tag) => isolationShowsTag(tag, isolation));
+  const newest = (pattern: string) => board.newestOf(tagsMatching(board, visible, pattern));
 
   const chunks: WorkerContextChunk[] = [];
   const sharedContext = options.sharedContext?.trim() ?? '';
   if (sharedContext.length > 0) chunks.push({ kind: 'block', id: 'shared-context', tier: 'static', tags: [], text: sharedContext });
   if (contract.body.length > 0) chunks.push({ kind: 'block', id: 'skill-body', tier: 'static', tags: [], text: contract.body });
 
-  const renderer = new ChunkRenderer({ entries, tags, labels, diagnostics, estimator: options.estimator ?? defaultEstimator() });
+  const renderer = new ChunkRenderer({ board, visible, tags, labels, diagnostics, estimator: options.estimator ?? defaultWorkerEstimator() });
   let form: WorkerContextSections['form'];
   if (contract.segments === undefined) {
     form = 'fallback';
-    const text = fallbackJson(contract.inputTags, entries);
-    chunks.push({ kind: 'block', id: 'inputs', tier: 'dynamic', tags: [...new Set(entries.map((entry) => entry.tag))], text });
-  } else if (options.contextOrder !== undefined) {
-    form = 'context_order';
-    for (const placement of orderPlacements(contract, options.contextOrder, tags, diagnostics)) chunks.push(...renderer.render(placement));
+    const text = fallbackJson(contract.inputTags, board, visible);
+    chunks.push({ kind: 'block', id: 'inputs', tier: 'dynamic', tags: tagsMatching(board, visible, '**'), text });
   } else {
-    form = 'stack';
-    const ordered = [...contract.segments.filter((segment) => segment.tier === 'static'), ...contract.segments.filter((segment) => segment.tier === 'dynamic')];
-    for (const segment of ordered) chunks.push(...renderer.render(segmentPlacement(segment)));
+    form = options.contextOrder === undefined ? 'stack' : 'context_order';
+    for (const placement of workerPlacements({ contract, contextOrder: options.contextOrder, tags, diagnostics })) chunks.push(...renderer.render(placement));
   }
 
   const shown = new Set(chunks.flatMap((chunk) => chunk.tags));
   const tail: WorkerContextTailItem[] = [];
   if (tagPatternWithinAny(tags.finalSummary, contract.inputTags) && !shown.has(tags.finalSummary)) {
-    const summary = newest(entries, tags.finalSummary);
+    const summary = newest(tags.finalSummary);
     if (summary !== undefined) tail.push({ kind: 'final-summary', label: labels.finalSummary, text: summary.content });
   }
   if (options.draftTag !== undefined) {
     if (!tagPatternWithinAny(options.draftTag, contract.inputTags)) {
       throw new TagError({ culprit: options.draftTag, message: `draft tag "${options.draftTag}" is not within the inputTags of ${contract.skill}` });
     }
-    const draft = newest(entries, options.draftTag);
+    const draft = newest(options.draftTag);
     if (draft !== undefined && !shown.has(options.draftTag)) tail.push({ kind: 'draft', label: labels.draft, text: draft.content });
   }
   const task = options.task?.trim() ?? '';
@@ -115,9 +123,23 @@ export function assembleWorkerContextSections(options: AssembleWorkerContextOpti
 
 let sharedEstimator: TokenEstimator | undefined;
 
-function defaultEstimator(): TokenEstimator {
+/** The estimator for `tail_tokens_N` when none is given: the conservative estimator of `@strata/context`. */
+export function defaultWorkerEstimator(): TokenEstimator {
   sharedEstimator ??= new ConservativeTokenEstimator();
   return sharedEstimator;
+}
+
+/**
+ * Where a worker's segments go: the order table's inserts then what it
+ * leaves out, or static then dynamic segments; none without segments.
+ * Problems of the table are reported to `diagnostics`.
+ */
+export function workerPlacements(options: { contract: WorkerContract; contextOrder?: ContextOrder; tags: WellKnownTags; diagnostics?: BlackboardDiagnostic[] }): Placement[] {
+  const { contract } = options;
+  if (contract.segments === undefined) return [];
+  if (options.contextOrder !== undefined) return orderPlacements(contract, options.contextOrder, options.tags, options.diagnostics ?? []);
+  const ordered = [...contract.segments.filter((segment) => segment.tier === 'static'), ...contract.segments.filter((segment) => segment.tier === 'dynamic')];
+  return ordered.map(segmentPlacement);
 }
 
 function segmentPlacement(segment: ResolvedSegment): Placement {
@@ -171,12 +193,12 @@ function orderPlacements(contract: WorkerContract, order: ContextOrder, tags: We
 }
 
 /** The fallback without `contextSegments`: `{ tag: newest content }` in `inputTags` order, then tag first-write order. */
-function fallbackJson(inputTags: readonly string[], entries: readonly BlackboardEntry[]): string {
+function fallbackJson(inputTags: readonly string[], board: BlackboardIndex, visible: readonly string[]): string {
   const inputs: Record<string, string> = {};
   for (const pattern of inputTags) {
-    for (const entry of entries) {
-      if (!matchesTagPattern(pattern, entry.tag) || entry.tag in inputs) continue;
-      inputs[entry.tag] = (newest(entries, entry.tag) as BlackboardEntry).content;
+    for (const tag of tagsMatching(board, visible, pattern)) {
+      if (tag in inputs) continue;
+      inputs[tag] = (board.newest(tag) as BlackboardEntry).content;
     }
   }
   return JSON.stringify(inputs, null, 2);

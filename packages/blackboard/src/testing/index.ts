@@ -9,3 +9,6 @@ export {
   workedEntries,
   workedSkills,
 } from './worked-example.js';
+
+// The indexed assembly against a reference scan, for every store
+export { runIndexedAssemblyProperty, type IndexedAssemblyPropertyOptions } from './indexed-assembly-property.js';

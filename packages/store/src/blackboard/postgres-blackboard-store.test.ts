@@ -2,7 +2,7 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { BlackboardConflictError } from '@strata/blackboard';
-import { runBlackboardStoreContract } from '@strata/blackboard/testing';
+import { runBlackboardStoreContract, runIndexedAssemblyProperty } from '@strata/blackboard/testing';
 import { StoreAccessError } from '../errors/store-access-error.js';
 import { dropSchema, postgresTestTarget } from '../testing/postgres-test-target.js';
 import { openPostgresBlackboardStore } from './postgres-blackboard-store.js';
@@ -21,6 +21,12 @@ if (target.url === undefined) {
     name: 'PostgreSQL BlackboardStore',
     // Every board shares one schema: the contract also proves boards are kept apart.
     create: async ({ now }) => openPostgresBlackboardStore({ connectionString: url, schema, boardId: `board-${(boards += 1)}`, now }),
+  });
+
+  runIndexedAssemblyProperty({
+    name: 'PostgreSQL BlackboardStore',
+    create: async () => openPostgresBlackboardStore({ connectionString: url, schema, boardId: `property-${(boards += 1)}` }),
+    runs: 25,
   });
 
   test('PostgreSQL BlackboardStore: workers racing revision-guarded commits on one board: exactly one wins each head', async () => {

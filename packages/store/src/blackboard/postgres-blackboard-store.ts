@@ -1,4 +1,5 @@
 import {
+  assertReadLimit,
   parseTagPattern,
   planCommit,
   validateCommit,
@@ -6,10 +7,16 @@ import {
   type BlackboardCommitResult,
   type BlackboardEntry,
   type BlackboardQueryOptions,
+  type BlackboardReadNewestOptions,
+  type BlackboardReadOptions,
   type BlackboardStore,
+  type BlackboardTagSummary,
+  type TagPattern,
 } from '@strata/blackboard';
 import { PostgresConnection, type PostgresMigration, type PostgresStoreOptions } from '../postgres/postgres-connection.js';
 import { entryFromRow, type BlackboardRow } from './blackboard-row.js';
+
+const ENTRY_ROLE_ARCHIVED = 'archived';
 
 /** `created_at` is kept as the ISO text the commit planned, so entries read back byte for byte. */
 export const POSTGRES_BLACKBOARD_MIGRATIONS: readonly PostgresMigration[] = Object.freeze([
@@ -33,7 +40,40 @@ export const POSTGRES_BLACKBOARD_MIGRATIONS: readonly PostgresMigration[] = Obje
       revision integer NOT NULL
     );`,
   },
+  {
+    version: 2,
+    name: 'index strata_blackboard_entries by tag, revision and role',
+    // Summaries and newest-first pages of a tag read this index (index-only for the summaries).
+    sql: (schema: string) => `CREATE INDEX strata_blackboard_entries_tag_revision ON ${schema}.strata_blackboard_entries (board_id, tag, revision, role);
+    DROP INDEX ${schema}.strata_blackboard_entries_tag;`,
+  },
 ]);
+
+/** A WHERE clause matching any of the patterns, its parameters appended to `parameters` ($n numbered after them). */
+function patternClause(patterns: readonly TagPattern[], parameters: unknown[]): string {
+  const clauses = patterns.map((pattern) => {
+    if (pattern.kind === 'all') return 'true';
+    parameters.push(pattern.kind === 'exact' ? pattern.tag : pattern.prefix);
+    const placeholder = `$${parameters.length}`;
+    if (pattern.kind === 'exact') return `tag = ${placeholder}`;
+    // starts_with and char_length work on characters, so the prefix test is exact for any Unicode.
+    return `(starts_with(tag, ${placeholder}) AND char_length(tag) > char_length(${placeholder}))`;
+  });
+  return clauses.length === 0 ? 'false' : `(${clauses.join(' OR ')})`;
+}
+
+/** Leaves out archived entries except under `archivedTags`. */
+function unarchivedClause(options: BlackboardReadOptions, parameters: unknown[]): string {
+  const archived = (options.archivedTags ?? []).map((pattern) => parseTagPattern(pattern));
+  parameters.push(ENTRY_ROLE_ARCHIVED);
+  const role = `$${parameters.length}`;
+  return `(role IS NULL OR role <> ${role} OR ${patternClause(archived, parameters)})`;
+}
+
+interface SummaryRow extends BlackboardRow {
+  entry_count: string;
+  first_revision: number;
+}
 
 export interface PostgresBlackboardStoreOptions extends PostgresStoreOptions {
   /** Several blackboards share one schema, each under its own id. */
@@ -62,22 +102,43 @@ export function openPostgresBlackboardStore(options: PostgresBlackboardStoreOpti
       queryOptions.signal?.throwIfAborted();
       const parsed = patterns.map((pattern) => parseTagPattern(pattern));
       if (parsed.length === 0) return [];
-      const clauses: string[] = [];
-      const parameters: string[] = [boardId];
-      for (const pattern of parsed) {
-        if (pattern.kind === 'all') {
-          clauses.push('true');
-        } else if (pattern.kind === 'exact') {
-          parameters.push(pattern.tag);
-          clauses.push(`tag = $${parameters.length}`);
-        } else {
-          // starts_with and char_length work on characters, so the prefix test is exact for any Unicode.
-          parameters.push(pattern.prefix);
-          clauses.push(`(starts_with(tag, $${parameters.length}) AND char_length(tag) > char_length($${parameters.length}))`);
-        }
-      }
+      const parameters: unknown[] = [boardId];
+      const clause = patternClause(parsed, parameters);
       const rows = await connection.use('query', async (client) =>
-        (await client.query<BlackboardRow>(`SELECT * FROM ${entries} WHERE board_id = $1 AND (${clauses.join(' OR ')}) ORDER BY revision`, parameters)).rows,
+        (await client.query<BlackboardRow>(`SELECT * FROM ${entries} WHERE board_id = $1 AND ${clause} ORDER BY revision`, parameters)).rows,
+      );
+      return rows.map(entryFromRow);
+    },
+
+    async summarizeTags(patterns: readonly string[], readOptions: BlackboardReadOptions = {}): Promise<readonly BlackboardTagSummary[]> {
+      readOptions.signal?.throwIfAborted();
+      const parsed = patterns.map((pattern) => parseTagPattern(pattern));
+      if (parsed.length === 0) return [];
+      const parameters: unknown[] = [boardId];
+      const where = `board_id = $1 AND ${patternClause(parsed, parameters)} AND ${unarchivedClause(readOptions, parameters)}`;
+      const rows = await connection.use('summarizeTags', async (client) =>
+        (
+          await client.query<SummaryRow>(
+            `SELECT entries.*, summary.entry_count, summary.first_revision FROM (
+               SELECT count(*) AS entry_count, min(revision) AS first_revision, max(revision) AS newest_revision
+               FROM ${entries} WHERE ${where} GROUP BY tag
+             ) AS summary JOIN ${entries} AS entries ON entries.board_id = $1 AND entries.revision = summary.newest_revision
+             ORDER BY summary.first_revision`,
+            parameters,
+          )
+        ).rows,
+      );
+      return rows.map((row) => ({ tag: row.tag, count: Number(row.entry_count), firstRevision: row.first_revision, newest: entryFromRow(row) }));
+    },
+
+    async readNewest(tag: string, readOptions: BlackboardReadNewestOptions): Promise<readonly BlackboardEntry[]> {
+      readOptions.signal?.throwIfAborted();
+      assertReadLimit(readOptions.limit);
+      const parameters: unknown[] = [boardId, tag, readOptions.before ?? 2_147_483_647];
+      const unarchived = unarchivedClause(readOptions, parameters);
+      parameters.push(readOptions.limit);
+      const rows = await connection.use('readNewest', async (client) =>
+        (await client.query<BlackboardRow>(`SELECT * FROM ${entries} WHERE board_id = $1 AND tag = $2 AND revision < $3 AND ${unarchived} ORDER BY revision DESC LIMIT $${parameters.length}`, parameters)).rows,
       );
       return rows.map(entryFromRow);
     },

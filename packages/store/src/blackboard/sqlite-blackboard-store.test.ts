@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { runBlackboardStoreContract } from '@strata/blackboard/testing';
+import { runBlackboardStoreContract, runIndexedAssemblyProperty } from '@strata/blackboard/testing';
 import { openSqliteBlackboardStore } from './sqlite-blackboard-store.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'strata-sqlite-blackboard-'));
@@ -15,6 +15,11 @@ runBlackboardStoreContract({
   name: 'SQLite BlackboardStore',
   // Every board shares one file: the contract also proves boards are kept apart.
   create: async ({ now }) => openSqliteBlackboardStore({ path: join(directory, 'shared.db'), boardId: `board-${(boards += 1)}`, now }),
+});
+
+runIndexedAssemblyProperty({
+  name: 'SQLite BlackboardStore',
+  create: async () => openSqliteBlackboardStore({ path: join(directory, 'property.db'), boardId: `property-${(boards += 1)}` }),
 });
 
 test('SQLite BlackboardStore: entries and the head survive reopening; boards are separate', async () => {

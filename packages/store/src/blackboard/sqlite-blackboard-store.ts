@@ -1,4 +1,5 @@
 import {
+  assertReadLimit,
   parseTagPattern,
   planCommit,
   validateCommit,
@@ -6,11 +7,17 @@ import {
   type BlackboardCommitResult,
   type BlackboardEntry,
   type BlackboardQueryOptions,
+  type BlackboardReadNewestOptions,
+  type BlackboardReadOptions,
   type BlackboardStore,
+  type BlackboardTagSummary,
+  type TagPattern,
 } from '@strata/blackboard';
 import { SqliteConnection } from '../sqlite/sqlite-connection.js';
 import type { SqliteMigration, SqliteStoreOptions } from '../sqlite/sqlite-database.js';
 import { entryFromRow, type BlackboardRow } from './blackboard-row.js';
+
+const ENTRY_ROLE_ARCHIVED = 'archived';
 
 export const SQLITE_BLACKBOARD_MIGRATIONS: readonly SqliteMigration[] = Object.freeze([
   {
@@ -33,7 +40,41 @@ export const SQLITE_BLACKBOARD_MIGRATIONS: readonly SqliteMigration[] = Object.f
       revision INTEGER NOT NULL
     );`,
   },
+  {
+    version: 2,
+    name: 'index strata_blackboard_entries by tag, revision and role',
+    // Summaries and newest-first pages of a tag read this index alone (and content by row).
+    sql: `CREATE INDEX strata_blackboard_entries_tag_revision ON strata_blackboard_entries (board_id, tag, revision, role);
+    DROP INDEX strata_blackboard_entries_tag;`,
+  },
 ]);
+
+/** A WHERE clause matching any of the patterns, its parameters appended to `parameters`. */
+function patternClause(patterns: readonly TagPattern[], parameters: (string | number)[]): string {
+  const clauses = patterns.map((pattern) => {
+    if (pattern.kind === 'all') return '1';
+    if (pattern.kind === 'exact') {
+      parameters.push(pattern.tag);
+      return 'tag = ?';
+    }
+    // substr and length count characters on both sides, so the prefix test is exact for any Unicode.
+    parameters.push(pattern.prefix, pattern.prefix, pattern.prefix);
+    return '(substr(tag, 1, length(?)) = ? AND length(tag) > length(?))';
+  });
+  return clauses.length === 0 ? '0' : `(${clauses.join(' OR ')})`;
+}
+
+/** Leaves out archived entries except under `archivedTags`. */
+function unarchivedClause(options: BlackboardReadOptions, parameters: (string | number)[]): string {
+  const archived = (options.archivedTags ?? []).map((pattern) => parseTagPattern(pattern));
+  parameters.push(ENTRY_ROLE_ARCHIVED);
+  return `(role IS NULL OR role <> ? OR ${patternClause(archived, parameters)})`;
+}
+
+interface SummaryRow extends BlackboardRow {
+  entry_count: number;
+  first_revision: number;
+}
 
 export interface SqliteBlackboardStoreOptions extends SqliteStoreOptions {
   /** Several blackboards share one file, each under its own id. */
@@ -60,23 +101,46 @@ export function openSqliteBlackboardStore(options: SqliteBlackboardStoreOptions)
       queryOptions.signal?.throwIfAborted();
       const parsed = patterns.map((pattern) => parseTagPattern(pattern));
       if (parsed.length === 0) return [];
-      const clauses: string[] = [];
       const parameters: (string | number)[] = [boardId];
-      for (const pattern of parsed) {
-        if (pattern.kind === 'all') {
-          clauses.push('1');
-        } else if (pattern.kind === 'exact') {
-          clauses.push('tag = ?');
-          parameters.push(pattern.tag);
-        } else {
-          // substr and length count characters on both sides, so the prefix test is exact for any Unicode.
-          clauses.push('(substr(tag, 1, length(?)) = ? AND length(tag) > length(?))');
-          parameters.push(pattern.prefix, pattern.prefix, pattern.prefix);
-        }
-      }
+      const clause = patternClause(parsed, parameters);
       return connection.use('query', (database) =>
         database
-          .prepare<(string | number)[], BlackboardRow>(`SELECT * FROM strata_blackboard_entries WHERE board_id = ? AND (${clauses.join(' OR ')}) ORDER BY revision`)
+          .prepare<(string | number)[], BlackboardRow>(`SELECT * FROM strata_blackboard_entries WHERE board_id = ? AND ${clause} ORDER BY revision`)
+          .all(...parameters)
+          .map(entryFromRow),
+      );
+    },
+
+    async summarizeTags(patterns: readonly string[], readOptions: BlackboardReadOptions = {}): Promise<readonly BlackboardTagSummary[]> {
+      readOptions.signal?.throwIfAborted();
+      const parsed = patterns.map((pattern) => parseTagPattern(pattern));
+      if (parsed.length === 0) return [];
+      const parameters: (string | number)[] = [boardId];
+      const where = `board_id = ? AND ${patternClause(parsed, parameters)} AND ${unarchivedClause(readOptions, parameters)}`;
+      parameters.push(boardId);
+      const rows = connection.use('summarizeTags', (database) =>
+        database
+          .prepare<(string | number)[], SummaryRow>(
+            `SELECT entries.*, summary.entry_count, summary.first_revision FROM (
+               SELECT count(*) AS entry_count, min(revision) AS first_revision, max(revision) AS newest_revision
+               FROM strata_blackboard_entries WHERE ${where} GROUP BY tag
+             ) AS summary JOIN strata_blackboard_entries AS entries ON entries.board_id = ? AND entries.revision = summary.newest_revision
+             ORDER BY summary.first_revision`,
+          )
+          .all(...parameters),
+      );
+      return rows.map((row) => ({ tag: row.tag, count: row.entry_count, firstRevision: row.first_revision, newest: entryFromRow(row) }));
+    },
+
+    async readNewest(tag: string, readOptions: BlackboardReadNewestOptions): Promise<readonly BlackboardEntry[]> {
+      readOptions.signal?.throwIfAborted();
+      assertReadLimit(readOptions.limit);
+      const parameters: (string | number)[] = [boardId, tag, readOptions.before ?? Number.MAX_SAFE_INTEGER];
+      const unarchived = unarchivedClause(readOptions, parameters);
+      parameters.push(readOptions.limit);
+      return connection.use('readNewest', (database) =>
+        database
+          .prepare<(string | number)[], BlackboardRow>(`SELECT * FROM strata_blackboard_entries WHERE board_id = ? AND tag = ? AND revision < ? AND ${unarchived} ORDER BY revision DESC LIMIT ?`)
           .all(...parameters)
           .map(entryFromRow),
       );
