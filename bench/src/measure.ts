@@ -61,15 +61,17 @@ export function collectGarbage(): boolean {
 
 /**
  * Times `subject` and `peer` alternately in CPU time, `rounds` times each
- * after `warmup` rounds, garbage collected before each round and the order
- * swapped every round, so neither pays for the other's garbage or runs
- * always first; returns each one's median CPU milliseconds and their ratio.
+ * after `warmup` rounds, the order swapped every round so neither always runs
+ * first; garbage is collected once, after the warm-up, before the timed
+ * rounds (a collection before every round would leave its sweeping and cold
+ * caches to whichever runs next). Returns each one's median CPU milliseconds
+ * and their ratio.
  */
 export function interleaved(options: { subject: () => void; peer: () => void; rounds: number; warmup: number }): { subjectMs: number; peerMs: number; ratio: number } {
   const subject: number[] = [];
   const peer: number[] = [];
   for (let round = 0; round < options.warmup + options.rounds; round += 1) {
-    collectGarbage();
+    if (round === options.warmup) collectGarbage();
     let subjectMs: number;
     let peerMs: number;
     if (round % 2 === 0) {

@@ -49,12 +49,12 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     const reference = texts.map((text) => o200k.countTokens(text));
     const milliseconds = new Map<string, number[]>(COUNTERS.map((counter) => [counter.name, []]));
     const counted = new Map<string, number[]>();
-    // Pass by pass, every counter in turn (each pass starting at the next one), in CPU time, garbage collected before each.
+    // Pass by pass, every counter in turn (each pass starting at the next one), in CPU time, garbage collected before each pass.
     for (let pass = 0; pass < warmup + passes; pass += 1) {
+      collectGarbage();
       for (let turn = 0; turn < COUNTERS.length; turn += 1) {
         const counter = COUNTERS[(pass + turn) % COUNTERS.length]!;
         const count = counter.fresh();
-        collectGarbage();
         let counts: number[] = [];
         const spent = cpuTime(() => void (counts = texts.map(count)));
         counted.set(counter.name, counts);
@@ -84,7 +84,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
   }
   return {
     title: TITLE,
-    method: `Every message text of alpaca en and zh and every tau-bench tool result${options.size === 'smoke' ? ' (first 20 of each)' : ''}. Speed: CPU time, the median of ${passes} passes after ${warmup} untimed, every counter in turn within a pass (garbage collected before each), each on a fresh encoder (gpt-tokenizer's merge cache cleared). Exact reference: gpt-tokenizer o200k.`,
+    method: `Every message text of alpaca en and zh and every tau-bench tool result${options.size === 'smoke' ? ' (first 20 of each)' : ''}. Speed: CPU time, the median of ${passes} passes after ${warmup} untimed, every counter in turn within a pass (garbage collected before each pass), each on a fresh encoder (gpt-tokenizer's merge cache cleared). Exact reference: gpt-tokenizer o200k.`,
     tables: [{ title: 'speed and accuracy against exact o200k', rows }],
     targets: options.size === 'smoke' ? [] : targets,
     notes: ['The estimator targets per corpus and script (no under-counted item of 200+ characters or conversation, median over-count) are asserted by packages/context/src/conservative-token-estimator.test.ts, on the shared corpora and the generated ones.'],
