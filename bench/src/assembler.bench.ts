@@ -3,7 +3,7 @@
 import { ConservativeTokenEstimator, ContextContributorRegistry, createContextAssembler, resolveContextBudget, type CanonicalMessage } from '@strata/context';
 import { loadSweAgentConversations, loadTauBenchConversations } from '@strata/testing';
 import { skippedResult, type BenchOptions, type BenchResult } from './bench-result.js';
-import { fixed, median, percentile, timeAsync } from './measure.js';
+import { collectGarbage, cpuTimeAsync, fixed, median, percentile } from './measure.js';
 
 const SIZES: Record<BenchOptions['size'], { messages: number; warmTurns: number; coldRounds: number }> = {
   full: { messages: 1_000, warmTurns: 200, coldRounds: 5 },
@@ -60,20 +60,22 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
   for (let round = 0; round < coldRounds; round += 1) {
     const subject = assembler();
     const copy = structuredClone(base); // fresh objects: no cached counts
-    colds.push(await timeAsync(() => subject.assemble({ contextId: 'bench', turn: 1, history: copy, tools })));
+    colds.push(await cpuTimeAsync(() => subject.assemble({ contextId: 'bench', turn: 1, history: copy, tools })));
   }
   const subject = assembler();
   // Each turn is given the context state the last one returned, as every caller passes it.
   let state = (await subject.assemble({ contextId: 'bench', turn: 1, history: base, tools })).state;
+  // What the cold turns left behind is collected first: the warm turns pay only for their own garbage.
+  collectGarbage();
   const warms: number[] = [];
   for (let turn = 0; turn < warmTurns; turn += 1) {
     const history = all.slice(0, messages + turn + 1);
-    warms.push(await timeAsync(async () => void (state = (await subject.assemble({ contextId: 'bench', turn: turn + 2, history, tools, state })).state)));
+    warms.push(await cpuTimeAsync(async () => void (state = (await subject.assemble({ contextId: 'bench', turn: turn + 2, history, tools, state })).state)));
   }
   const warm = median(warms);
   return {
     title: TITLE,
-    method: `${base.length} real messages (tau-bench runs, each followed by real SWE-agent steps), about ${Math.round(tokens / 1000)}K estimated tokens; 128,000-token model, 16,384 reserved for output; two contributors. Cold: fresh assembler and message objects (median of ${coldRounds}). Warm: one message appended per turn (${warmTurns} turns).`,
+    method: `${base.length} real messages (tau-bench runs, each followed by real SWE-agent steps), about ${Math.round(tokens / 1000)}K estimated tokens; 128,000-token model, 16,384 reserved for output; two contributors. Times are CPU time. Cold: fresh assembler and message objects (median of ${coldRounds}). Warm: garbage collected first, one message appended per turn (${warmTurns} turns).`,
     tables: [{ title: 'turn time', rows: [{ 'cold p50 (ms)': fixed(median(colds), 2), 'warm p50 (ms)': fixed(warm, 3), 'warm p95 (ms)': fixed(percentile(warms, 0.95), 3) }] }],
     targets: options.size === 'full' ? [{ name: 'warm turn at 1,000 messages at most 2 ms', measured: `${fixed(warm, 3)} ms`, met: warm <= 2 }] : [],
     notes: [],

@@ -19,7 +19,11 @@ export interface BenchTarget {
   readonly name: string;
   /** The figure that decides it, with its unit or ratio ("1.4x the plain sort"). */
   readonly measured: string;
+  /** Across separate processes: true only when met on every run. */
   readonly met: boolean;
+  /** Set when runs were merged: on how many of `runs` it was met. */
+  readonly metRuns?: number;
+  readonly runs?: number;
 }
 
 export interface BenchResult {

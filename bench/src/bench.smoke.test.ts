@@ -34,7 +34,7 @@ test('each benchmark that takes options runs on tiny inputs and returns a result
   }
   for (const name of OURS) assert.ok(entries.some((entry) => entry.name === name), `${name} was not smoke-run`);
 
-  const report: BenchReport = { format: 'strata.bench-report', version: 1, ...describeEnvironment(resolve(BENCH_DIRECTORY, '..', '..')), benchmarks: entries };
+  const report: BenchReport = { format: 'strata.bench-report', version: 2, runs: 1, ...describeEnvironment(resolve(BENCH_DIRECTORY, '..', '..')), benchmarks: entries };
   const directory = mkdtempSync(join(tmpdir(), 'strata-bench-'));
   try {
     writeReport(report, directory);
@@ -54,7 +54,8 @@ test('each benchmark that takes options runs on tiny inputs and returns a result
 test('a benchmark that throws is recorded as failed, and one that returns nothing keeps what it printed', async () => {
   const report = renderMarkdown({
     format: 'strata.bench-report',
-    version: 1,
+    version: 2,
+    runs: 1,
     date: '2026-01-01T00:00:00.000Z',
     commit: 'abc1234',
     machine: { cpu: 'cpu', cores: 2, memoryGiB: 4, os: 'linux', loadAverage: [1, 1, 1] },

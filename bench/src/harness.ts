@@ -1,9 +1,12 @@
-// Finds and runs the benchmarks: every `*.bench.js` module beside this file that exports `run`.
-import { readdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+// Finds and runs the benchmarks: every `*.bench.js` module beside this file
+// that exports `run`, each in its own process, as many times as asked.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { join } from 'node:path';
 import type { BenchModule, BenchOptions, BenchResult } from './bench-result.js';
+import { mergeRuns, type BenchRun } from './merge-runs.js';
 import type { BenchEntry } from './report.js';
 
 export const BENCH_DIRECTORY = dirname(fileURLToPath(import.meta.url));
@@ -50,6 +53,45 @@ export async function runBenchmark(name: string, options: BenchOptions): Promise
   }
 }
 
+/** What one run of a benchmark in this process gives, for the process that started it. */
+export async function runBenchmarkHere(name: string): Promise<BenchRun> {
+  const loadAverage = loadavg().map((value) => Math.round(value * 100) / 100);
+  const entry = await runBenchmark(name, { size: 'full' });
+  return { durationSeconds: entry.durationSeconds, loadAverage, result: entry.result, printed: entry.printed, error: entry.error };
+}
+
+/**
+ * Runs each benchmark `runs` times, each time in a fresh process
+ * (`node --expose-gc main.js --child <name> <file>`): every benchmark's first
+ * run, then every second one, so a change in the machine's load spreads over
+ * all of them. Returns each benchmark's runs merged (`mergeRuns`), in `names`
+ * order; a process that dies without writing its result is a failed run.
+ */
+export function runInProcesses(options: { readonly names: readonly string[]; readonly runs: number; readonly onRun?: (name: string, run: number) => void }): BenchEntry[] {
+  const directory = mkdtempSync(join(tmpdir(), 'strata-bench-runs-'));
+  const runs = new Map<string, BenchRun[]>(options.names.map((name) => [name, []]));
+  try {
+    for (let run = 0; run < options.runs; run += 1) {
+      for (const name of options.names) {
+        options.onRun?.(name, run);
+        const file = join(directory, `${name}.${run}.json`);
+        const started = performance.now();
+        const child = spawnSync(process.execPath, ['--expose-gc', join(BENCH_DIRECTORY, 'main.js'), '--child', name, file], { stdio: 'inherit' });
+        let outcome: BenchRun;
+        try {
+          outcome = JSON.parse(readFileSync(file, 'utf8')) as BenchRun;
+        } catch {
+          outcome = { durationSeconds: (performance.now() - started) / 1000, loadAverage: [], error: `the process exited (${child.status ?? child.signal}) without a result` };
+        }
+        runs.get(name)!.push(outcome);
+      }
+    }
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+  return options.names.map((name) => ({ name, ...mergeRuns(runs.get(name)!), runs: runs.get(name)! }));
+}
+
 /** Throws when a result lacks what the report needs, naming the benchmark. */
 export function checkResult(name: string, result: BenchResult): void {
   const problems: string[] = [];
@@ -69,6 +111,9 @@ export function printResult(result: BenchResult): void {
     console.log(table.title);
     console.table(table.rows);
   }
-  for (const target of result.targets) console.log(`target ${target.met ? 'met' : 'MISSED'}: ${target.name}: ${target.measured}`);
+  for (const target of result.targets) {
+    const runs = target.runs !== undefined && target.runs > 1 ? ` (met on ${target.metRuns ?? 0} of ${target.runs} runs)` : '';
+    console.log(`target ${target.met ? 'met' : 'MISSED'}: ${target.name}: ${target.measured}${runs}`);
+  }
   for (const note of result.notes) console.log(`note: ${note}`);
 }

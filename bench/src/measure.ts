@@ -10,7 +10,7 @@ export function percentile(values: readonly number[], share: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))]!;
 }
 
-/** Milliseconds one call of `work` takes. */
+/** Wall-clock milliseconds one call of `work` takes (for latency a user waits on; compare speeds with `cpuTime`). */
 export function time(work: () => void): number {
   const start = performance.now();
   work();
@@ -23,17 +23,64 @@ export async function timeAsync(work: () => Promise<unknown>): Promise<number> {
   return performance.now() - start;
 }
 
+/** CPU milliseconds since `start` (a `process.cpuUsage()` reading): user plus system time of this process. */
+function cpuSince(start: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+}
+
 /**
- * Times `subject` and `peer` alternately, `rounds` times each after `warmup`
- * rounds, so a machine loaded by other work slows both alike; returns each
- * one's median milliseconds and their ratio.
+ * CPU milliseconds (user + system, this process) one call of `work` takes:
+ * other work on the machine does not count, as it does in wall-clock time.
+ */
+export function cpuTime(work: () => void): number {
+  const start = process.cpuUsage();
+  work();
+  return cpuSince(start);
+}
+
+/** `cpuTime` for asynchronous work; nothing else may run in the process meanwhile (a benchmark runs alone in its own). */
+export async function cpuTimeAsync(work: () => Promise<unknown>): Promise<number> {
+  const start = process.cpuUsage();
+  await work();
+  return cpuSince(start);
+}
+
+/**
+ * Collects garbage where node was started with `--expose-gc` (as `npm run
+ * bench` starts every benchmark), so a warm measure does not pay for what an
+ * earlier one left behind; elsewhere (the smoke test) does nothing. Returns
+ * whether it collected.
+ */
+export function collectGarbage(): boolean {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (typeof gc !== 'function') return false;
+  gc();
+  return true;
+}
+
+/**
+ * Times `subject` and `peer` alternately in CPU time, `rounds` times each
+ * after `warmup` rounds, the order swapped every round so neither always runs
+ * first; garbage is collected once, after the warm-up, before the timed
+ * rounds (a collection before every round would leave its sweeping and cold
+ * caches to whichever runs next). Returns each one's median CPU milliseconds
+ * and their ratio.
  */
 export function interleaved(options: { subject: () => void; peer: () => void; rounds: number; warmup: number }): { subjectMs: number; peerMs: number; ratio: number } {
   const subject: number[] = [];
   const peer: number[] = [];
   for (let round = 0; round < options.warmup + options.rounds; round += 1) {
-    const subjectMs = time(options.subject);
-    const peerMs = time(options.peer);
+    if (round === options.warmup) collectGarbage();
+    let subjectMs: number;
+    let peerMs: number;
+    if (round % 2 === 0) {
+      subjectMs = cpuTime(options.subject);
+      peerMs = cpuTime(options.peer);
+    } else {
+      peerMs = cpuTime(options.peer);
+      subjectMs = cpuTime(options.subject);
+    }
     if (round < options.warmup) continue;
     subject.push(subjectMs);
     peer.push(peerMs);

@@ -5,23 +5,30 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import type { BenchCell, BenchResult } from './bench-result.js';
+import type { BenchRun } from './merge-runs.js';
 
 /** The published packages the benchmarks run as peers. */
 export const PEER_PACKAGES = Object.freeze(['gpt-tokenizer', 'js-tiktoken', 'tokenx', '@langchain/core', 'ai']);
 
 export interface BenchEntry {
   readonly name: string;
+  /** Seconds it ran (the median of its runs). */
   readonly durationSeconds: number;
-  /** What the benchmark returned; absent when it returned nothing (see `printed`) or threw (see `error`). */
+  /** What the benchmark returned (its runs merged: `mergeRuns`); absent when it returned nothing (see `printed`) or threw (see `error`). */
   readonly result?: BenchResult;
   /** The output of a benchmark that prints its figures instead of returning them. */
   readonly printed?: string;
   readonly error?: string;
+  /** Each separate process's own figures, in the order they ran (absent for a benchmark run in this process). */
+  readonly runs?: readonly BenchRun[];
 }
 
 export interface BenchReport {
   readonly format: 'strata.bench-report';
-  readonly version: 1;
+  /** 2: benchmarks run in separate processes, `runs` times each, merged. */
+  readonly version: 2;
+  /** How many separate processes ran each benchmark. */
+  readonly runs: number;
   readonly date: string;
   readonly commit: string | undefined;
   readonly machine: {
@@ -29,7 +36,7 @@ export interface BenchReport {
     readonly cores: number;
     readonly memoryGiB: number;
     readonly os: string;
-    /** 1, 5 and 15-minute load averages when the run started: other work on the machine slows every figure alike. */
+    /** 1, 5 and 15-minute load averages when the run started (each benchmark's runs record their own). */
     readonly loadAverage: readonly number[];
   };
   readonly node: string;
@@ -38,7 +45,7 @@ export interface BenchReport {
   readonly benchmarks: readonly BenchEntry[];
 }
 
-export function describeEnvironment(repositoryRoot: string): Omit<BenchReport, 'format' | 'version' | 'benchmarks'> {
+export function describeEnvironment(repositoryRoot: string): Omit<BenchReport, 'format' | 'version' | 'runs' | 'benchmarks'> {
   const processor = cpus();
   return {
     date: new Date().toISOString(),
@@ -86,26 +93,48 @@ function packageVersions(repositoryRoot: string): Record<string, string> {
   return versions;
 }
 
+/** Targets met on every run, and on each run alone (from the runs' own results), over all benchmarks. */
+export function targetTally(report: BenchReport): { total: number; metOnAll: number; metPerRun: number[] } {
+  const targets = report.benchmarks.flatMap((entry) => entry.result?.targets ?? []);
+  const metPerRun = Array.from({ length: report.runs }, (_, run) =>
+    report.benchmarks.reduce((sum, entry) => {
+      const own = entry.runs?.[run]?.result?.targets ?? (report.runs === 1 ? entry.result?.targets : undefined) ?? [];
+      return sum + own.filter((target) => target.met).length;
+    }, 0),
+  );
+  return { total: targets.length, metOnAll: targets.filter((target) => target.met).length, metPerRun };
+}
+
+const loadOf = (run: BenchRun) => run.loadAverage[0]?.toFixed(2) ?? '?';
+
 /** The report as Markdown: one section per benchmark, its targets first, then its tables. */
 export function renderMarkdown(report: BenchReport): string {
+  const tally = targetTally(report);
   const lines: string[] = [
     '# Benchmarks: latest run',
     '',
     `\`npm run bench\` on ${report.date.slice(0, 10)} (${report.date}), commit ${report.commit ?? 'unknown'}.`,
     `Machine: ${report.machine.cpu}, ${report.machine.cores} cores, ${report.machine.memoryGiB} GiB, ${report.machine.os}; load average at the start ${report.machine.loadAverage.join(' / ')}. Node ${report.node}.`,
     `Peers: ${PEER_PACKAGES.map((peer) => `${peer} ${report.packages[peer] ?? 'not installed'}`).join(', ')}.`,
-    'Each comparison runs the peer as its published package, in the same process, on the same input; timings alternate subject and peer, so load on the machine slows both alike.',
-    'The same figures as data: [`latest.json`](latest.json).',
+    `Each benchmark ran in ${report.runs} separate process${report.runs === 1 ? '' : 'es'} (\`node --expose-gc\`, one benchmark each, every benchmark's first run before any second); a figure that differs between runs is their median with the range, a target is met only if it is met on every run. Speed comparisons are CPU time of this process, subject and peer alternating, garbage collected before each warm measure; each section gives the 1-minute load average at the start of each run.`,
+    'Each comparison runs the peer as its published package, in the same process, on the same input.',
+    'The same figures as data, with every run\'s own: [`latest.json`](latest.json).',
     '',
   ];
   const targets = report.benchmarks.flatMap((entry) => (entry.result?.targets ?? []).map((target) => ({ benchmark: entry.name, ...target })));
   if (targets.length > 0) {
-    lines.push('## Targets', '', '| benchmark | target | measured | met |', '|---|---|---|---|');
-    for (const target of targets) lines.push(`| ${target.benchmark} | ${escapeCell(target.name)} | ${escapeCell(target.measured)} | ${target.met ? 'yes' : '**no**'} |`);
+    lines.push(`## Targets`, '', `${tally.metOnAll} of ${tally.total} met on all ${report.runs} run${report.runs === 1 ? '' : 's'}${report.runs > 1 ? ` (each run alone: ${tally.metPerRun.join(', ')})` : ''}.`, '');
+    lines.push('| benchmark | target | measured | met |', '|---|---|---|---|');
+    for (const target of targets) {
+      const met = target.met ? 'yes' : target.runs !== undefined && target.runs > 1 ? `**no** (${target.metRuns ?? 0} of ${target.runs})` : '**no**';
+      lines.push(`| ${target.benchmark} | ${escapeCell(target.name)} | ${escapeCell(target.measured)} | ${met} |`);
+    }
     lines.push('');
   }
   for (const entry of report.benchmarks) {
-    lines.push(`## ${entry.name}${entry.result ? `: ${entry.result.title}` : ''}`, '', `Ran in ${entry.durationSeconds.toFixed(1)} s.`, '');
+    const runs = entry.runs ?? [];
+    const ran = runs.length > 1 ? `Ran in ${runs.map((run) => run.durationSeconds.toFixed(1)).join(' / ')} s; load average at the start ${runs.map(loadOf).join(' / ')}.` : runs.length === 1 ? `Ran in ${entry.durationSeconds.toFixed(1)} s; load average at the start ${loadOf(runs[0]!)}.` : `Ran in ${entry.durationSeconds.toFixed(1)} s.`;
+    lines.push(`## ${entry.name}${entry.result ? `: ${entry.result.title}` : ''}`, '', ran, '');
     if (entry.error !== undefined) lines.push(`**Failed:** ${entry.error}`, '');
     if (entry.printed !== undefined) lines.push('This benchmark prints its figures instead of returning them:', '', '```text', entry.printed.trimEnd(), '```', '');
     const result = entry.result;

@@ -5,7 +5,7 @@
 import { ConservativeTokenEstimator, ContextContributorRegistry, createContextAssembler, resolveContextBudget, type CanonicalMessage } from '@strata/context';
 import { loadSweAgentConversations, loadTauBenchConversations, withCallIdSuffix } from '@strata/testing';
 import { skippedResult, type BenchOptions, type BenchResult } from './bench-result.js';
-import { fixed, median, timeAsync } from './measure.js';
+import { collectGarbage, cpuTimeAsync, fixed, median } from './measure.js';
 
 const SIZES: Record<BenchOptions['size'], readonly number[]> = { full: [1_000, 10_000, 100_000], smoke: [100, 200] };
 const WARM_TURNS: Record<BenchOptions['size'], number> = { full: 60, smoke: 3 };
@@ -56,14 +56,16 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
   for (const size of sizes) {
     const all = largest.slice(0, size + warmTurns);
     const base = all.slice(0, size);
-    const cold = await timeAsync(() => assembler().assemble({ contextId: 'scale', turn: 1, history: structuredClone(base), tools: [] }));
+    const cold = await cpuTimeAsync(() => assembler().assemble({ contextId: 'scale', turn: 1, history: structuredClone(base), tools: [] }));
     const subject = assembler();
     // Each turn is given the context state the last one returned, as every caller passes it.
     let state = (await subject.assemble({ contextId: 'scale', turn: 1, history: base, tools: [] })).state;
+    // What the cold turns left behind is collected first: the warm turns pay only for their own garbage.
+    collectGarbage();
     const warms: number[] = [];
     for (let turn = 1; turn <= warmTurns; turn += 1) {
       const history = all.slice(0, size + turn);
-      warms.push(await timeAsync(async () => void (state = (await subject.assemble({ contextId: 'scale', turn: turn + 1, history, tools: [], state })).state)));
+      warms.push(await cpuTimeAsync(async () => void (state = (await subject.assemble({ contextId: 'scale', turn: turn + 1, history, tools: [], state })).state)));
     }
     const warm = median(warms);
     warmBySize.set(size, warm);
@@ -93,7 +95,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       : [];
   return {
     title: TITLE,
-    method: `Real messages (tau-bench runs chained with real SWE-agent steps, fresh call ids); one dynamic turn with a 111,616-token input cap and the conservative estimator. Cold: a fresh assembler and fresh message objects. Warm: the median of ${warmTurns} turns, each with one message appended. Heap: after the warm turns.`,
+    method: `Real messages (tau-bench runs chained with real SWE-agent steps, fresh call ids); one dynamic turn with a 111,616-token input cap and the conservative estimator. Times are CPU time. Cold: a fresh assembler and fresh message objects. Warm: garbage collected first, the median of ${warmTurns} turns, each with one message appended. Heap: after the warm turns.`,
     tables: [{ title: 'one turn by history size', rows }],
     targets,
     notes: [],

@@ -9,7 +9,7 @@ import { pruneMessages, type ModelMessage } from 'ai';
 import { AtomicHistoryWindowPolicy, ConservativeTokenEstimator, ExactTokenEstimator, fromAiSdkMessages, messageText, toAiSdkMessages, toOpenAIChat, trimHistory, type CanonicalMessage } from '@strata/context';
 import { langChainAsOpenAIChat, loadProviderRules, loadSweAgentConversations, loadTauBenchConversations, type ProviderRules, type SharedConversation } from '@strata/testing';
 import { skippedResult, type BenchOptions, type BenchResult, type BenchTarget } from './bench-result.js';
-import { fixed, percent } from './measure.js';
+import { collectGarbage, cpuTimeAsync, fixed, median, percent } from './measure.js';
 
 const TITLE = 'Trimming a history to a budget: Strata against trimMessages and pruneMessages with drop-oldest';
 const exact = new ExactTokenEstimator({ family: 'o200k' });
@@ -52,62 +52,93 @@ function toLangChain(history: readonly CanonicalMessage[]): BaseMessage[] {
 }
 
 
-interface Outcome {
-  /** In OpenAI chat shape, as the provider would receive it; undefined when the policy refused (a typed error before any call). */
-  readonly chat: unknown[] | undefined;
-  readonly milliseconds: number;
-}
-
+/**
+ * One policy. `prepare` (untimed) gives the history as this policy's user
+ * holds it, as fresh objects (no count cached from an earlier call carries
+ * over; every policy sees each history for the first time); `trim` on it is
+ * what is timed; `chat` (untimed) is its output as the judge reads it.
+ */
 interface Policy {
   readonly name: string;
-  trim(history: readonly CanonicalMessage[], budget: number): Promise<Outcome>;
-}
-
-async function timed(work: () => Promise<unknown[] | undefined> | unknown[] | undefined): Promise<Outcome> {
-  const started = performance.now();
-  let chat: unknown[] | undefined;
-  try {
-    chat = await work();
-  } catch {
-    chat = undefined;
-  }
-  return { chat, milliseconds: performance.now() - started };
+  prepare(history: readonly CanonicalMessage[]): { trim(budget: number): unknown; chat(output: unknown): unknown[] };
 }
 
 function strataPolicy(name: string, count: (message: CanonicalMessage) => number): Policy {
   const window = new AtomicHistoryWindowPolicy();
-  return { name, trim: (history, budget) => timed(() => toOpenAIChat(window.select({ messages: history, budgetTokens: budget, count }).messages)) };
+  return {
+    name,
+    prepare: (history) => {
+      const messages = structuredClone(history) as CanonicalMessage[];
+      return { trim: (budget) => window.select({ messages, budgetTokens: budget, count }).messages, chat: (output) => toOpenAIChat(output as CanonicalMessage[]) };
+    },
+  };
 }
 
-const langChainCounter = (messages: BaseMessage[]) => chatTokens(langChainAsOpenAIChat(messages));
+/**
+ * A per-message counter with a cache, as a careful user writes one: each
+ * message object counted once (by `count`), a list the sum of its messages.
+ * `trimMessages` calls its counter on ever shorter lists of the same
+ * (copied) messages, so the cache is what keeps it linear.
+ */
+function memoized<Message extends object>(count: (message: Message) => number): (messages: readonly Message[]) => number {
+  const counts = new WeakMap<Message, number>();
+  return (messages) => {
+    let total = 0;
+    for (const message of messages) {
+      let tokens = counts.get(message);
+      if (tokens === undefined) counts.set(message, (tokens = count(message)));
+      total += tokens;
+    }
+    return total;
+  };
+}
+
+// The judge, per message, for each peer's own message type: the judge of a list is the sum over its messages.
+const langChainCounter = memoized<BaseMessage>((message) => chatTokens(langChainAsOpenAIChat([message])));
+const aiSdkCounter = memoized<ModelMessage>((message) => chatTokens(toOpenAIChat(fromAiSdkMessages([message]))));
+
+function langChainPolicy(name: string, settings: Omit<Parameters<typeof trimMessages>[1], 'maxTokens' | 'tokenCounter'>): Policy {
+  return {
+    name,
+    prepare: (history) => {
+      const messages = toLangChain(history);
+      return { trim: (budget) => trimMessages(messages, { ...settings, maxTokens: budget, tokenCounter: langChainCounter }), chat: (output) => langChainAsOpenAIChat(output as BaseMessage[]) };
+    },
+  };
+}
 
 const POLICIES: readonly Policy[] = [
   // What a user gets by default: trimHistory told the model (its exact tokenizer decides near the budget).
-  { name: 'Strata trimHistory (defaults, model gpt-4o)', trim: (history, budget) => timed(() => toOpenAIChat(trimHistory(history, { maxTokens: budget, model: 'gpt-4o' }))) },
+  {
+    name: 'Strata trimHistory (defaults, model gpt-4o)',
+    prepare: (history) => {
+      const messages = structuredClone(history) as CanonicalMessage[];
+      return { trim: (budget) => trimHistory(messages, { maxTokens: budget, model: 'gpt-4o' }), chat: (output) => toOpenAIChat(output as CanonicalMessage[]) };
+    },
+  },
   strataPolicy('Strata window, conservative estimate only (model unknown)', (message) => defaultEstimator.countMessage(message)),
   // The judge itself, per message, as the peers are given it.
   strataPolicy('Strata window, counting with the judge (exact o200k, chat shape)', (message) => chatTokens(toOpenAIChat([message]))),
+  langChainPolicy('LangChain trimMessages (defaults: last, no partial; memoized judge)', {}),
+  langChainPolicy('LangChain trimMessages (documented chat settings: last, startOn human, includeSystem; memoized judge)', { strategy: 'last', startOn: 'human', includeSystem: true }),
   {
-    name: 'LangChain trimMessages (defaults: last, no partial)',
-    trim: (history, budget) => timed(async () => langChainAsOpenAIChat(await trimMessages(toLangChain(history), { maxTokens: budget, tokenCounter: langChainCounter }))),
-  },
-  {
-    name: 'LangChain trimMessages (documented chat settings: last, startOn human, includeSystem)',
-    trim: (history, budget) =>
-      timed(async () => langChainAsOpenAIChat(await trimMessages(toLangChain(history), { maxTokens: budget, tokenCounter: langChainCounter, strategy: 'last', startOn: 'human', includeSystem: true }))),
-  },
-  {
-    name: 'AI SDK pruneMessages (tool calls before the last 2 messages) + drop oldest',
-    trim: (history, budget) =>
-      timed(() => {
-        let messages: ModelMessage[] = pruneMessages({ messages: toAiSdkMessages(history) as ModelMessage[], reasoning: 'before-last-message', toolCalls: 'before-last-2-messages', emptyMessages: 'remove' });
-        const system = messages.filter((message) => message.role === 'system');
-        let rest = messages.filter((message) => message.role !== 'system');
-        const chatOf = (list: ModelMessage[]) => toOpenAIChat(fromAiSdkMessages(list));
-        while (rest.length > 0 && chatTokens(chatOf([...system, ...rest])) > budget) rest = rest.slice(1);
-        messages = [...system, ...rest];
-        return chatOf(messages);
-      }),
+    // pruneMessages with the settings its documentation shows, then the oldest messages dropped until the judge's count fits, each message counted once.
+    name: 'AI SDK pruneMessages (documented: reasoning before the last message, tool calls before the last 2 messages) + drop oldest (memoized judge)',
+    prepare: (history) => {
+      const messages = toAiSdkMessages(structuredClone(history) as CanonicalMessage[]) as ModelMessage[];
+      return {
+        trim: (budget) => {
+          const pruned = pruneMessages({ messages, reasoning: 'before-last-message', toolCalls: 'before-last-2-messages', emptyMessages: 'remove' });
+          const system = pruned.filter((message) => message.role === 'system');
+          const rest = pruned.filter((message) => message.role !== 'system');
+          let total = aiSdkCounter(system) + aiSdkCounter(rest);
+          let dropped = 0;
+          for (; dropped < rest.length && total > budget; dropped += 1) total -= aiSdkCounter([rest[dropped]!]);
+          return [...system, ...rest.slice(dropped)];
+        },
+        chat: (output) => toOpenAIChat(fromAiSdkMessages(output as ModelMessage[])),
+      };
+    },
   },
 ];
 
@@ -125,6 +156,22 @@ interface Tally {
   milliseconds: number;
 }
 
+/** Judges one output into its policy's tally: refused, tokens over the budget, rejectable, the task kept. */
+function judge(tally: Tally, chat: unknown[] | undefined, history: readonly CanonicalMessage[], budget: number, rules: ProviderRules): void {
+  tally.runs += 1;
+  if (chat === undefined) {
+    tally.refused += 1;
+    return;
+  }
+  const task = history.find((message) => message.role === 'user');
+  const tokens = chatTokens(chat);
+  tally.used += Math.min(1, tokens / budget);
+  if (tokens > budget) tally.overBudget += 1;
+  tally.maxOver = Math.max(tally.maxOver, tokens - budget);
+  if (rules.violations(chat, 'openai').length > 0 || rules.violations(chat, 'anthropic').length > 0) tally.rejectable += 1;
+  if (task && chat.some((message) => (message as ChatMessage | undefined)?.role === 'user' && (message as ChatMessage).content === messageText(task))) tally.anchorKept += 1;
+}
+
 export async function run(options: BenchOptions): Promise<BenchResult> {
   const tau = loadTauBenchConversations();
   const swe = loadSweAgentConversations();
@@ -133,37 +180,50 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
   const smoke = options.size === 'smoke';
   const conversations: SharedConversation[] = smoke ? tau.slice(0, 3) : [...tau, ...swe];
   const budgets = smoke ? [2_048] : [2_048, 8_192];
+  const rounds = smoke ? 1 : 3;
   const rows = [];
   const tallies = new Map<string, Tally>();
   // Warm-up, untimed: the first exact count loads the tokenizer's ranks, whichever policy comes first.
-  for (const policy of POLICIES) await policy.trim(conversations[0]!.messages, budgets[0]!);
+  for (const policy of POLICIES) {
+    const prepared = policy.prepare(conversations[0]!.messages);
+    await prepared.trim(budgets[0]!);
+  }
   for (const budget of budgets) {
-    for (const policy of POLICIES) {
-      const tally: Tally = { runs: 0, refused: 0, rejectable: 0, overBudget: 0, maxOver: 0, anchorKept: 0, used: 0, milliseconds: 0 };
-      for (const conversation of conversations) {
+    const tallyOf = POLICIES.map((): Tally => ({ runs: 0, refused: 0, rejectable: 0, overBudget: 0, maxOver: 0, anchorKept: 0, used: 0, milliseconds: 0 }));
+    const roundMs = POLICIES.map((): number[] => []);
+    for (let round = 0; round < rounds; round += 1) {
+      collectGarbage();
+      const spent = POLICIES.map(() => 0);
+      for (const [index, conversation] of conversations.entries()) {
         const history = conversation.messages;
-        const task = history.find((message) => message.role === 'user');
-        const outcome = await policy.trim(history, budget);
-        tally.runs += 1;
-        tally.milliseconds += outcome.milliseconds;
-        if (outcome.chat === undefined) {
-          tally.refused += 1;
-          continue;
+        // Every policy in turn on the same history, starting one later each time, in CPU time.
+        for (let turn = 0; turn < POLICIES.length; turn += 1) {
+          const which = (index + round + turn) % POLICIES.length;
+          const prepared = POLICIES[which]!.prepare(history);
+          let output: unknown;
+          let refused = false;
+          spent[which]! += await cpuTimeAsync(async () => {
+            try {
+              output = await prepared.trim(budget);
+            } catch {
+              refused = true;
+            }
+          });
+          // The outputs do not depend on the round: judged once.
+          if (round === 0) judge(tallyOf[which]!, refused ? undefined : prepared.chat(output), history, budget, rules);
         }
-        const tokens = chatTokens(outcome.chat);
-        tally.used += Math.min(1, tokens / budget);
-        if (tokens > budget) tally.overBudget += 1;
-        tally.maxOver = Math.max(tally.maxOver, tokens - budget);
-        if (rules.violations(outcome.chat, 'openai').length > 0 || rules.violations(outcome.chat, 'anthropic').length > 0) tally.rejectable += 1;
-        if (task && outcome.chat.some((message) => (message as ChatMessage | undefined)?.role === 'user' && (message as ChatMessage).content === messageText(task))) tally.anchorKept += 1;
       }
+      spent.forEach((milliseconds, which) => roundMs[which]!.push(milliseconds));
+    }
+    for (const [which, policy] of POLICIES.entries()) {
+      const tally = { ...tallyOf[which]!, milliseconds: median(roundMs[which]!) };
       tallies.set(`${budget}:${policy.name}`, tally);
       const answered = tally.runs - tally.refused;
       rows.push({
         budget,
         policy: policy.name,
         runs: tally.runs,
-        'total time (ms)': fixed(tally.milliseconds, 1),
+        [`CPU time (ms, median of ${rounds} rounds)`]: fixed(tally.milliseconds, 1),
         'mean window use': answered === 0 ? '' : percent(tally.used / answered),
         'over budget (most tokens over)': `${tally.overBudget} (${tally.maxOver})`,
         'rejectable (OpenAI or Anthropic)': tally.rejectable,
@@ -180,7 +240,9 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     const peers = POLICIES.slice(3).map((policy) => tallies.get(`${budget}:${policy.name}`)!);
     const use = (tally: Tally) => tally.used / Math.max(1, tally.runs - tally.refused);
     const bestPeer = Math.max(...peers.map(use));
-    const trim = tallies.get(`${budget}:${POLICIES[3]!.name}`)!;
+    // The peers at their fastest: the quicker of trimMessages' two settings, and prune-and-drop.
+    const trim = [tallies.get(`${budget}:${POLICIES[3]!.name}`)!, tallies.get(`${budget}:${POLICIES[4]!.name}`)!].reduce((fastest, tally) => (tally.milliseconds < fastest.milliseconds ? tally : fastest));
+    const prune = tallies.get(`${budget}:${POLICIES[5]!.name}`)!;
     const rejectable = ours.rejectable + oursEstimated.rejectable + oursExact.rejectable;
     targets.push(
       { name: `${budget} tokens: 0 rejectable Strata outputs`, measured: `${rejectable}`, met: rejectable === 0 },
@@ -190,14 +252,15 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
         measured: `${percent(use(ours))} (estimate only ${percent(use(oursEstimated))}, counting with the judge ${percent(use(oursExact))}) against ${percent(bestPeer)}`,
         met: use(ours) >= bestPeer,
       },
-      { name: `${budget} tokens: faster than trimMessages`, measured: `${fixed(ours.milliseconds, 1)} ms against ${fixed(trim.milliseconds, 1)} ms`, met: ours.milliseconds < trim.milliseconds },
+      { name: `${budget} tokens: trimHistory faster than trimMessages with a memoized counter (CPU time)`, measured: `${fixed(ours.milliseconds, 1)} ms against ${fixed(trim.milliseconds, 1)} ms (${fixed(trim.milliseconds / ours.milliseconds, 2)}x)`, met: ours.milliseconds < trim.milliseconds },
+      { name: `${budget} tokens: trimHistory faster than the AI SDK's prune-and-drop (CPU time)`, measured: `${fixed(ours.milliseconds, 1)} ms against ${fixed(prune.milliseconds, 1)} ms (${fixed(prune.milliseconds / ours.milliseconds, 2)}x)`, met: ours.milliseconds < prune.milliseconds },
     );
   }
   return {
     title: TITLE,
     method:
       `${conversations.length} real histories (${smoke ? 'the first 3 tau-bench runs' : '200 tau-bench airline runs and 3 SWE-agent runs'}), each trimmed once per policy and budget. ` +
-      'The LangChain and AI SDK peers count with the judge itself (o200k over the OpenAI chat shape); Strata by default (trimHistory told the model: the conservative estimate, exact o200k counts once the estimate reaches the budget), with the estimate only (a model whose tokenizer is unknown), and with the judge. The first user message is the task as the data records it; Strata pins the latest real user request instead. Window use: tokens out over the budget, capped at 100%. Rejectable: the oracle ../shared/tools/provider-rules.mjs finds a violation for OpenAI or Anthropic. Refused: the policy threw before any call (the pinned messages alone do not fit).',
+      'The LangChain and AI SDK peers count with the judge itself (o200k over the OpenAI chat shape), per message with a cache as a careful user writes it (trimMessages calls its counter on ever shorter lists); pruneMessages runs with the settings its documentation shows. Time: CPU time of the trim alone (converting the history into each policy\'s own messages and its output to chat is not timed), the median of ' + rounds + ' rounds, every policy in turn on each history, each on fresh message objects; Strata by default (trimHistory told the model: the conservative estimate, exact o200k counts once the estimate reaches the budget), with the estimate only (a model whose tokenizer is unknown), and with the judge. The first user message is the task as the data records it; Strata pins the latest real user request instead. Window use: tokens out over the budget, capped at 100%. Rejectable: the oracle ../shared/tools/provider-rules.mjs finds a violation for OpenAI or Anthropic. Refused: the policy threw before any call (the pinned messages alone do not fit).',
     tables: [{ title: 'trimming by policy and budget', rows }],
     targets: smoke ? [] : targets,
     notes: [],

@@ -11,7 +11,7 @@ export type ReplayPolicy = (typeof REPLAY_POLICIES)[number];
 export const POLICY_DESCRIPTIONS: Readonly<Record<ReplayPolicy, string>> = Object.freeze({
   raw: 'the whole history every turn',
   'last-n': 'SWE-agent observation masking: tool results older than the last 5 become a one-line note',
-  'clear-tool-uses': "Anthropic's clear_tool_uses edit: past the window, the oldest results but the last 3 are cleared",
+  'clear-tool-uses': "Anthropic's clear_tool_uses edit as documented: once the whole history is past the window, every tool result but the newest 3 is cleared",
   pressure: "Strata's default: results whose preview at most halves them shown as previews with a read_tool_output reference (a stable prefix), compaction under token pressure, window cuts with half the budget free",
   'masked-view': 'Strata with every stored result shown as its preview with a reference, the newest step whole (a stable prefix)',
 });

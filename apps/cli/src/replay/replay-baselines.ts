@@ -3,7 +3,7 @@
 // Anthropic's clear_tool_uses edit. Each gives the request every model call
 // of the recording would have sent; none stores what it removes, so none
 // can bring it back.
-import type { CanonicalHistory, CanonicalMessage } from '@strata/context';
+import type { CanonicalHistory, CanonicalMessage, ToolResultMessage } from '@strata/context';
 import { modelCallIndexes } from './replay-trajectory.js';
 
 export interface BaselineTurn {
@@ -52,28 +52,50 @@ export interface ClearToolUsesOptions {
   readonly countMessage: (message: CanonicalMessage) => number;
 }
 
+/** What a cleared result reads, as Anthropic's placeholder tells the model a result was removed. */
+export const CLEARED_TOOL_RESULT = '[tool result cleared]';
+
 /**
- * Anthropic's `clear_tool_uses` context edit: once a request passes the
- * trigger, the oldest tool results (all but the newest `keep`) are replaced
- * by a placeholder until it is under the trigger again; cleared stays cleared.
+ * Anthropic's `clear_tool_uses_20250919` context edit with its documented
+ * defaults, as LangChain's `ClearToolUsesEdit` reproduces it. The client
+ * sends its whole history; when that request is past the trigger, every
+ * tool result but the newest `keep` is replaced by a placeholder: not only
+ * as many as bring it back under the trigger. Only results are cleared
+ * (`clear_tool_inputs` false), no tool is excluded, and no `clear_at_least`
+ * is set (it has no default). Each request is decided on the whole history
+ * before it, so once past the trigger every later request clears too.
+ *
+ * Sources: platform.claude.com/docs/en/build-with-claude/context-editing
+ * (`trigger`: once the prompt exceeds it, clearing begins; `keep`: the recent
+ * tool use/result pairs kept after clearing, default 3, the oldest cleared
+ * first); langchain-ai/langchainjs libs/langchain/src/agents/middleware/
+ * contextEditing.ts (`ClearToolUsesEdit.apply`: when the trigger is met, every
+ * ToolMessage but the last `keep` becomes the placeholder, on each model call's
+ * copy of the messages).
  */
 export function clearToolUsesRequests(trajectory: CanonicalHistory, options: ClearToolUsesOptions): BaselineTurn[] {
   const keep = options.keep ?? 3;
+  // One placeholder message per cleared result, so a result cleared once is the same bytes in every later request.
   const cleared = new Map<CanonicalMessage, CanonicalMessage>();
+  // Running count of the whole history (each message counted once) and the tool results in it, oldest first.
+  let counted = 0;
+  let total = 0;
+  const results: ToolResultMessage[] = [];
   return modelCallIndexes(trajectory).map((end) => {
-    const prefix = trajectory.slice(0, end);
-    let total = prefix.reduce((sum, message) => sum + options.countMessage(cleared.get(message) ?? message), 0);
+    for (; counted < end; counted += 1) {
+      const message = trajectory[counted]!;
+      total += options.countMessage(message);
+      if (message.role === 'tool') results.push(message);
+    }
     let compacted = false;
     if (total > options.triggerTokens) {
-      const results = prefix.filter((message) => message.role === 'tool' && !cleared.has(message));
       for (const message of results.slice(0, Math.max(0, results.length - keep))) {
-        if (total <= options.triggerTokens) break;
-        const replacement: CanonicalMessage = { ...message, content: '[tool result cleared]' } as CanonicalMessage;
-        cleared.set(message, replacement);
-        total += options.countMessage(replacement) - options.countMessage(message);
+        if (cleared.has(message)) continue;
+        // Its body and media go; the call it answers and whether it failed stay.
+        cleared.set(message, { role: 'tool', toolCallId: message.toolCallId, toolName: message.toolName, content: CLEARED_TOOL_RESULT, isError: message.isError });
         compacted = true;
       }
     }
-    return { trajectoryIndex: end, messages: prefix.map((message) => cleared.get(message) ?? message), compacted };
+    return { trajectoryIndex: end, messages: trajectory.slice(0, end).map((message) => cleared.get(message) ?? message), compacted };
   });
 }
