@@ -77,6 +77,8 @@ interface UnitIndex {
   readonly openUnits: number[];
   /** Ascending unit indexes of steps whose assistant message carries signed reasoning that can go verbatim. */
   readonly signed: number[];
+  /** The last index of dropped outputs, by the units it lists and its bound: an unchanged cut lists the same message object, counted once. */
+  listed?: { readonly dropped: readonly number[]; readonly maxTokens: number; readonly result: { message: UserMessage; tokens: number } | undefined };
 }
 
 /** How many contexts' unit indexes a policy keeps, the most recent ones. */
@@ -222,15 +224,26 @@ function cutWindow(index: UnitIndex, request: HistoryWindowRequest, pinned: Read
 /** The index of the stored outputs of the units `order` leaves out, with its tokens; undefined when there is none. */
 function droppedOutputIndex(index: UnitIndex, order: readonly number[], maxTokens: number, count: (message: CanonicalMessage) => number): { message: UserMessage; tokens: number } | undefined {
   const kept = new Set(order);
+  const droppedUnits: number[] = [];
+  for (let unit = 0; unit < index.units.length; unit += 1) if (!kept.has(unit)) droppedUnits.push(unit);
+  const listed = index.listed;
+  if (listed && listed.maxTokens === maxTokens && sameNumbers(listed.dropped, droppedUnits)) return listed.result;
   const dropped: CanonicalMessage[] = [];
-  index.units.forEach((unit, position) => {
-    if (!kept.has(position)) for (let message = unit.start; message < unit.end; message += 1) dropped.push(index.messages[message]!);
-  });
+  for (const unit of droppedUnits) for (let message = index.units[unit]!.start; message < index.units[unit]!.end; message += 1) dropped.push(index.messages[message]!);
   const message = outputIndexMessage(dropped, maxTokens, count);
-  return message && { message, tokens: count(message) };
+  const result = message && { message, tokens: count(message) };
+  index.listed = { dropped: droppedUnits, maxTokens, result };
+  return result;
+}
+
+function sameNumbers(left: readonly number[], right: readonly number[]): boolean {
+  if (left.length !== right.length) return false;
+  for (let position = 0; position < left.length; position += 1) if (left[position] !== right[position]) return false;
+  return true;
 }
 
 function truncate(index: UnitIndex, from: number): void {
+  if (index.listed && (index.listed.dropped.at(-1) ?? -1) >= from) index.listed = undefined;
   index.units.length = from;
   index.prefixTokens.length = from + 1;
   for (const list of [index.anchors, index.checkpoints, index.openUnits, index.signed]) while (list.length > 0 && list.at(-1)! >= from) list.pop();
