@@ -167,8 +167,12 @@ function checkOutputRef(fields: Fields, path: string): void {
 /** Messages already checked; they are immutable by contract, so a check holds for the object's life. */
 const checked = new WeakSet<object>();
 
-/** Checks one message at `path` (`history[3]`); see `checkCanonicalHistory`. */
-export function checkCanonicalMessage(message: unknown, path: string): void {
+/**
+ * Checks one message at `path` (`history[3]`); see `checkCanonicalHistory`.
+ * `remember: false` for a caller that keeps track of what it checked itself
+ * (the assembler, by position): the message is not added to the shared set.
+ */
+export function checkCanonicalMessage(message: unknown, path: string, options?: { readonly remember?: boolean }): void {
   if (!isRecord(message)) throw expected(path, 'a message object', message);
   if (checked.has(message)) return;
   switch (message.role) {
@@ -197,7 +201,7 @@ export function checkCanonicalMessage(message: unknown, path: string): void {
     default:
       throw expected(`${path}.role`, '"system", "user", "assistant" or "tool"', message.role);
   }
-  checked.add(message);
+  if (options?.remember !== false) checked.add(message);
 }
 
 /**

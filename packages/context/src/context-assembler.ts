@@ -425,7 +425,7 @@ export class ContextAssembler {
       protectedSectionIds: candidate.admitted.sections.filter((section) => PROTECTED_SLOTS.has(section.slot)).map((section) => section.id),
       governedTools: turn.tools,
       historyMessages: { has: (message) => turn.memory.composedMessage(message) || replaced.has(message) },
-      canonicalMessages: { has: (message) => turn.memory.canonicalMessage(message) },
+      canonicalMessages: { has: (message) => turn.memory.canonicalSigned(message) },
     });
     if (violations.length > 0) throw new ContextValidationError({ violations });
   }

@@ -1,6 +1,7 @@
 import { checkCanonicalHistory, checkCanonicalMessage } from './canonical-history-check.js';
 import type { CanonicalHistory, CanonicalMessage } from './messages.js';
 import { lastPlanCall } from './plan-progress.js';
+import { isSignedAssistant } from './signed-reasoning.js';
 import type { TokenEstimator } from './token-estimator.js';
 
 /** How many messages two lists share from their start, compared by identity. */
@@ -11,36 +12,43 @@ export function sharedPrefixLength(previous: readonly unknown[], next: readonly 
   return index;
 }
 
+/** Messages `ContextMemory.composedMessage` indexes at least, from the end of the composed history, when it starts looking. */
+const RECENT_LOOKUP_MESSAGES = 64;
+
 /**
  * What the assembler caches of one context between turns, so that a turn
  * over an append-only history costs what was appended: the canonical history
  * it last checked, the composed history it last counted (with prefix sums per
- * counter), which messages the composition produced (for the validator), and
- * which stored-output references read back. A cache only: everything is
- * recomputed from the first message that differs, and a fresh memory gives
- * the same bytes. What decides the input between turns is the context state
- * (`ContextState`), which the caller passes back.
+ * counter), and which stored-output references read back. It keeps a count
+ * per composed message and the arrays themselves, nothing per message beside
+ * them (its only set holds the assistant messages with signed reasoning).
+ * A cache only: everything is recomputed from the first message that
+ * differs, and a fresh memory gives the same bytes. What decides the input
+ * between turns is the context state (`ContextState`), which the caller
+ * passes back.
  */
 export class ContextMemory {
   /** Stored-output references already confirmed to read back from this context's store. */
   readonly readableOutputRefs = new Set<string>();
   private checked: CanonicalHistory = [];
-  /** Every message object a checked history held: the canonical ones, for the signed-reasoning rule. */
-  private readonly canonical = new WeakSet<CanonicalMessage>();
+  /** The assistant messages with signed reasoning a checked history held, for the signed-reasoning rule. */
+  private readonly signed = new WeakSet<CanonicalMessage>();
   /** The latest plan call of the checked history (`null`: none). */
   private planCall: { readonly index: number; readonly id: string } | null = null;
   private composed: readonly CanonicalMessage[] = [];
-  private readonly members = new WeakSet<CanonicalMessage>();
   /** Per counter: `prefix[i]` is the tokens of `composed[0..i-1]`. */
   private readonly prefixTokens = new Map<TokenEstimator, number[]>();
+  /** The composed messages from `recentFrom` on, for `composedMessage`: the window's suffix, looked up without a set of the whole history. */
+  private readonly recent = new Set<CanonicalMessage>();
+  private recentFrom = 0;
 
   /** Checks the history as `checkCanonicalHistory` does, walking only the messages not checked last turn. */
   check(history: unknown): CanonicalHistory {
     if (!Array.isArray(history)) return checkCanonicalHistory(history);
     const shared = sharedPrefixLength(this.checked, history);
     for (let index = shared; index < history.length; index += 1) {
-      checkCanonicalMessage(history[index], `history[${index}]`);
-      this.canonical.add(history[index] as CanonicalMessage);
+      checkCanonicalMessage(history[index], `history[${index}]`, { remember: false });
+      if (isSignedAssistant(history[index] as CanonicalMessage)) this.signed.add(history[index] as CanonicalMessage);
     }
     this.checked = history as CanonicalHistory;
     // The latest plan call, looked for only among the messages that changed unless it was among them.
@@ -64,22 +72,35 @@ export class ContextMemory {
     return prefix[composed.length]!;
   }
 
-  /** Whether a history this memory checked held this message object (compaction keeps assistant messages as they are). */
-  canonicalMessage(message: CanonicalMessage): boolean {
-    return this.canonical.has(message);
+  /** Whether a history this memory checked held this assistant message with signed reasoning (compaction keeps assistant messages as they are). */
+  canonicalSigned(message: CanonicalMessage): boolean {
+    return this.signed.has(message);
   }
 
-  /** Whether a composition of this context (this turn's or an earlier one) produced this message object. */
+  /**
+   * Whether the composition last counted holds this message object. Looked
+   * up from the end, widening by doubling: a window's messages are mostly the
+   * composed history's suffix, so a turn pays for what it keeps, not for the
+   * whole history (a message it does not hold costs one walk of it).
+   */
   composedMessage(message: CanonicalMessage): boolean {
-    return this.members.has(message);
+    const composed = this.composed;
+    while (!this.recent.has(message)) {
+      if (this.recentFrom === 0) return false;
+      const from = Math.max(0, this.recentFrom - Math.max(RECENT_LOOKUP_MESSAGES, composed.length - this.recentFrom));
+      for (let index = from; index < this.recentFrom; index += 1) this.recent.add(composed[index]!);
+      this.recentFrom = from;
+    }
+    return true;
   }
 
-  /** Takes in this turn's composed history: counts and membership stay valid up to the first message that differs. */
+  /** Takes in this turn's composed history: counts stay valid up to the first message that differs. */
   private observe(composed: readonly CanonicalMessage[]): void {
     if (composed === this.composed) return;
     const shared = sharedPrefixLength(this.composed, composed);
     for (const prefix of this.prefixTokens.values()) if (prefix.length > shared + 1) prefix.length = shared + 1;
-    for (let index = shared; index < composed.length; index += 1) this.members.add(composed[index]!);
     this.composed = composed;
+    this.recent.clear();
+    this.recentFrom = composed.length;
   }
 }

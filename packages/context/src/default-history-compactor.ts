@@ -1,8 +1,10 @@
+import { BoundedCache } from './bounded-cache.js';
 import { CHECKPOINT_INSTRUCTIONS, checkpointMessage, normalizeCheckpoint } from './checkpoint-format.js';
 import { OUTPUT_INDEX_SHARE, storedOutputsSection } from './output-index.js';
 import { buildHistoryUnits, isOpenUnit, isTaskAnchorCandidate, type HistoryUnit } from './history-units.js';
 import { EMPTY_COMPACTION_TRACE, type CompactionRequest, type CompactionResult, type CompactionTrace, type HistoryCompactor } from './history-compactor.js';
-import type { CanonicalHistory, CanonicalMessage, ToolOutputRef } from './messages.js';
+import { CompactionIndex } from './compaction-index.js';
+import type { CanonicalHistory, CanonicalMessage, ToolOutputRef, ToolResultMessage } from './messages.js';
 import type { Summarizer } from './ports.js';
 import { isVerbatimSigned } from './signed-reasoning.js';
 import type { TokenEstimator } from './token-estimator.js';
@@ -51,6 +53,9 @@ export const HISTORY_COMPACTOR_DEFAULTS: Readonly<{ summaryAttempts: number; sum
   maxPreviewShare: MASK_PREVIEW_SHARE,
 });
 
+/** How many contexts' compaction indexes a compactor keeps, the most recent ones. */
+const CONTEXTS_KEPT = 256;
+
 /** Model steps: assistant messages. */
 function roundsOf(messages: readonly CanonicalMessage[]): number {
   return messages.filter((message) => message.role === 'assistant').length;
@@ -73,6 +78,8 @@ function sumTokens(messages: readonly CanonicalMessage[], estimator: TokenEstima
  */
 export class DefaultHistoryCompactor implements HistoryCompactor {
   private readonly options: HistoryCompactorOptions & typeof HISTORY_COMPACTOR_DEFAULTS;
+  /** Each context's index for passes under pressure (bounded: the most recent contexts); a cache, never a decision. */
+  private readonly indexes = new BoundedCache<string, CompactionIndex>(CONTEXTS_KEPT);
 
   constructor(options: HistoryCompactorOptions = {}) {
     this.options = withDefaults(HISTORY_COMPACTOR_DEFAULTS, options);
@@ -90,15 +97,20 @@ export class DefaultHistoryCompactor implements HistoryCompactor {
 
   async compact(request: CompactionRequest): Promise<CompactionResult> {
     const { estimator } = request;
-    const before = sumTokens(request.history, estimator);
     const goal = Math.floor(request.targetHistoryTokens * (1 - this.options.headroomShare));
     const forced = request.reason !== 'token-pressure';
-    const units = buildHistoryUnits(request.history);
-    const protectedUnits = this.protectedUnits(units, request);
+    // Under pressure, the context's index: a pass visits only the results it has not settled (compaction-index.ts).
+    // Forced passes project what pressure would not, so they walk the whole history.
+    let index = forced ? undefined : this.indexFor(request);
+    const before = index ? index.tokens() : sumTokens(request.history, estimator);
+    let protectedUnits: Set<number> | undefined;
+    const protectedOf = () => (protectedUnits ??= this.protectedUnits(buildHistoryUnits(request.history), request));
 
     // 1. Deterministic projection of old stored bodies, oldest first.
     // Every old body at once, not just enough for the goal: one prefix change frees room for many turns.
-    const old = this.project({ history: request.history, estimator, current: before, goal: -1, forced, eligible: (unit, index) => !protectedUnits.has(index) && !isOpenUnit(unit) });
+    const old = index
+      ? this.projectIndexed(index, { current: before, goal: -1, eligible: this.unprotectedUnits(index, request) })
+      : this.project({ history: request.history, estimator, current: before, goal: -1, forced, eligible: (unit, unitIndex) => !protectedOf().has(unitIndex) && !isOpenUnit(unit) });
     let history = old.history;
     let current = old.current;
     const compactedOutputRefs = [...old.refs];
@@ -107,11 +119,14 @@ export class DefaultHistoryCompactor implements HistoryCompactor {
     // 2. Summarize the oldest finished steps while pressure remains.
     const needsSummary = request.reason === 'message-count' ? this.exceedsMessageCount(history) : current > goal;
     if (needsSummary && this.options.summarizer) {
-      const summarized = await this.summarize(history, request, protectedUnits);
+      const summarized = await this.summarize(history, request, protectedOf());
       trace = { ...trace, ...summarized.trace };
       if (summarized.history) {
         history = summarized.history;
         current = sumTokens(history, estimator);
+        // A checkpoint rewrites the history: the next pass indexes it afresh.
+        this.indexes.delete(request.contextId);
+        index = undefined;
       }
     }
 
@@ -120,18 +135,89 @@ export class DefaultHistoryCompactor implements HistoryCompactor {
     const limit = request.reason === 'forced' ? goal : request.limitHistoryTokens ?? request.targetHistoryTokens;
     for (const [stepGoal, newest] of [[goal, false], [limit, true]] as const) {
       if (current <= stepGoal) continue;
-      const newestStart = buildHistoryUnits(history).at(-1)?.start ?? 0;
-      const recent = this.project({ history, estimator, current, goal: stepGoal, forced, eligible: (unit) => !isOpenUnit(unit) && (newest || unit.start < newestStart) });
+      let recent: { history: CanonicalHistory; current: number; refs: ToolOutputRef[] };
+      if (index) {
+        const { units } = index;
+        recent = this.projectIndexed(index, { current, goal: stepGoal, eligible: (unit) => !units[unit]!.open && (newest || unit < units.length - 1) });
+      } else {
+        const newestStart = buildHistoryUnits(history).at(-1)?.start ?? 0;
+        recent = this.project({ history, estimator, current, goal: stepGoal, forced, eligible: (unit) => !isOpenUnit(unit) && (newest || unit.start < newestStart) });
+      }
       history = recent.history;
       current = recent.current;
       compactedOutputRefs.push(...recent.refs);
     }
     const changed = history !== request.history;
-    return {
-      history,
-      changed,
-      trace: { ...trace, estimatedTokensBefore: before, estimatedTokensAfter: changed ? sumTokens(history, estimator) : before, compactedOutputRefs },
-    };
+    // `current` is the count of `history`: every step above added exactly what it changed.
+    return { history, changed, trace: { ...trace, estimatedTokensBefore: before, estimatedTokensAfter: current, compactedOutputRefs } };
+  }
+
+  /** The context's index under this counter, brought to the request's history. */
+  private indexFor(request: CompactionRequest): CompactionIndex {
+    let index = this.indexes.get(request.contextId);
+    if (!index || index.counter !== request.estimator) this.indexes.set(request.contextId, (index = new CompactionIndex(request.estimator)));
+    index.sync(request.history);
+    return index;
+  }
+
+  /**
+   * Units a pass under pressure may project, by index: not open, not the
+   * latest signed step, not in the recent suffix (as `protectedUnits` counts
+   * it for a token-pressure pass; leading system messages hold no results).
+   */
+  private unprotectedUnits(index: CompactionIndex, request: CompactionRequest): (unit: number) => boolean {
+    const last = index.units.length - 1;
+    const tokenBudget = request.targetHistoryTokens * this.options.recentShare;
+    let suffixStart = last + 1;
+    let recentTokens = 0;
+    for (let unit = last; unit >= 0; unit -= 1) {
+      const cost = index.unitTokens(unit);
+      if (unit < last && recentTokens + cost > tokenBudget) break;
+      suffixStart = unit;
+      recentTokens += cost;
+    }
+    const signed = index.latestSigned();
+    return (unit) => unit < suffixStart && unit !== signed && !index.units[unit]!.open;
+  }
+
+  /**
+   * `project` for a pass under pressure over the context's index: the
+   * unsettled results of eligible units, oldest first, until `current` is at
+   * most `goal` (checked before each unit, as `project` does). A result it
+   * visits is settled; the index follows the projected history.
+   */
+  private projectIndexed(index: CompactionIndex, options: { current: number; goal: number; eligible: (unit: number) => boolean }): { history: CanonicalHistory; current: number; refs: ToolOutputRef[] } {
+    const { history, counter } = index;
+    let projected: CanonicalMessage[] | undefined;
+    const refs: ToolOutputRef[] = [];
+    const replaced: number[] = [];
+    const pending: number[] = [];
+    let current = options.current;
+    let unit = -1;
+    let stopped = false;
+    for (const position of index.pending) {
+      if (!stopped) {
+        const at = index.unitAt(position);
+        if (at !== unit) stopped = current <= options.goal;
+        unit = at;
+      }
+      if (stopped || !options.eligible(unit)) {
+        pending.push(position);
+        continue;
+      }
+      const message = history[position] as ToolResultMessage;
+      const preview = previewToolResult(message, this.options.preview ?? PREVIEW_DEFAULTS);
+      if (!preview) continue;
+      const previewTokens = counter.countMessage(preview);
+      const bodyTokens = counter.countMessage(message);
+      if (previewTokens > bodyTokens * this.options.maxPreviewShare) continue;
+      (projected ??= [...history])[position] = preview;
+      replaced.push(position);
+      current += previewTokens - bodyTokens;
+      refs.push(message.outputRef!);
+    }
+    index.replace(projected ?? history, replaced, pending);
+    return { history: projected ?? history, current, refs };
   }
 
   /**

@@ -77,6 +77,13 @@ interface UnitIndex {
   readonly openUnits: number[];
   /** Ascending unit indexes of steps whose assistant message carries signed reasoning that can go verbatim. */
   readonly signed: number[];
+  /**
+   * The last index of dropped outputs, by the cut it was made for (the kept
+   * units, ascending, of the `units` there were) and its bound: an unchanged
+   * cut lists the same message object, counted once. Valid while no unit up
+   * to `lastDropped` changes.
+   */
+  listed?: { readonly kept: readonly number[]; readonly units: number; readonly lastDropped: number; readonly maxTokens: number; readonly result: { message: UserMessage; tokens: number } | undefined };
 }
 
 /** How many contexts' unit indexes a policy keeps, the most recent ones. */
@@ -221,16 +228,36 @@ function cutWindow(index: UnitIndex, request: HistoryWindowRequest, pinned: Read
 
 /** The index of the stored outputs of the units `order` leaves out, with its tokens; undefined when there is none. */
 function droppedOutputIndex(index: UnitIndex, order: readonly number[], maxTokens: number, count: (message: CanonicalMessage) => number): { message: UserMessage; tokens: number } | undefined {
-  const kept = new Set(order);
+  const kept = [...order].sort((left, right) => left - right);
+  // The same cut as last time: the units then kept are kept again, and every unit since is kept. Costs the kept units, not the history.
+  const listed = index.listed;
+  if (listed && listed.maxTokens === maxTokens) {
+    const before = kept.findIndex((unit) => unit >= listed.units);
+    const keptBefore = before < 0 ? kept.length : before;
+    if (kept.length - keptBefore === index.units.length - listed.units && sameNumbers(listed.kept, kept.slice(0, keptBefore))) return listed.result;
+  }
+  const keptSet = new Set(kept);
   const dropped: CanonicalMessage[] = [];
+  let lastDropped = -1;
   index.units.forEach((unit, position) => {
-    if (!kept.has(position)) for (let message = unit.start; message < unit.end; message += 1) dropped.push(index.messages[message]!);
+    if (keptSet.has(position)) return;
+    lastDropped = position;
+    for (let message = unit.start; message < unit.end; message += 1) dropped.push(index.messages[message]!);
   });
   const message = outputIndexMessage(dropped, maxTokens, count);
-  return message && { message, tokens: count(message) };
+  const result = message && { message, tokens: count(message) };
+  index.listed = { kept, units: index.units.length, lastDropped, maxTokens, result };
+  return result;
+}
+
+function sameNumbers(left: readonly number[], right: readonly number[]): boolean {
+  if (left.length !== right.length) return false;
+  for (let position = 0; position < left.length; position += 1) if (left[position] !== right[position]) return false;
+  return true;
 }
 
 function truncate(index: UnitIndex, from: number): void {
+  if (index.listed && index.listed.lastDropped >= from) index.listed = undefined;
   index.units.length = from;
   index.prefixTokens.length = from + 1;
   for (const list of [index.anchors, index.checkpoints, index.openUnits, index.signed]) while (list.length > 0 && list.at(-1)! >= from) list.pop();

@@ -126,9 +126,15 @@ function storedEntries(messages: readonly CanonicalMessage[]): Entry[] {
   return entries;
 }
 
-/** Whitespace runs as one space, cut to `chars` with an ellipsis. */
+/**
+ * Whitespace runs as one space, trimmed, cut to `chars` with an ellipsis:
+ * the words joined by single spaces, read only as far as the cut (a
+ * result's body may be long; only its first words are shown).
+ */
 function brief(text: string, chars: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const words = /\S+/g;
+  let flat = '';
+  for (let word = words.exec(text); word !== null && flat.length <= chars; word = words.exec(text)) flat = flat === '' ? word[0] : `${flat} ${word[0]}`;
   return flat.length <= chars ? flat : `${flat.slice(0, chars)}…`;
 }
 

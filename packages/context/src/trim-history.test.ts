@@ -81,3 +81,24 @@ test('any value in: a typed error naming the field, or a valid trimmed history (
     { numRuns: 150 },
   );
 });
+
+test('repeated trims of a growing history count only what was appended, and trim as a fresh history would', () => {
+  let counted = 0;
+  class Tallying extends ConservativeTokenEstimator {
+    override countText(text: string): number {
+      counted += 1;
+      return super.countText(text);
+    }
+  }
+  const estimator = new Tallying({ family: 'unknown' });
+  const growing: CanonicalMessage[] = history.slice(0, 4);
+  trimHistory(growing, { maxTokens: 2_000, estimator });
+  for (let end = 5; end <= history.length; end += 1) {
+    growing.push(history[end - 1]!);
+    counted = 0;
+    const trimmed = trimHistory([...growing], { maxTokens: 2_000, estimator });
+    assert.ok(counted <= 2, `at ${end} messages, ${counted} texts counted for one appended message`);
+    // A fresh history (new objects, nothing cached) trims to the same messages.
+    assert.deepEqual(trimmed, trimHistory(structuredClone(growing), { maxTokens: 2_000 }));
+  }
+});

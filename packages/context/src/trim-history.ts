@@ -8,8 +8,8 @@ import { tokenizerFamilyOf } from './tokenizer-family.js';
 import { AtomicHistoryWindowPolicy } from './history-window.js';
 import { isTaskAnchorCandidate } from './history-units.js';
 import { DefaultContextMessageComposer } from './message-composer.js';
-import type { CanonicalMessage } from './messages.js';
-import type { TokenEstimator } from './token-estimator.js';
+import type { CanonicalHistory, CanonicalMessage } from './messages.js';
+import type { TokenEstimator, TokenizerFamily } from './token-estimator.js';
 
 export interface TrimHistoryOptions {
   /** The most tokens the kept messages may use. */
@@ -42,15 +42,55 @@ export function trimHistory(messages: unknown, options: TrimHistoryOptions): Can
     throw new ConfigurationError({ setting: 'maxTokens', message: `trimHistory maxTokens must be a positive integer, got ${String(options.maxTokens)}` });
   }
   const family = options.model === undefined ? 'unknown' : tokenizerFamilyOf(options.model);
-  const estimator = options.estimator ?? new ConservativeTokenEstimator({ family });
-  const exactEstimator = hasBuiltInExactTokenizer(family) ? new ExactTokenEstimator({ family }) : undefined;
-  const composed = new DefaultContextMessageComposer({ maskStoredResults: false }).compose({ history, messages: [], attachments: [] }).history;
+  const counters = countersFor(family);
+  const estimator = options.estimator ?? counters.estimator;
+  const contextId = conversationKey(history);
+  const composed = TRIM.composer.compose({ contextId, history, messages: [], attachments: [] }).history;
   let estimated = 0;
   for (const message of composed) estimated += estimator.countMessage(message);
-  const counter = chooseCounter({ estimator, exactEstimator, budget: resolveContextBudget({ inputCapTokens: options.maxTokens }), estimatedTokens: estimated });
-  const count = counter === estimator ? (message: CanonicalMessage) => estimator.countMessage(message) : exactWhereItDecides(composed, estimator, counter, options.maxTokens);
-  const window = new AtomicHistoryWindowPolicy().select({ messages: composed, budgetTokens: options.maxTokens, count });
+  const counter = chooseCounter({ estimator, exactEstimator: counters.exact, budget: resolveContextBudget({ inputCapTokens: options.maxTokens }), estimatedTokens: estimated });
+  const count = counter === estimator ? countFunction(estimator) : exactWhereItDecides(composed, estimator, counter, options.maxTokens);
+  const window = TRIM.window.select({ messages: composed, budgetTokens: options.maxTokens, count, contextId });
   return [...window.messages];
+}
+
+/**
+ * What trimHistory keeps across calls, so repeated trims of a growing
+ * history cost what was appended: one counter of each kind per tokenizer
+ * family (each caches its count per message), the composer and the window
+ * (each keeps its index per conversation, checked message by message, so a
+ * history that changed is composed and cut afresh from where it changed).
+ * Caches only: the same history and options give the same messages.
+ */
+const TRIM = {
+  counters: new Map<TokenizerFamily, { estimator: TokenEstimator; exact: TokenEstimator | undefined }>(),
+  countFunctions: new WeakMap<TokenEstimator, (message: CanonicalMessage) => number>(),
+  composer: new DefaultContextMessageComposer({ maskStoredResults: false }),
+  window: new AtomicHistoryWindowPolicy(),
+  /** A key per conversation, by the identity of its first message; a history that shares none is composed from scratch. */
+  conversations: new WeakMap<CanonicalMessage, string>(),
+  nextConversation: 0,
+};
+
+function countersFor(family: TokenizerFamily): { estimator: TokenEstimator; exact: TokenEstimator | undefined } {
+  let counters = TRIM.counters.get(family);
+  if (!counters) TRIM.counters.set(family, (counters = { estimator: new ConservativeTokenEstimator({ family }), exact: hasBuiltInExactTokenizer(family) ? new ExactTokenEstimator({ family }) : undefined }));
+  return counters;
+}
+
+/** The same count function for a counter every call, so the window can keep its counts. */
+function countFunction(counter: TokenEstimator): (message: CanonicalMessage) => number {
+  let count = TRIM.countFunctions.get(counter);
+  if (!count) TRIM.countFunctions.set(counter, (count = (message) => counter.countMessage(message)));
+  return count;
+}
+
+function conversationKey(history: CanonicalHistory): string | undefined {
+  const first = history[0];
+  if (first === undefined) return undefined;
+  let key = TRIM.conversations.get(first);
+  if (key === undefined) TRIM.conversations.set(first, (key = `trim-${(TRIM.nextConversation += 1)}`));
+  return key;
 }
 
 /**
