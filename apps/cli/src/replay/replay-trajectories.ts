@@ -36,6 +36,12 @@ export interface ReplayTrajectoriesResult {
   readonly assembled: Record<ReplayPolicy, PolicySummary>;
   /** How many runs were replayed, and how many of them every policy assembled. */
   readonly compared: { readonly runs: number; readonly of: number };
+  /**
+   * Per policy, summed over the compared runs raw sends whole within the
+   * window (where a policy should never cost more than sending everything),
+   * and how many they are; undefined when raw is not among the policies.
+   */
+  readonly whereRawFits?: { readonly runs: number; readonly total: Record<ReplayPolicy, PolicySummary> };
   /** Runs a policy could not assemble: which, and why. */
   readonly failures: readonly { readonly id: string; readonly policy: ReplayPolicy; readonly message: string }[];
 }
@@ -76,10 +82,12 @@ export async function replayTrajectories(options: ReplayTrajectoriesOptions): Pr
       }),
     ) as Record<ReplayPolicy, PolicySummary>;
   const everyPolicyAssembled = (result: RunReplayResult) => result.failures.size === 0;
+  const rawFits = (result: RunReplayResult) => everyPolicyAssembled(result) && result.tallies.get('raw')!.overWindow === 0;
   return {
     total: summaries(everyPolicyAssembled),
     assembled: summaries((result, policy) => !result.failures.has(policy)),
     compared: { runs: results.filter(everyPolicyAssembled).length, of: results.length },
+    ...(policies.includes('raw') ? { whereRawFits: { runs: results.filter(rawFits).length, total: summaries(rawFits) } } : {}),
     failures,
   };
 }
