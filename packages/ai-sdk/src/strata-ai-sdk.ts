@@ -90,6 +90,15 @@ export function createStrataAiSdk(options: StrataAiSdkOptions): StrataAiSdk {
   // under the middleware, the call ids of each response name the context of the prompt that issued them.
   const stepContexts = new WeakMap<readonly ModelMessage[], string>();
   const promptTurns = new WeakMap<LanguageModelCallOptions, HostLoopTurn<SdkOrigin<LanguageModelMessage>>>();
+  /** The model call, its failure recorded with the turn (no usage), then thrown as it was. */
+  const recordingFailure = async <Result>(turn: HostLoopTurn<SdkOrigin<LanguageModelMessage>> | undefined, started: number, call: () => PromiseLike<Result>): Promise<Result> => {
+    try {
+      return await call();
+    } catch (error) {
+      if (turn) await promptContext.recordUsage(turn, { error, modelMs: performance.now() - started });
+      throw error;
+    }
+  };
   const calls = new ToolCallContexts();
 
   return {
@@ -124,13 +133,7 @@ export function createStrataAiSdk(options: StrataAiSdkOptions): StrataAiSdk {
       async wrapGenerate({ doGenerate, params }) {
         const turn = promptTurns.get(params);
         const started = performance.now();
-        let result: Awaited<ReturnType<typeof doGenerate>>;
-        try {
-          result = await doGenerate();
-        } catch (error) {
-          if (turn) await promptContext.recordUsage(turn, { error, modelMs: performance.now() - started });
-          throw error;
-        }
+        const result = await recordingFailure(turn, started, doGenerate);
         if (turn !== undefined) {
           calls.issued(turn.contextId, result.content.flatMap((part) => (part.type === 'tool-call' ? [part.toolCallId] : [])));
           await promptContext.recordUsage(turn, { usage: hostUsage(result.usage), modelMs: performance.now() - started });
@@ -140,13 +143,7 @@ export function createStrataAiSdk(options: StrataAiSdkOptions): StrataAiSdk {
       async wrapStream({ doStream, params }) {
         const turn = promptTurns.get(params);
         const started = performance.now();
-        let result: Awaited<ReturnType<typeof doStream>>;
-        try {
-          result = await doStream();
-        } catch (error) {
-          if (turn) await promptContext.recordUsage(turn, { error, modelMs: performance.now() - started });
-          throw error;
-        }
+        const result = await recordingFailure(turn, started, doStream);
         if (turn === undefined) return result;
         // Reported once: at the finish part, else at an error part or when the stream ends without one.
         let reported = false;

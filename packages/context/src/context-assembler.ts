@@ -355,7 +355,7 @@ export class ContextAssembler {
       return { candidate, ...this.windowFor(turn, candidate, budget, false) };
     } catch (error) {
       // No room: what must be kept, or the newest step's full copies after the history, exceed what is left.
-      if (!isMustKeepOverBudget(error) && !(ContextBudgetError.isInstance(error) && error.code === 'CONTEXT_NO_ROOM_FOR_HISTORY')) throw error;
+      if (!isMustKeepOverBudget(error) && !isNoRoomForHistory(error)) throw error;
       const shrunk = this.prepare(turn, collected, history, true);
       try {
         return { candidate: shrunk, ...this.windowFor(turn, shrunk, budget, true) };
@@ -484,6 +484,10 @@ function tracedRecovery(recovery: TurnRecovery | undefined): CompactionTrace['re
 
 function isMustKeepOverBudget(error: unknown): error is ContextBudgetError {
   return ContextBudgetError.isInstance(error) && error.code === 'CONTEXT_WINDOW_MUST_KEEP_OVER_BUDGET';
+}
+
+function isNoRoomForHistory(error: unknown): error is ContextBudgetError {
+  return ContextBudgetError.isInstance(error) && error.code === 'CONTEXT_NO_ROOM_FOR_HISTORY';
 }
 
 function isPositiveNumber(value: unknown): value is number {

@@ -79,10 +79,17 @@ export async function laterUseRecall(options: LaterUseRecallOptions): Promise<La
   if (firstUser >= 0) protectedIndex.add(firstUser);
   trajectory.forEach((message, index) => message.role === 'system' && protectedIndex.add(index));
   const answer = trajectory[callIndex];
+  // One pass per value: its first occurrence must be outside the system prompt and the task, and some tool result or user message must hold it.
   const needed = (answer === undefined ? [] : usedValues(answer)).filter((value) => {
-    const first = texts.findIndex((text, position) => position < callIndex && text.includes(value));
-    if (first < 0 || protectedIndex.has(first)) return false;
-    return texts.some((text, position) => position < callIndex && (trajectory[position]!.role === 'tool' || trajectory[position]!.role === 'user') && text.includes(value));
+    let seen = false;
+    for (let position = 0; position < callIndex; position += 1) {
+      if (!texts[position]!.includes(value)) continue;
+      if (!seen && protectedIndex.has(position)) return false;
+      seen = true;
+      const role = trajectory[position]!.role;
+      if (role === 'tool' || role === 'user') return true;
+    }
+    return false;
   });
   const inputText = input.map((message) => messageText(message)).join('\n');
   const visible = needed.filter((value) => inputText.includes(value));
