@@ -82,7 +82,6 @@ test('a server that cuts only a little is detected on the first turn it cuts: it
     const low = diagnostics.filter((diagnostic) => diagnostic.code === 'CONTEXT_PROVIDER_COUNT_LOW');
     assert.equal(low[0]?.subject, `turn ${firstCut + 1}`, 'said on the first turn the server cut');
     assert.match(low[0]!.message, /while the provider's count went from \d+ to \d+: the server may have truncated the prompt/);
-    assert.ok(server.requests.slice(0, firstCut).every((request) => !request.truncated));
   } finally {
     await server.close();
   }
