@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { dataFormatTexts } from './estimator-data-formats.js';
 
 // Test corpora for the conservative estimator, made at run time: natural text
 // in every locale the engine's ICU data knows (no download, nothing copied),
@@ -212,7 +213,9 @@ export function minify(source: string): string {
  * families, flags, keycaps, tag sequences), combining marks, full-width and
  * mathematical letters, long runs of one character (every small letter among
  * them), random strings and words of small letters, terminal output
- * (`terminalItems`) and legacy text forms (`legacyFormItems`).
+ * (`terminalItems`), legacy text forms (`legacyFormItems`) and code and data
+ * files (`dataFormatTexts`: encoding tables, LaTeX, SQL, CSV, logs, stack
+ * traces, hex dumps).
  */
 export function stressCorpus(options: { prose?: readonly string[]; codeSources?: readonly string[] } = {}): CorpusItem[] {
   const items: CorpusItem[] = [];
@@ -274,6 +277,8 @@ export function stressCorpus(options: { prose?: readonly string[]; codeSources?:
   add('runs', 'small alphabets', [randomLetters('ACGT', 2_000), randomLetters('acgt', 2_000), randomLetters('01', 2_000), randomLetters('ACGTN', 400).replace(/.{60}/g, '$&\n')]);
   addTerminalItems(add, random, options.prose ?? [], options.codeSources ?? []);
   addLegacyFormItems(add, random, options.prose ?? []);
+  const words = (options.prose ?? []).join(' ').match(/[a-z]{3,}/g) ?? ['value', 'state', 'parse'];
+  for (const { conversation, texts } of dataFormatTexts(randomSource(22), words.slice(0, 2_000))) add('data-formats', conversation, texts);
   return items;
 }
 
