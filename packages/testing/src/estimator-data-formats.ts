@@ -1,6 +1,6 @@
 // Code and data files of the kinds tool outputs carry, generated for the
 // estimator's stress corpus (see `stressCorpus`): encoding tables of every
-// script, LaTeX, SQL, CSV, logs, stack traces of five runtimes and hex dumps.
+// script, LaTeX, SQL, CSV, TSV, logs, stack traces of five runtimes and hex dumps.
 // Deterministic: every choice comes from the given random source.
 
 /** The texts of one conversation of the stress corpus. */
@@ -95,6 +95,13 @@ function csv(pick: Pick, random: () => number, words: readonly string[]): Genera
   return { conversation: 'csv', texts: [rows(12), rows(80)] };
 }
 
+/** Tab-separated exports of ids, names with their ids, decimals and booleans, with and without a header. */
+function tsv(pick: Pick, random: () => number, words: readonly string[]): GeneratedTexts {
+  const rows = (count: number, step: number) => Array.from({ length: count }, (_, index) => [index, `${pick(words)}_${index}`, index * step, random() > 0.5].join('\t')).join('\n');
+  const header = (count: number) => `id\tname\tvalue\tactive\n${rows(count, 0.25)}`;
+  return { conversation: 'tsv', texts: [rows(40, 3.5), rows(200, 1.5), header(60), rows(30, 1_000.125)] };
+}
+
 /** Logs of servers and tools: syslog, access logs, JSON lines, Python logging, Kubernetes events. */
 function logs(pick: Pick, random: () => number, words: readonly string[]): GeneratedTexts {
   const time = (index: number) => `2024-05-${String(1 + (index % 28)).padStart(2, '0')}T${String(index % 24).padStart(2, '0')}:${String((index * 7) % 60).padStart(2, '0')}:${String((index * 13) % 60).padStart(2, '0')}.${String(Math.floor(random() * 1000)).padStart(3, '0')}Z`;
@@ -136,5 +143,5 @@ function hexDumps(random: () => number, words: readonly string[]): GeneratedText
 /** Every kind above, as conversations of the stress corpus. `words` are small-letter words to fill names and messages. */
 export function dataFormatTexts(random: () => number, words: readonly string[]): GeneratedTexts[] {
   const pick: Pick = (values) => values[Math.floor(random() * values.length)]!;
-  return [...encodingTables(), latex(pick, random, words), sql(pick, random, words), csv(pick, random, words), logs(pick, random, words), stackTraces(pick, random, words), hexDumps(random, words)];
+  return [...encodingTables(), latex(pick, random, words), sql(pick, random, words), csv(pick, random, words), tsv(pick, random, words), logs(pick, random, words), stackTraces(pick, random, words), hexDumps(random, words)];
 }
