@@ -394,7 +394,8 @@ const CHUNK_UNIT_VIEW = new Uint16Array(CHUNK_UNITS_BUFFER.buffer, CHUNK_UNITS_B
  *   own index, with no unit-table lookup. It is not tried where the chunk's
  *   first, middle or last unit is not ASCII.
  * - Any other chunk is copied as UTF-16 units by `Buffer.write` (lone
- *   surrogates as they are) and weighed through the unit table.
+ *   surrogates as they are) and weighed through the unit table, by
+ *   `weighUnits`, which also adds the repeat weights.
  *
  * All sum integers into two accumulators, so the additions do not wait on
  * each other.
@@ -437,33 +438,62 @@ export function weighText(text: string, table: PairTable): { weight: number; utf
       previous = ASCII_KINDS[code]!;
       previousUnit = code;
     } else {
-      const units = CHUNK_UNITS_BUFFER.write(chunk, 0, 'utf16le') >>> 1;
-      let index = 0;
-      for (; index + 1 < units; index += 2) {
-        const firstUnit = CHUNK_UNIT_VIEW[index]!;
-        const secondUnit = CHUNK_UNIT_VIEW[index + 1]!;
-        const first = UNIT_TABLE[firstUnit]!;
-        const second = UNIT_TABLE[secondUnit]!;
-        const firstKind = first & KIND_MASK;
-        const secondKind = second & KIND_MASK;
-        even = (even + kinds[previous * KIND_COUNT + firstKind]! + (firstUnit === previousUnit ? repeats[firstKind]! : 0)) | 0;
-        odd = (odd + kinds[firstKind * KIND_COUNT + secondKind]! + (secondUnit === firstUnit ? repeats[secondKind]! : 0)) | 0;
-        utf8Bytes += (first >>> KIND_BITS) + (second >>> KIND_BITS);
-        previous = secondKind;
-        previousUnit = secondUnit;
-      }
-      if (index < units) {
-        const lastUnit = CHUNK_UNIT_VIEW[index]!;
-        const last = UNIT_TABLE[lastUnit]!;
-        even = (even + kinds[previous * KIND_COUNT + (last & KIND_MASK)]! + (lastUnit === previousUnit ? repeats[last & KIND_MASK]! : 0)) | 0;
-        utf8Bytes += last >>> KIND_BITS;
-        previous = last & KIND_MASK;
-        previousUnit = lastUnit;
-      }
+      UNIT_STATE[0] = previous;
+      UNIT_STATE[1] = previousUnit;
+      weighUnits(CHUNK_UNITS_BUFFER.write(chunk, 0, 'utf16le') >>> 1, kinds, repeats);
+      previous = UNIT_STATE[0]!;
+      previousUnit = UNIT_STATE[1]!;
+      even = UNIT_STATE[2]!;
+      odd = UNIT_STATE[3]!;
+      utf8Bytes += UNIT_STATE[4]!;
     }
     total += even + odd;
   }
   return { weight: total / WEIGHT_SCALE, utf8Bytes };
+}
+
+/**
+ * The unit path's state, carried between `weighText` and `weighUnits`: the
+ * kind and unit before the chunk (in), and after it (out), the chunk's two
+ * sums and its UTF-8 bytes (out). A function of its own so that the
+ * all-ASCII loop stays small and is optimised early (first sight).
+ */
+const UNIT_STATE = new Int32Array(5);
+
+/** Weighs the first `units` units of CHUNK_UNIT_VIEW through the unit table (see `weighText`). */
+function weighUnits(units: number, kinds: Int32Array, repeats: Int32Array): void {
+  let previous = UNIT_STATE[0]!;
+  let previousUnit = UNIT_STATE[1]!;
+  let even = 0;
+  let odd = 0;
+  let utf8Bytes = 0;
+  let index = 0;
+  for (; index + 1 < units; index += 2) {
+    const firstUnit = CHUNK_UNIT_VIEW[index]!;
+    const secondUnit = CHUNK_UNIT_VIEW[index + 1]!;
+    const first = UNIT_TABLE[firstUnit]!;
+    const second = UNIT_TABLE[secondUnit]!;
+    const firstKind = first & KIND_MASK;
+    const secondKind = second & KIND_MASK;
+    even = (even + kinds[previous * KIND_COUNT + firstKind]! + (firstUnit === previousUnit ? repeats[firstKind]! : 0)) | 0;
+    odd = (odd + kinds[firstKind * KIND_COUNT + secondKind]! + (secondUnit === firstUnit ? repeats[secondKind]! : 0)) | 0;
+    utf8Bytes += (first >>> KIND_BITS) + (second >>> KIND_BITS);
+    previous = secondKind;
+    previousUnit = secondUnit;
+  }
+  if (index < units) {
+    const lastUnit = CHUNK_UNIT_VIEW[index]!;
+    const last = UNIT_TABLE[lastUnit]!;
+    even = (even + kinds[previous * KIND_COUNT + (last & KIND_MASK)]! + (lastUnit === previousUnit ? repeats[last & KIND_MASK]! : 0)) | 0;
+    utf8Bytes += last >>> KIND_BITS;
+    previous = last & KIND_MASK;
+    previousUnit = lastUnit;
+  }
+  UNIT_STATE[0] = previous;
+  UNIT_STATE[1] = previousUnit;
+  UNIT_STATE[2] = even;
+  UNIT_STATE[3] = odd;
+  UNIT_STATE[4] = utf8Bytes;
 }
 
 /**
