@@ -67,11 +67,14 @@ function profile(fitted: FittedProfile): EstimatorProfile {
  * count: fitted on half of the conversations, that margin leaves 2-5 of
  * about 500 unseen alpaca conversations under-counted (the class-only
  * profiles, fitted the same way: 1-3). Text that is more than 30% letters of
- * the scripts beyond Latin, Greek, Cyrillic and CJK is held to 1.05 times
- * its count: one weight per character of such a script is fitted on the
- * little ICU and gettext text there is of it, and natural prose ran 5% above
- * it (Lao on cl100k); kana and Hangul too (1.1 for `unknown`: held-out
- * Korean paragraphs ran to 0.996 of its count with 1.05). Han characters
+ * the scripts beyond Latin, Cyrillic and Han (Greek, kana and Hangul
+ * among them) is held to 1.05 times its count: one weight per character
+ * of such a script is fitted on the little ICU and gettext text there is
+ * of it, and natural prose ran 5% above it (Lao on cl100k). cl100k's margin
+ * is 1.08 (with 1.05, the Lao paragraph of the estimator's test ran to
+ * 0.996 of its count) and unknown's 1.1, for kana and Hangul too (the
+ * largest of nine counts varies more: a held-out Korean paragraph and the
+ * test's polytonic Greek ran to 0.99 of it with 1.05). Han characters
  * outside GB 2312 level 1, Hangul syllables outside KS X 1001, Cyrillic
  * beyond the Russian alphabet and Arabic beyond its basic letters carry an
  * extra weight (`uncommon`), and so do capital letters of Latin beyond
