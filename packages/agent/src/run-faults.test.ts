@@ -309,7 +309,8 @@ test('a credential in a provider\'s error text is redacted from the run\'s error
 
 test('a step that fits the cap but not the room the system prompt and tools leave for history is refused before any tool runs', async () => {
   let runs = 0;
-  const parts = Array.from({ length: 100 }, (_, index) => ({ type: 'tool-call' as const, id: `call_${index}`, name: 'lookup', input: { page: index } }));
+  // 95 calls: about 1,950 estimated tokens with empty results (the premise below holds them between the history's share and the cap).
+  const parts = Array.from({ length: 95 }, (_, index) => ({ type: 'tool-call' as const, id: `call_${index}`, name: 'lookup', input: { page: index } }));
   const identity = 'You are a careful research agent who reads every page the user names. '.repeat(30);
   const { bindings, traces } = setup({ script: [{ parts }, answer('never')], window: 2_000, tools: [tool('lookup', () => ((runs += 1), { content: 'x' }))] });
   const result = await createAgentRun({ id: 'tester', sections: { identity } }, bindings, { contextId: 'no-room', prompt: 'Go' }).execute();

@@ -1,3 +1,5 @@
+import { FREQUENT_HAN_CHARACTERS, FREQUENT_HANGUL_SYLLABLES } from './frequent-characters.generated.js';
+
 /**
  * Character classes by Unicode script, refined into kinds, and one pass over
  * a string that weighs each UTF-16 unit by its kind and the kind before it.
@@ -8,7 +10,12 @@
  * the JavaScript engine ships), so a script the encoders know well (Cyrillic,
  * Han) is never priced like one they split into bytes (Ol Chiki, Syriac).
  * Scripts without a class of their own fall into `other`; characters
- * outside the BMP are counted by their surrogate halves.
+ * outside the BMP are counted by their surrogate halves; decimal digits
+ * beyond ASCII are `nativeDigit` whatever their script. Han and Hangul are
+ * split by how well their characters merge into words (`frequentHan` and
+ * `frequentHangul`, see frequent-characters.generated.ts): in the
+ * vocabularies that know Chinese and Korean, prose of frequent characters
+ * costs far fewer tokens per character than names and rare words do.
  *
  * Some characters of classed scripts are split into bytes by the encoders,
  * unlike the rest of their script, and are classed `other` (see
@@ -23,11 +30,13 @@ export const CHARACTER_CLASSES = Object.freeze([
   'upper', 'lower', 'digit', 'punctuation', 'space', 'break', 'tab', 'control',
   // Scripts shared by many languages (Unicode's Common and Inherited)
   'commonPunctuation', 'commonSymbol', 'commonOther', 'combining',
+  // Decimal digits beyond ASCII, of any script (Devanagari, Arabic-Indic, Thai, full-width, ...)
+  'nativeDigit',
   // Scripts with a class of their own
   'latin', 'greek', 'cyrillic', 'armenian', 'hebrew', 'arabic',
   'devanagari', 'bengali', 'gurmukhi', 'gujarati', 'oriya', 'tamil', 'telugu', 'kannada', 'malayalam', 'sinhala',
   'thai', 'lao', 'tibetan', 'myanmar', 'khmer', 'georgian', 'ethiopic',
-  'han', 'kana', 'hangul',
+  'han', 'frequentHan', 'kana', 'hangul', 'frequentHangul',
   // Every other script, unassigned code points, and halves of characters outside the BMP
   'other', 'highSurrogate', 'lowSurrogate',
 ] as const);
@@ -44,6 +53,16 @@ export const SMALL_LETTERS = Object.freeze(['a', 'b', 'c', 'd', 'e', 'f', 'g', '
 export type SmallLetter = (typeof SMALL_LETTERS)[number];
 
 /**
+ * The small letters of the Russian alphabet but its hard sign (see
+ * `uncommonCyrillic`): each is a kind of its own (their class is
+ * `cyrillic`), priced by letter pair, word start and word end like the
+ * small ASCII letters, which tells Russian words from transliterated names.
+ */
+export const RUSSIAN_LETTERS = Object.freeze(['а', 'б', 'в', 'г', 'д', 'е', 'ж', 'з', 'и', 'й', 'к', 'л', 'м', 'н', 'о', 'п', 'р', 'с', 'т', 'у', 'ф', 'х', 'ц', 'ч', 'ш', 'щ', 'ы', 'ь', 'э', 'ю', 'я', 'ё'] as const);
+
+export type RussianLetter = (typeof RUSSIAN_LETTERS)[number];
+
+/**
  * What the pair table is indexed by: a class, refined where cheap knowledge
  * lowers the variance of tokens per character. Every class is a kind (the
  * kind `han` holds common Han characters, `hangul` common Hangul syllables,
@@ -52,19 +71,27 @@ export type SmallLetter = (typeof SMALL_LETTERS)[number];
  * those scripts outside the common sets (see `commonCharacters`),
  * `uncommonLatin` the Latin letters beyond Latin-1, Latin Extended-A and
  * the Vietnamese letters (IPA, Latin Extended-B and later blocks, which the
- * encoders split); the capital kinds hold the capital letters of the cased scripts beyond ASCII,
+ * encoders split), `uncommonCyrillic` the small Cyrillic letters outside
+ * the Russian alphabet and its hard sign (frequent in Bulgarian, rare in
+ * Russian), and `uncommonArabic` the Arabic characters beyond
+ * its 36 basic letters (Persian, Urdu and other added letters, Arabic-Indic
+ * digits), which mark text the encoders merge less than Russian and Arabic
+ * prose; the capital kinds hold the capital letters of the cased scripts beyond ASCII,
  * which the encoders merge far less than small ones (Russian in capitals
  * costs o200k three times its small letters).
  */
 export const CHARACTER_KINDS = Object.freeze([
   ...CHARACTER_CLASSES,
   ...SMALL_LETTERS,
-  ...['uncommonHan', 'uncommonHangul', 'uncommonLatin'] as const,
+  ...RUSSIAN_LETTERS,
+  ...['uncommonHan', 'uncommonHangul', 'uncommonLatin', 'uncommonCyrillic', 'uncommonArabic'] as const,
   ...['capitalLatin', 'capitalGreek', 'capitalCyrillic', 'capitalArmenian'] as const,
 ] as const);
 
 /** The scripts with uncommon characters of their own, by the kind that holds them. */
-const UNCOMMON_KINDS = Object.freeze({ uncommonHan: 'han', uncommonHangul: 'hangul', uncommonLatin: 'latin' } as const);
+export const UNCOMMON_KINDS = Object.freeze({ uncommonHan: 'han', uncommonHangul: 'hangul', uncommonLatin: 'latin', uncommonCyrillic: 'cyrillic', uncommonArabic: 'arabic' } as const);
+
+export type UncommonKind = keyof typeof UNCOMMON_KINDS;
 
 /** The cased scripts whose capitals are kinds of their own, by the kind that holds them. */
 const CAPITAL_KINDS = Object.freeze({ capitalLatin: 'latin', capitalGreek: 'greek', capitalCyrillic: 'cyrillic', capitalArmenian: 'armenian' } as const);
@@ -81,6 +108,7 @@ const KIND_BITS = 7;
 const KIND_NUMBER = new Map<CharacterKind, number>(CHARACTER_KINDS.map((name, index) => [name, index]));
 const CLASS_SET = new Set<string>(CHARACTER_CLASSES);
 const LETTER_SET = new Set<string>(SMALL_LETTERS);
+const RUSSIAN_SET = new Set<string>(RUSSIAN_LETTERS);
 
 /** The number of a kind (a class is a kind), as used in pair indexes. */
 export function kindNumber(name: CharacterKind): number {
@@ -91,6 +119,7 @@ export function kindNumber(name: CharacterKind): number {
 export function classOfKind(kind: CharacterKind): CharacterClass {
   if (CLASS_SET.has(kind)) return kind as CharacterClass;
   if (LETTER_SET.has(kind)) return 'lower';
+  if (RUSSIAN_SET.has(kind)) return 'cyrillic';
   if (Object.hasOwn(CAPITAL_KINDS, kind)) return CAPITAL_KINDS[kind as keyof typeof CAPITAL_KINDS];
   return UNCOMMON_KINDS[kind as keyof typeof UNCOMMON_KINDS];
 }
@@ -100,12 +129,18 @@ export function isSmallLetter(kind: CharacterKind): kind is SmallLetter {
   return LETTER_SET.has(kind);
 }
 
+/** True for the kinds of small Russian letters. */
+export function isRussianLetter(kind: CharacterKind): kind is RussianLetter {
+  return RUSSIAN_SET.has(kind);
+}
+
 /** Classes whose characters continue one word with each other: a change among them starts no run. */
-const WORD_GROUPS: ReadonlyArray<readonly CharacterClass[]> = [['upper', 'lower', 'latin']];
+const WORD_GROUPS: ReadonlyArray<readonly CharacterClass[]> = [['upper', 'lower', 'latin'], ['han', 'frequentHan'], ['hangul', 'frequentHangul']];
 
 /**
  * True when `current` after `previous` starts a new run: the classes differ
- * and are not letters of one word (ASCII and other Latin letters). Combining
+ * and are not letters of one word (ASCII and other Latin letters; Han of
+ * either class; Hangul of either class). Combining
  * marks (Unicode's Inherited script) continue whatever they follow, and
  * whatever follows them continues too.
  */
@@ -218,6 +253,13 @@ function buildUnitTable(): void {
   for (let code = 128; code < 0x10000; code += 1) {
     if (kinds[code] === latin && !((code >= 0xc0 && code <= 0x17f) || (code >= 0x1ea0 && code <= 0x1ef9))) kinds[code] = uncommonLatin;
   }
+  // Cyrillic beyond the Russian alphabet, Arabic beyond its basic letters (see CHARACTER_KINDS).
+  const [cyrillic, arabic] = [kindNumber('cyrillic'), kindNumber('arabic')];
+  for (let code = 0x400; code < 0x10000; code += 1) {
+    const russian = (code >= 0x430 && code <= 0x44f && code !== 0x44a) || code === 0x451;
+    if (kinds[code] === cyrillic && !russian && !/\p{Lu}/u.test(String.fromCharCode(code))) kinds[code] = kindNumber('uncommonCyrillic');
+    else if (kinds[code] === arabic && !((code >= 0x621 && code <= 0x63a) || (code >= 0x641 && code <= 0x64a))) kinds[code] = kindNumber('uncommonArabic');
+  }
   const capitalOf = new Map(Object.entries(CAPITAL_KINDS).map(([kind, script]) => [kindNumber(script), kindNumber(kind as CharacterKind)]));
   for (const match of bmp.matchAll(/[\p{Lu}\p{Lt}]/gu)) {
     const capital = match.index >= 128 ? capitalOf.get(kinds[match.index]!) : undefined;
@@ -229,6 +271,10 @@ function buildUnitTable(): void {
     if (kinds[code] === kindNumber('uncommonHan')) kinds[code] = kindNumber('han');
     else if (kinds[code] === kindNumber('uncommonHangul')) kinds[code] = kindNumber('hangul');
   }
+  for (const character of FREQUENT_HAN_CHARACTERS) kinds[character.charCodeAt(0)] = kindNumber('frequentHan');
+  for (const character of FREQUENT_HANGUL_SYLLABLES) kinds[character.charCodeAt(0)] = kindNumber('frequentHangul');
+  for (const match of bmp.matchAll(/\p{Nd}/gu)) if (match.index >= 128) kinds[match.index] = kindNumber('nativeDigit');
+  for (const letter of RUSSIAN_LETTERS) kinds[letter.charCodeAt(0)] = kindNumber(letter);
   for (let code = 0; code < 0x10000; code += 1) {
     let kind: number = kinds[code]!;
     if (code >= 97 && code <= 122) kind = kindNumber(SMALL_LETTERS[code - 97]!);
@@ -273,26 +319,43 @@ export const MAX_UNIT_WEIGHT = 52;
 export interface PairTable {
   /** `kinds[previous * KIND_COUNT + current]`, scaled by WEIGHT_SCALE. */
   readonly kinds: Int32Array;
+  /**
+   * `repeats[kind]`, scaled: added for a unit beyond ASCII that equals the
+   * unit before it (a run of one character, which merges far less than
+   * words of its class do). Zero for ASCII kinds, whose runs the pairs price.
+   */
+  readonly repeats: Int32Array;
   /** `ascii[previousCode << 7 | currentCode]` for two ASCII units: the same weights, without the unit-table lookup. */
   readonly ascii: Int32Array;
 }
 
 const ASCII_KINDS = Uint8Array.from({ length: 128 }, (_, code) => UNIT_TABLE[code]! & KIND_MASK);
+/** The kinds of ASCII units, which never carry a repeat weight. */
+const ASCII_KIND_SET = new Set(ASCII_KINDS);
 
 /**
  * Scales a table of pair weights (tokens, indexed like `PAIR_TABLE_SIZE`)
- * into a `PairTable`, rounding up to WEIGHT_SCALE (never under the given
- * weight by more than float noise). Throws RangeError for a weight that is
- * negative, not finite, or above MAX_UNIT_WEIGHT.
+ * and of repeat weights (tokens per kind, `KIND_COUNT` of them; default
+ * none) into a `PairTable`, rounding up to WEIGHT_SCALE (never under the
+ * given weight by more than float noise). Throws RangeError for a weight
+ * that is negative or not finite, or where a pair weight plus its current
+ * kind's repeat weight is above MAX_UNIT_WEIGHT.
  */
-export function pairTableOf(pairWeights: Float64Array): PairTable {
+export function pairTableOf(pairWeights: Float64Array, repeatWeights: Float64Array = new Float64Array(KIND_COUNT)): PairTable {
   if (pairWeights.length !== PAIR_TABLE_SIZE) throw new RangeError(`a pair table has ${PAIR_TABLE_SIZE} weights, not ${pairWeights.length}`);
+  if (repeatWeights.length !== KIND_COUNT) throw new RangeError(`a pair table has ${KIND_COUNT} repeat weights, not ${repeatWeights.length}`);
   const kinds = new Int32Array(PAIR_TABLE_SIZE);
+  const repeats = new Int32Array(KIND_COUNT);
+  for (let kind = 0; kind < KIND_COUNT; kind += 1) {
+    const weight = ASCII_KIND_SET.has(kind) ? 0 : repeatWeights[kind]!;
+    if (!(weight >= 0 && weight <= MAX_UNIT_WEIGHT)) throw new RangeError(`repeat weight "${CHARACTER_KINDS[kind]}" is ${weight}; a weight is between 0 and ${MAX_UNIT_WEIGHT}`);
+    repeats[kind] = Math.ceil(weight * WEIGHT_SCALE - 1e-6);
+  }
   for (let index = 0; index < PAIR_TABLE_SIZE; index += 1) {
     const weight = pairWeights[index]!;
-    if (!(weight >= 0 && weight <= MAX_UNIT_WEIGHT)) {
+    if (!(weight >= 0 && weight + repeats[index % KIND_COUNT]! / WEIGHT_SCALE <= MAX_UNIT_WEIGHT)) {
       const pair = `${CHARACTER_KINDS[Math.floor(index / KIND_COUNT)]} ${CHARACTER_KINDS[index % KIND_COUNT]}`;
-      throw new RangeError(`pair weight "${pair}" is ${weight}; a weight is between 0 and ${MAX_UNIT_WEIGHT}`);
+      throw new RangeError(`pair weight "${pair}" is ${weight}; a weight (with its repeat weight) is between 0 and ${MAX_UNIT_WEIGHT}`);
     }
     kinds[index] = Math.ceil(weight * WEIGHT_SCALE - 1e-6);
   }
@@ -300,7 +363,7 @@ export function pairTableOf(pairWeights: Float64Array): PairTable {
   for (let previous = 0; previous < 128; previous += 1) {
     for (let current = 0; current < 128; current += 1) ascii[(previous << 7) | current] = kinds[ASCII_KINDS[previous]! * KIND_COUNT + ASCII_KINDS[current]!]!;
   }
-  return { kinds, ascii };
+  return { kinds, repeats, ascii };
 }
 
 const ENCODER = new TextEncoder();
@@ -331,16 +394,18 @@ const CHUNK_UNIT_VIEW = new Uint16Array(CHUNK_UNITS_BUFFER.buffer, CHUNK_UNITS_B
  *   own index, with no unit-table lookup. It is not tried where the chunk's
  *   first, middle or last unit is not ASCII.
  * - Any other chunk is copied as UTF-16 units by `Buffer.write` (lone
- *   surrogates as they are) and weighed through the unit table.
+ *   surrogates as they are) and weighed through the unit table, by
+ *   `weighUnits`, which also adds the repeat weights.
  *
  * All sum integers into two accumulators, so the additions do not wait on
  * each other.
  */
 export function weighText(text: string, table: PairTable): { weight: number; utf8Bytes: number } {
-  const { kinds, ascii } = table;
+  const { kinds, repeats, ascii } = table;
   let total = 0;
   let utf8Bytes = 0;
   let previous = 0; // the kind before the next unit: `start`
+  let previousUnit = -1; // the unit before the next one: none
   for (let offset = 0; offset < text.length; offset += CHUNK_UNITS) {
     const end = Math.min(text.length, offset + CHUNK_UNITS);
     const chunk = offset === 0 && end === text.length ? text : text.slice(offset, end);
@@ -371,39 +436,81 @@ export function weighText(text: string, table: PairTable): { weight: number; utf
       }
       utf8Bytes += written;
       previous = ASCII_KINDS[code]!;
+      previousUnit = code;
     } else {
-      const units = CHUNK_UNITS_BUFFER.write(chunk, 0, 'utf16le') >>> 1;
-      let index = 0;
-      for (; index + 1 < units; index += 2) {
-        const first = UNIT_TABLE[CHUNK_UNIT_VIEW[index]!]!;
-        const second = UNIT_TABLE[CHUNK_UNIT_VIEW[index + 1]!]!;
-        const firstKind = first & KIND_MASK;
-        const secondKind = second & KIND_MASK;
-        even = (even + kinds[previous * KIND_COUNT + firstKind]!) | 0;
-        odd = (odd + kinds[firstKind * KIND_COUNT + secondKind]!) | 0;
-        utf8Bytes += (first >>> KIND_BITS) + (second >>> KIND_BITS);
-        previous = secondKind;
-      }
-      if (index < units) {
-        const last = UNIT_TABLE[CHUNK_UNIT_VIEW[index]!]!;
-        even = (even + kinds[previous * KIND_COUNT + (last & KIND_MASK)]!) | 0;
-        utf8Bytes += last >>> KIND_BITS;
-        previous = last & KIND_MASK;
-      }
+      UNIT_STATE[0] = previous;
+      UNIT_STATE[1] = previousUnit;
+      weighUnits(CHUNK_UNITS_BUFFER.write(chunk, 0, 'utf16le') >>> 1, kinds, repeats);
+      previous = UNIT_STATE[0]!;
+      previousUnit = UNIT_STATE[1]!;
+      even = UNIT_STATE[2]!;
+      odd = UNIT_STATE[3]!;
+      utf8Bytes += UNIT_STATE[4]!;
     }
     total += even + odd;
   }
   return { weight: total / WEIGHT_SCALE, utf8Bytes };
 }
 
-/** How often each (previous, current) kind pair occurs in `text`, keyed `"previous current"`: what `weighText` weighs, for fitting and tests. */
+/**
+ * The unit path's state, carried between `weighText` and `weighUnits`: the
+ * kind and unit before the chunk (in), and after it (out), the chunk's two
+ * sums and its UTF-8 bytes (out). A function of its own so that the
+ * all-ASCII loop stays small and is optimised early (first sight).
+ */
+const UNIT_STATE = new Int32Array(5);
+
+/** Weighs the first `units` units of CHUNK_UNIT_VIEW through the unit table (see `weighText`). */
+function weighUnits(units: number, kinds: Int32Array, repeats: Int32Array): void {
+  let previous = UNIT_STATE[0]!;
+  let previousUnit = UNIT_STATE[1]!;
+  let even = 0;
+  let odd = 0;
+  let utf8Bytes = 0;
+  let index = 0;
+  for (; index + 1 < units; index += 2) {
+    const firstUnit = CHUNK_UNIT_VIEW[index]!;
+    const secondUnit = CHUNK_UNIT_VIEW[index + 1]!;
+    const first = UNIT_TABLE[firstUnit]!;
+    const second = UNIT_TABLE[secondUnit]!;
+    const firstKind = first & KIND_MASK;
+    const secondKind = second & KIND_MASK;
+    even = (even + kinds[previous * KIND_COUNT + firstKind]! + (firstUnit === previousUnit ? repeats[firstKind]! : 0)) | 0;
+    odd = (odd + kinds[firstKind * KIND_COUNT + secondKind]! + (secondUnit === firstUnit ? repeats[secondKind]! : 0)) | 0;
+    utf8Bytes += (first >>> KIND_BITS) + (second >>> KIND_BITS);
+    previous = secondKind;
+    previousUnit = secondUnit;
+  }
+  if (index < units) {
+    const lastUnit = CHUNK_UNIT_VIEW[index]!;
+    const last = UNIT_TABLE[lastUnit]!;
+    even = (even + kinds[previous * KIND_COUNT + (last & KIND_MASK)]! + (lastUnit === previousUnit ? repeats[last & KIND_MASK]! : 0)) | 0;
+    utf8Bytes += last >>> KIND_BITS;
+    previous = last & KIND_MASK;
+    previousUnit = lastUnit;
+  }
+  UNIT_STATE[0] = previous;
+  UNIT_STATE[1] = previousUnit;
+  UNIT_STATE[2] = even;
+  UNIT_STATE[3] = odd;
+  UNIT_STATE[4] = utf8Bytes;
+}
+
+/**
+ * How often each (previous, current) kind pair occurs in `text`, keyed
+ * `"previous current"`, and how often a unit beyond ASCII of each kind
+ * repeats the unit before it, keyed `"repeat kind"`: what `weighText`
+ * weighs, for fitting and tests.
+ */
 export function countKindPairs(text: string): Map<string, number> {
   const counts = new Map<string, number>();
+  const add = (key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
   let previous = 0;
   for (let index = 0; index < text.length; index += 1) {
-    const current = UNIT_TABLE[text.charCodeAt(index)]! & KIND_MASK;
-    const key = `${CHARACTER_KINDS[previous]} ${CHARACTER_KINDS[current]}`;
-    counts.set(key, (counts.get(key) ?? 0) + 1);
+    const unit = text.charCodeAt(index);
+    const current = UNIT_TABLE[unit]! & KIND_MASK;
+    add(`${CHARACTER_KINDS[previous]} ${CHARACTER_KINDS[current]}`);
+    if (unit >= 128 && index > 0 && unit === text.charCodeAt(index - 1)) add(`repeat ${CHARACTER_KINDS[current]}`);
     previous = current;
   }
   return counts;

@@ -1,4 +1,4 @@
-import type { CharacterClass, SmallLetter } from './character-classes.js';
+import type { CharacterClass, RussianLetter, SmallLetter } from './character-classes.js';
 
 // The shape of a conservative estimator profile: what the fit script writes
 // (estimator-profiles.generated.ts) and what the estimator charges. Apart from
@@ -25,10 +25,22 @@ export interface KindWeights {
    * the text is not charged.
    */
   readonly wordEnds: readonly number[];
-  /** Extra tokens per uncommon character of Han, Hangul and Latin (see `CHARACTER_KINDS`). */
-  readonly uncommon: { readonly han: number; readonly hangul: number; readonly latin: number };
+  /** Extra tokens per small Russian letter after a small Russian letter: per previous letter, one number per current letter (`RUSSIAN_LETTERS` order). */
+  readonly russianLetterPairs: Readonly<Record<RussianLetter, readonly number[]>>;
+  /** Extra tokens per small Russian letter that starts a word (after anything but a Cyrillic character). */
+  readonly russianWordStarts: readonly number[];
+  /** Extra tokens per word end, by the word's last small Russian letter, charged on the unit after it when that is not Cyrillic. */
+  readonly russianWordEnds: readonly number[];
+  /** Extra tokens per uncommon character of Han, Hangul, Latin, Cyrillic and Arabic (see `CHARACTER_KINDS`). */
+  readonly uncommon: { readonly han: number; readonly hangul: number; readonly latin: number; readonly cyrillic: number; readonly arabic: number };
   /** Extra tokens per capital letter of the cased scripts beyond ASCII. */
   readonly capitals: { readonly latin: number; readonly greek: number; readonly cyrillic: number; readonly armenian: number };
+  /**
+   * Extra tokens per unit beyond ASCII that equals the unit before it, by
+   * class (classes absent: none): a run of one character (`中中中`, a row
+   * of box-drawing lines) merges far less than words of its class.
+   */
+  readonly repeats: Readonly<Partial<Record<CharacterClass, number>>>;
   /**
    * The most a text can cost: `ceil(utf8Bytes * perByte) + extra`. A
    * byte-level BPE never emits more tokens than the text has bytes (1, 0);

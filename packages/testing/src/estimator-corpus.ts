@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { dataFormatTexts } from './estimator-data-formats.js';
 
 // Test corpora for the conservative estimator, made at run time: natural text
 // in every locale the engine's ICU data knows (no download, nothing copied),
@@ -212,7 +213,9 @@ export function minify(source: string): string {
  * families, flags, keycaps, tag sequences), combining marks, full-width and
  * mathematical letters, long runs of one character (every small letter among
  * them), random strings and words of small letters, terminal output
- * (`terminalItems`) and legacy text forms (`legacyFormItems`).
+ * (`terminalItems`), legacy text forms (`legacyFormItems`) and code and data
+ * files (`dataFormatTexts`: encoding tables, LaTeX, SQL, CSV, logs, stack
+ * traces, hex dumps).
  */
 export function stressCorpus(options: { prose?: readonly string[]; codeSources?: readonly string[] } = {}): CorpusItem[] {
   const items: CorpusItem[] = [];
@@ -274,6 +277,8 @@ export function stressCorpus(options: { prose?: readonly string[]; codeSources?:
   add('runs', 'small alphabets', [randomLetters('ACGT', 2_000), randomLetters('acgt', 2_000), randomLetters('01', 2_000), randomLetters('ACGTN', 400).replace(/.{60}/g, '$&\n')]);
   addTerminalItems(add, random, options.prose ?? [], options.codeSources ?? []);
   addLegacyFormItems(add, random, options.prose ?? []);
+  const words = (options.prose ?? []).join(' ').match(/[a-z]{3,}/g) ?? ['value', 'state', 'parse'];
+  for (const { conversation, texts } of dataFormatTexts(randomSource(22), words.slice(0, 2_000))) add('data-formats', conversation, texts);
   return items;
 }
 
@@ -340,7 +345,8 @@ function addTerminalItems(addItems: AddItems, random: () => number, prose: reado
 /**
  * Text in forms older systems write: Korean and Vietnamese decomposed (NFD,
  * as macOS file names hold them), half-width katakana, full-width Latin
- * prose and numbers, and letters under stacks of combining marks.
+ * prose and numbers, polytonic Greek, and letters under stacks of combining
+ * marks.
  */
 function addLegacyFormItems(addItems: AddItems, random: () => number, prose: readonly string[]): void {
   const add = (conversation: string, texts: readonly string[]) => addItems('legacy-forms', conversation, texts);
@@ -356,6 +362,23 @@ function addLegacyFormItems(addItems: AddItems, random: () => number, prose: rea
   const toFullWidth = (text: string) => text.replace(/[!-~]/g, (character) => String.fromCharCode(character.charCodeAt(0) + 0xfee0));
   add('full-width prose', [...prose.slice(0, 20).map(toFullWidth), ...prose.slice(20, 30).map((text) => toFullWidth(text.toUpperCase()))]);
   add('full-width numbers', [Array.from({ length: 80 }, () => toFullWidth(`No.${Math.floor(random() * 99_999)} ${(random() * 100).toFixed(2)}%`)).join('、')]);
+  // Polytonic Greek (Greek Extended, which the encoders split into bytes): modern Greek phrases given
+  // breathings and accents as older texts write them.
+  const breathing = (word: string) => word.replace(/^([αεηιουωΑΕΗΙΟΥΩ])/u, (vowel) => `${vowel}${random() > 0.5 ? '\u0313' : '\u0314'}`);
+  const accent = () => ['\u0301', '\u0300', '\u0342'][Math.floor(random() * 3)]!; // acute, grave, circumflex
+  const subscript = (word: string) => (random() > 0.8 ? word.replace(/([αηω])$/u, '$1\u0345') : word); // iota subscript
+  const polytonic = (phrase: string) => phrase.normalize('NFD').replace(/\u0301/g, accent).split(' ').map((word) => subscript(breathing(word))).join(' ').normalize('NFC');
+  add('polytonic greek', itemsOf(localePhrases('el').flat().map(polytonic), (chunk) => chunk.join(' ')));
+  // And running polytonic prose: short words with breathings, accents and iota subscripts (written for this corpus).
+  const ancient = [
+    'ὁ γεωργὸς ἕωθεν εἰς τὸν ἀγρὸν ἔρχεται, καὶ οἱ παῖδες αὐτῷ ἕπονται.',
+    'ἐν τῇ πόλει πολλοὶ ἄνθρωποι ἦσαν, καὶ ἡ ἀγορὰ μεστὴ ἦν σίτου καὶ οἴνου.',
+    'ὅτε δὲ ἡ ναῦς εἰς τὸν λιμένα ἀφίκετο, οἱ ναῦται τὰ ἱστία ἔλυσαν.',
+    'ὁ διδάσκαλος τοῖς μαθηταῖς τὴν ὁδὸν δείκνυσι καὶ περὶ τῆς ἀρετῆς λέγει.',
+    'ἡ θάλαττα ἤρεμος ἦν, καὶ ὁ ἥλιος ἐπὶ τὰ ὄρη ἔλαμπεν.',
+    'οὐκ ἔστιν οὐδὲν κρεῖττον φίλου ἀληθινοῦ ἐν ταῖς χαλεπαῖς ἡμέραις.',
+  ];
+  add('polytonic greek prose', [ancient.join(' '), [...ancient.slice(2), ...ancient.slice(0, 2)].join(' ')]);
   const stacked = (text: string) => [...text].map((character) => (/\p{L}/u.test(character) ? character + Array.from({ length: 1 + Math.floor(random() * 6) }, () => COMBINING_MARKS[Math.floor(random() * COMBINING_MARKS.length)]).join('') : character)).join('');
   add('stacked marks', prose.slice(0, 10).map((text) => stacked(text.slice(0, 300))));
 }

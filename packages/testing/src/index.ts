@@ -41,9 +41,11 @@ export { renumberRefs, cachePricedCost, turnstile, alternating, firstDifference,
 export type { KeptApartRun, RunScript } from './run-requests.js';
 
 // Corpora the conservative estimator is fitted and checked on: ICU text in every locale, mixed scripts,
-// the shapes that break character-based guesses, and the machine's gettext catalogs.
+// the shapes that break character-based guesses, the machine's gettext catalogs, and prose written for it.
 export { GETTEXT_ROOT, gettextCorpus, icuCorpus, mixedScriptCorpus, readGettextCatalogs, stressCorpus } from './estimator-corpus.js';
 export type { CorpusItem, GettextCatalog } from './estimator-corpus.js';
+export { PROSE_LANGUAGES, PROSE_PARAGRAPHS, proseCorpus } from './estimator-prose.js';
+export type { ProseLanguage } from './estimator-prose.js';
 
 // The real tokenizers of the families with a public one (development dependencies), for the estimator's tests and fit.
 export { REFERENCE_TOKENIZERS, loadReferenceCounters } from './family-tokenizers.js';
