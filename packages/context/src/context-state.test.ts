@@ -92,7 +92,7 @@ test('a fresh assembler given the session and its context state sends what a war
 test('a context state is read from any value: the initial state for nothing, a typed error naming the field for anything else', () => {
   assert.equal(checkContextState(undefined), INITIAL_CONTEXT_STATE);
   assert.equal(checkContextState(null), INITIAL_CONTEXT_STATE);
-  const state = { version: 1, windowStart: { index: 4, fingerprint: 'f-1' }, capacityStep: 3, lastInputTokens: 1_000 };
+  const state = { version: 1, windowStart: { index: 4, fingerprint: 'f-1', before: [{ index: 0, fingerprint: 'f-0' }] }, capacityStep: 3, lastInputTokens: 1_000 };
   assert.deepEqual(checkContextState(JSON.parse(JSON.stringify(state))), state);
   fc.assert(
     fc.property(fc.anything(), (value) => {
@@ -112,6 +112,8 @@ test('a context state is read from any value: the initial state for nothing, a t
     [{ version: 1, lastInputTokens: -3 }, 'state.lastInputTokens'],
     [{ version: 1, windowStart: { index: 'a', fingerprint: 'x' } }, 'state.windowStart.index'],
     [{ version: 1, windowStart: { index: 1, fingerprint: '' } }, 'state.windowStart.fingerprint'],
+    [{ version: 1, windowStart: { index: 1, fingerprint: 'x', before: {} } }, 'state.windowStart.before'],
+    [{ version: 1, windowStart: { index: 1, fingerprint: 'x', before: [{ index: 0, fingerprint: 'y' }, { index: -1, fingerprint: 'z' }] } }, 'state.windowStart.before[1].index'],
     [[], 'state'],
   ] as const) {
     assert.throws(() => checkContextState(value), (error: unknown) => ContextInputError.isInstance(error) && error.culprit === culprit, JSON.stringify(value));

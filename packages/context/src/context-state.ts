@@ -10,6 +10,19 @@ export interface WindowStartMark {
   readonly index: number;
   /** `messageFingerprint` of that message. */
   readonly fingerprint: string;
+  /**
+   * The units the window kept before that suffix (the pinned ones, and older
+   * small units a fresh cut took past one too big for what was left), each by
+   * the position and fingerprint of its first message, so the next turn
+   * keeps them too and the bytes before the suffix do not move.
+   */
+  readonly before?: readonly MessageMark[];
+}
+
+/** A message of the composed history, by its position and `messageFingerprint`. */
+export interface MessageMark {
+  readonly index: number;
+  readonly fingerprint: string;
 }
 
 /**
@@ -88,6 +101,14 @@ export function withDefined(state: { readonly [Field in keyof ContextState]: Con
 }
 
 function checkWindowStart(value: unknown, path: string): WindowStartMark {
+  const mark = checkMessageMark(value, path);
+  const { before } = value as Record<string, unknown>;
+  if (before === undefined) return mark;
+  if (!Array.isArray(before)) throw ContextInputError.unexpected({ code: 'CONTEXT_STATE_INVALID', path: `${path}.before`, expected: 'an array', actual: before });
+  return Object.freeze({ ...mark, before: Object.freeze(before.map((entry, position) => checkMessageMark(entry, `${path}.before[${position}]`))) });
+}
+
+function checkMessageMark(value: unknown, path: string): MessageMark {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw ContextInputError.unexpected({ code: 'CONTEXT_STATE_INVALID', path, expected: 'an object', actual: value });
   const { index, fingerprint } = value as Record<string, unknown>;
   if (typeof fingerprint !== 'string' || fingerprint.length === 0) throw ContextInputError.unexpected({ code: 'CONTEXT_STATE_INVALID', path: `${path}.fingerprint`, expected: 'a non-empty string', actual: fingerprint });

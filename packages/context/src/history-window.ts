@@ -2,7 +2,7 @@ import { ContextBudgetError } from './errors/context-budget-error.js';
 import type { ContextDiagnostic } from './contributor.js';
 import { buildHistoryUnits, isOpenUnit, isTaskAnchorCandidate } from './history-units.js';
 import { BoundedCache } from './bounded-cache.js';
-import type { WindowStartMark } from './context-state.js';
+import type { MessageMark, WindowStartMark } from './context-state.js';
 import { messageFingerprint } from './message-fingerprint.js';
 import type { CanonicalMessage, UserMessage } from './messages.js';
 import { OUTPUT_INDEX_SHARE, outputIndexMessage } from './output-index.js';
@@ -316,16 +316,24 @@ function openSignedTurn(index: UnitIndex, order: number[], mustKeep: ReadonlySet
   return remaining + cost(before);
 }
 
-/** Everything from the previous start on, plus the pinned units before it, when that still fits. */
+/**
+ * Everything from the previous start on, plus the units kept before it last
+ * turn and the pinned ones, when that still fits.
+ */
 function stableStart(index: UnitIndex, pinned: ReadonlySet<number>, previousStart: WindowStartMark | undefined, budgetTokens: number): { kept: Set<number>; remaining: number } | undefined {
   if (!previousStart) return undefined;
   const { units, prefixTokens } = index;
   const from = markedUnit(index, previousStart);
   if (from < 0) return undefined;
+  const before = new Set(pinned);
+  for (const mark of previousStart.before ?? []) {
+    const unit = markedUnit(index, mark);
+    if (unit >= 0) before.add(unit);
+  }
   let used = prefixTokens[units.length]! - prefixTokens[from]!;
-  for (const unit of pinned) if (unit < from) used += prefixTokens[unit + 1]! - prefixTokens[unit]!;
+  for (const unit of before) if (unit < from) used += prefixTokens[unit + 1]! - prefixTokens[unit]!;
   if (used > budgetTokens) return undefined;
-  const kept = new Set(pinned);
+  const kept = before;
   for (let unit = from; unit < units.length; unit += 1) kept.add(unit);
   return { kept, remaining: budgetTokens - used };
 }
@@ -350,8 +358,9 @@ function windowOf(request: HistoryWindowRequest, index: UnitIndex, order: readon
   }
   const keptUnits = order === null ? units.length : order.length;
   const keptMessages = kept.length - (listed ? 1 : 0);
-  const start: WindowStartMark | undefined =
-    suffix < units.length && suffix > 0 ? { index: units[suffix]!.start, fingerprint: messageFingerprint(messages[units[suffix]!.start]!) } : undefined;
+  const mark = (unit: number): MessageMark => ({ index: units[unit]!.start, fingerprint: messageFingerprint(messages[units[unit]!.start]!) });
+  const before = order === null ? [] : order.filter((unit) => unit < suffix).map(mark);
+  const start: WindowStartMark | undefined = suffix < units.length && suffix > 0 ? { ...mark(suffix), ...(before.length > 0 ? { before } : {}) } : undefined;
   const stats: HistoryWindowStats = {
     historyMessages: messages.length,
     keptMessages,
@@ -369,7 +378,7 @@ function windowOf(request: HistoryWindowRequest, index: UnitIndex, order: readon
 }
 
 /** The unit a window-start mark points at: the one starting at its index with its fingerprint, else the newest unit start with it; -1 when none. */
-function markedUnit(index: UnitIndex, mark: WindowStartMark): number {
+function markedUnit(index: UnitIndex, mark: MessageMark): number {
   const { units, messages } = index;
   const starts = (unit: number) => messageFingerprint(messages[units[unit]!.start]!) === mark.fingerprint;
   const at = unitStartingAt(units, mark.index);

@@ -88,7 +88,7 @@ export type { CreateContextAssemblerOptions } from './default-pipeline.js';
 
 // Context state: what decides the input between turns, as data
 export { checkContextState, CONTEXT_STATE_VERSION, INITIAL_CONTEXT_STATE } from './context-state.js';
-export type { ContextState, ContextStateV1, UsageCounts, WindowStartMark } from './context-state.js';
+export type { ContextState, ContextStateV1, MessageMark, UsageCounts, WindowStartMark } from './context-state.js';
 export { calibrateContextState, calibratedBudget, TRUNCATION_GROWTH_SHARE, TRUNCATION_MIN_GROWTH, TRUNCATION_SHARE } from './usage-calibration.js';
 export type { UsageObservation } from './usage-calibration.js';
 
