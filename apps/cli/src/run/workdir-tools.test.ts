@@ -298,6 +298,8 @@ test('a hidden directory inside the work directory (the trace directory) is neve
     assert.match(outcome.content, /holds Strata's traces/);
     assert.ok(!outcome.content.includes('old prompt'));
   }
+  // A hidden directory that holds the work directory hides nothing (the tools would be of no use).
+  assert.match((await call(workdirTools(join(work, '.strata'), { hidden: [work] }), 'list_files', {})).content, /runs\//);
   // Without the option the same tree is visible: the test can fail.
   assert.match((await call(workdirTools(work), 'search_files', { query: 'NEEDLE' })).content, /old prompt/);
 });

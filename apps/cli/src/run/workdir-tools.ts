@@ -92,9 +92,17 @@ export function workdirTools(workdir: string, options?: WorkdirToolsOptions): To
   const directory = new ConfinedDirectory(workdir);
   const hiddenGiven = (Array.isArray(options?.hidden) ? options.hidden : []).filter((path): path is string => typeof path === 'string' && path !== '').map((path) => resolve(path));
 
-  /** The real paths of the hidden directories that exist now. */
-  const hiddenNow = async (): Promise<string[]> =>
-    (await Promise.all(hiddenGiven.map((path) => realpath(path).catch(() => undefined)))).filter((path): path is string => path !== undefined);
+  /**
+   * The real paths of the hidden directories that exist now strictly inside
+   * the work directory (one that holds the work directory, or is it, would
+   * hide everything; what it holds outside the work directory is out of reach anyway).
+   */
+  const hiddenNow = async (): Promise<string[]> => {
+    if (hiddenGiven.length === 0) return [];
+    const root = await directory.root();
+    const real = await Promise.all(hiddenGiven.map((path) => realpath(path).catch(() => undefined)));
+    return real.filter((path): path is string => path !== undefined && path !== root && within(path, root));
+  };
   /** The real path of an open descriptor (the walk verified it; /proc names what it is now). */
   const realOf = (handle: FileHandle): Promise<string> => readlink(`/proc/self/fd/${handle.fd}`);
   const isHidden = (real: string, hidden: readonly string[]) => hidden.some((directory) => within(real, directory));
