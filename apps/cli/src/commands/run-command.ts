@@ -53,7 +53,7 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
     const contextId = `run-${new Date().toISOString().replace(/[:.]/g, '-')}`;
     // OTLP when the OTEL_* variables ask for it; an export that fails is said once and never changes the outcome.
     const otlp = await otlpTracerFromEnvironment(io.env, { warn: (line) => io.stderr.write(`[run] ${line}\n`) });
-    const telemetry = otlp ? createAgentTelemetry({ tracer: otlp.tracer, provider: model.provider, model: model.modelId, contextId, agentName: 'strata-cli' }) : undefined;
+    const telemetry = otlp ? createAgentTelemetry({ tracer: otlp.tracer, provider: model.provider, model: model.modelId, contextId, agentName: 'strata-cli', warn: (line) => io.stderr.write(`[run] ${line}\n`) }) : undefined;
     const onEvent = (event: AgentEvent) => {
       telemetry?.onEvent(event);
       if (event.type === 'text-delta') io.stdout.write(event.text);

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import type { Tracer } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { resolveContextConfiguration, type ToolDefinition } from '@strata/context';
 import { createModelClient, ScriptedLanguageModel, type ScriptedTurn } from '@strata/model';
@@ -22,10 +23,10 @@ const measure: ToolDefinition = {
 };
 const call = (id: string, sample: string): ScriptedTurn => ({ parts: [{ type: 'tool-call', id, name: 'measure', input: { sample: `ARG-${sample}` } }], usage: { inputTokens: 900, outputTokens: 10, cachedInputTokens: 512 } });
 
-async function tracedRun(captureContent: boolean) {
+async function tracedRun(captureContent: boolean, options: { tracer?: Tracer; warn?: (line: string) => void } = {}) {
   const exporter = new InMemorySpanExporter();
   const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-  const telemetry = createAgentTelemetry({ tracer: provider.getTracer('test'), provider: 'scripted', model: 'scripted-model', contextId: 'otel-run', captureContent });
+  const telemetry = createAgentTelemetry({ tracer: options.tracer ?? provider.getTracer('test'), provider: 'scripted', model: 'scripted-model', contextId: 'otel-run', captureContent, warn: options.warn });
   const stores = createMemoryStores();
   const tools = new ToolRegistry();
   tools.register(measure);
@@ -114,4 +115,20 @@ test('OTLP is on only when the OTEL_* variables ask for it; an absent SDK packag
     assert.match((error as Error).message, /optional peer dependency "@opentelemetry\/sdk-trace-base"/);
     return true;
   });
+});
+
+test('a tracer that fails never reaches the run: it completes and the failure is said once; a missing tracer is a ConfigurationError', async () => {
+  const real = new BasicTracerProvider().getTracer('test');
+  let calls = 0;
+  // The root span starts; every later span fails.
+  const failing = { startSpan: (...args: Parameters<Tracer['startSpan']>) => (calls++ === 0 ? real.startSpan(...args) : assert.fail('collector exploded')), startActiveSpan: real.startActiveSpan.bind(real) } as unknown as Tracer;
+  const warnings: string[] = [];
+  const { result } = await tracedRun(false, { tracer: failing, warn: (line) => warnings.push(line) });
+  assert.equal(result.stopReason, 'completed');
+  assert.ok(calls > 2);
+  assert.equal(warnings.length, 1);
+  assert.match(warnings[0]!, /telemetry: could not record a span \(collector exploded\)/);
+  for (const options of [undefined, null, {}, { tracer: {} }]) {
+    assert.throws(() => createAgentTelemetry(options as never), (error: unknown) => ConfigurationError.isInstance(error) && /options\.tracer/.test((error as Error).message));
+  }
 });

@@ -7,7 +7,7 @@
 // and identifiers; prompt text, tool input and tool output only with
 // `captureContent`.
 import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
-import type { ContextStageEvent, ContextTraceV5 } from '@strata/context';
+import { ConfigurationError, type ContextStageEvent, type ContextTraceV5 } from '@strata/context';
 import type { AgentEvent } from '../agent-events.js';
 
 export interface AgentTelemetryOptions {
@@ -20,6 +20,11 @@ export interface AgentTelemetryOptions {
   readonly agentName?: string;
   /** Record messages, tool arguments and tool results on spans. Default false: never content. */
   readonly captureContent?: boolean;
+  /**
+   * Called at most once, with one line, when recording a span failed; the
+   * failure never reaches the run. Default: ignore.
+   */
+  readonly warn?: (line: string) => void;
   /** Converts the assembler's clock (default performance.now) to epoch milliseconds. Default: performance.timeOrigin + value. */
   readonly toEpochMs?: (clockMs: number) => number;
 }
@@ -34,6 +39,9 @@ export interface AgentTelemetry {
 }
 
 export function createAgentTelemetry(options: AgentTelemetryOptions): AgentTelemetry {
+  if (typeof (options as Partial<AgentTelemetryOptions> | null | undefined)?.tracer?.startSpan !== 'function') {
+    throw new ConfigurationError({ setting: 'tracer', message: 'createAgentTelemetry: options.tracer must be an OpenTelemetry Tracer (with startSpan)' });
+  }
   const { tracer } = options;
   const toEpoch = options.toEpochMs ?? ((clockMs: number) => performance.timeOrigin + clockMs);
   let turnSpan: Span | undefined;
@@ -73,8 +81,20 @@ export function createAgentTelemetry(options: AgentTelemetryOptions): AgentTelem
     runSpan = undefined;
   };
 
+  let warned = false;
+  /** Runs `record`; a failure is said once and never reaches the run. */
+  const safely = (record: () => void) => {
+    try {
+      record();
+    } catch (error) {
+      if (warned) return;
+      warned = true;
+      options.warn?.(`telemetry: could not record a span (${error instanceof Error ? error.message.split('\n')[0] : String(error)}); the run goes on`);
+    }
+  };
+
   return {
-    onEvent(event) {
+    onEvent: (event) => safely(() => {
       switch (event.type) {
         case 'turn-start':
           endTurn();
@@ -143,12 +163,12 @@ export function createAgentTelemetry(options: AgentTelemetryOptions): AgentTelem
         default:
           break;
       }
-    },
-    onStage(event) {
+    }),
+    onStage: (event) => safely(() => {
       const start = toEpoch(event.startedAt);
       child(`strata.context.${event.stage}`, { 'strata.stage': event.stage, 'strata.turn': event.turn }, start).end(start + event.durationMs);
-    },
-    end: () => endRun(),
+    }),
+    end: () => safely(() => endRun()),
   };
 }
 
