@@ -169,20 +169,28 @@ const valueOf = (value: OtlpValue | undefined): unknown =>
   value?.stringValue ?? (value?.intValue === undefined ? undefined : Number(value.intValue)) ?? value?.boolValue ?? value?.arrayValue?.values.map(valueOf);
 const attribute = (attributes: OtlpAttribute[] | undefined, key: string): unknown => valueOf(attributes?.find((entry) => entry.key === key)?.value);
 
-/** A local OTLP/HTTP receiver (JSON, as the http exporter sends it): the exports it was sent. */
-async function otlpReceiver() {
+/** A local OTLP/HTTP receiver (JSON, as the http exporter sends it): the exports it was sent. `hang`: it reads them and never answers. */
+async function otlpReceiver(options: { hang?: boolean } = {}) {
   const exports: OtlpExport[] = [];
   const server = createServer((request, response) => {
     let raw = '';
     request.on('data', (part) => (raw += part));
     request.on('end', () => {
       if (request.url === '/v1/traces') exports.push(JSON.parse(raw) as OtlpExport);
+      if (options.hang) return;
       response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   const { port } = server.address() as AddressInfo;
-  return { endpoint: `http://127.0.0.1:${port}`, exports, close: () => new Promise<void>((done) => server.close(() => done())) };
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    exports,
+    close: () => new Promise<void>((done) => {
+      server.closeAllConnections();
+      server.close(() => done());
+    }),
+  };
 }
 
 test('a run with the OTLP collector down exits 0 with its answer and its trace, and says so once', async () => {
@@ -272,6 +280,24 @@ test('OTEL_TRACES_EXPORTER=none sends nothing; without --trace-dir the traces go
     const [contextDirectory] = await readdir(join(root, 'state', 'strata', 'runs'));
     assert.equal((await readdir(join(root, 'state', 'strata', 'runs', contextDirectory!))).length, 2);
     assert.ok(stderr.includes(join(root, 'state', 'strata', 'runs')), stderr);
+  } finally {
+    await receiver.close();
+    await server.close();
+  }
+});
+
+test('a collector that never answers: the run still exits 0 with its answer, bounded by the SDK\'s own OTEL_EXPORTER_OTLP_TIMEOUT, with one warning', async () => {
+  const root = await workspace();
+  const server = await localServer([toolCall('call_1', 'read_file', { path: 'notes.txt' }), text(['The notes ', 'say 42.'])]);
+  const receiver = await otlpReceiver({ hang: true });
+  const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_EXPORTER_OTLP_TIMEOUT: '300' };
+  try {
+    const { code, stdout, stderr } = await withOtel(otel, () => strata(['run', 'What do the notes say?', '--model', server.model, '--workdir', 'work', '--trace-dir', 'traces'], root, { env: otel }));
+    assert.equal(code, 0, stderr);
+    assert.match(stdout, /The notes say 42\./);
+    assert.ok(receiver.exports.length > 0, 'the export reached the collector');
+    const warnings = stderr.split('\n').filter((line) => line.includes('telemetry:'));
+    assert.equal(warnings.length, 1, stderr);
   } finally {
     await receiver.close();
     await server.close();
