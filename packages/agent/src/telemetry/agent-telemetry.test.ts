@@ -109,6 +109,11 @@ test('OTLP is on only when the OTEL_* variables ask for it; an absent SDK packag
   assert.equal(otlpTracesEnabled({ OTEL_TRACES_EXPORTER: 'otlp' }), true);
   assert.equal(otlpTracesEnabled(null as never), false);
   assert.equal(await otlpTracerFromEnvironment({}), undefined);
+  const warnings: string[] = [];
+  const grpc = await otlpTracerFromEnvironment({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, { warn: (line) => warnings.push(line) });
+  assert.ok(grpc);
+  await grpc.shutdown();
+  assert.deepEqual(warnings, ['telemetry: OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported; traces are sent as http/json']);
   const missing = (specifier: string) => Promise.reject(Object.assign(new Error(`Cannot find package '${specifier}'`), { code: 'ERR_MODULE_NOT_FOUND' }));
   await assert.rejects(otlpTracerFromEnvironment({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' }, { importModule: missing }), (error: unknown) => {
     assert.ok(ConfigurationError.isInstance(error));

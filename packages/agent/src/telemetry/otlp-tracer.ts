@@ -21,7 +21,7 @@ export interface OtlpTracer {
 }
 
 export interface OtlpTracerOptions {
-  /** Called at most once, with one line, when an export fails. Default: ignore. */
+  /** Called with one line: at most once when exports fail, and once for an unsupported OTEL_EXPORTER_OTLP_PROTOCOL. Default: ignore. */
   readonly warn?: (line: string) => void;
   /** Imports a module (tests inject one that fails). Default: `import(specifier)`. */
   readonly importModule?: (specifier: string) => Promise<unknown>;
@@ -66,6 +66,9 @@ export async function otlpTracerFromEnvironment(env: Readonly<Record<string, str
     const reason = error instanceof Error ? error.message : error === undefined ? 'the export failed' : String(error);
     options?.warn?.(`telemetry: could not export traces (${reason.split('\n')[0]}); the run goes on without them`);
   };
+  // This exporter speaks OTLP/HTTP with JSON; another protocol asked for is said, not silently ignored.
+  const protocol = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL)?.trim();
+  if (protocol && protocol !== 'http/json') options?.warn?.(`telemetry: OTEL_EXPORTER_OTLP_PROTOCOL=${protocol} is not supported; traces are sent as http/json`);
   const exporter = guarded(new OTLPTraceExporter(), warnOnce);
   // Ours, then the environment's (OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES): the later one wins.
   const resource = defaultResource()
