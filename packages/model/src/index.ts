@@ -26,6 +26,7 @@ export type {
   ModelResult,
   ModelToolChoice,
   ModelUsage,
+  ModelResponseMetadata,
   ProviderOptions,
   ReasoningControl,
   ReasoningEffort,
