@@ -44,3 +44,27 @@ function promptPart(part: { readonly type: string }): unknown {
 function asData(value: unknown): unknown {
   return typeof value === 'string' && /^[a-z][a-z0-9+.-]*:/i.test(value) && URL.canParse(value) ? new URL(value) : value;
 }
+
+/**
+ * A prompt message as the importer reads it: a user or assistant `file`
+ * part whose media type is an image (`image/png`, `image/*`) is the image it
+ * is, so it is charged by the image rule the canonical history uses for
+ * every image (as `prepareStep` charges it), never as a file of that many
+ * bytes or as a fetched URL (the providers send such a part as an image).
+ * Any other message is returned as it is.
+ */
+export function asImportedImages<M extends { readonly role: string; readonly content: unknown }>(message: M): M {
+  if ((message.role !== 'user' && message.role !== 'assistant') || !Array.isArray(message.content)) return message;
+  if (!message.content.some(isImageFile)) return message;
+  const content = (message.content as unknown[]).map((part) => {
+    if (!isImageFile(part)) return part;
+    const { data, mediaType, filename: _filename, ...rest } = part as { type: 'file'; data: unknown; mediaType: string; filename?: string };
+    return { ...rest, type: 'image', image: data, ...(mediaType === 'image/*' ? {} : { mediaType }) };
+  });
+  return { ...message, content } as M;
+}
+
+function isImageFile(part: unknown): boolean {
+  const fields = part as { type?: unknown; mediaType?: unknown } | null;
+  return typeof fields === 'object' && fields !== null && fields.type === 'file' && typeof fields.mediaType === 'string' && fields.mediaType.toLowerCase().startsWith('image/');
+}

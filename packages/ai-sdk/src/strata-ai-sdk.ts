@@ -3,7 +3,7 @@ import { createHostLoopContext, ToolCallContexts, type CanonicalMessage, type Cr
 import { createMemorySessionStore, createMemoryToolOutputStore } from '@strata/store';
 import { createReadToolOutputTool, hostToolResultStore, type ReadToolOutputToolOptions } from '@strata/tools';
 import { exportSdkMessages, importSdkMessages, toModelMessages, type SdkOrigin } from './ai-sdk-history.js';
-import { toLanguageModelMessages, type LanguageModelMessage, type LanguageModelCallOptions } from './language-model-prompt.js';
+import { asImportedImages, toLanguageModelMessages, type LanguageModelMessage, type LanguageModelCallOptions } from './language-model-prompt.js';
 
 export interface StrataAiSdkOptions extends Omit<CreateHostLoopContextOptions, 'outputStore' | 'sessionStore'> {
   /**
@@ -53,9 +53,23 @@ export interface PrepareStepOptions {
   readonly steps?: readonly unknown[];
 }
 
+/** What `onFinish` reads of the SDK's finish event: the run's steps, the list `prepareStep` was given. */
+export interface FinishEvent {
+  readonly steps?: readonly unknown[];
+}
+
 export interface StrataAiSdk {
   /** For `generateText`, `streamText` and `ToolLoopAgent`: gives each step the messages Strata chose. */
   readonly prepareStep: (options: PrepareStepOptions) => Promise<{ messages: ModelMessage[] }>;
+  /**
+   * For the same call's `onFinish` (`generateText`, `streamText`,
+   * `ToolLoopAgent`): feeds the run's last step's usage back and writes that
+   * step's trace with it. Every other step's usage is fed back by the next
+   * `prepareStep`; a step's trace waits for its usage. Without `onFinish` the
+   * last step's trace is written without usage once {@link PENDING_RUNS}
+   * later runs have started.
+   */
+  readonly onFinish: (event: FinishEvent) => Promise<void>;
   /** For `wrapLanguageModel`: the same over the language model's own prompt. */
   readonly middleware: LanguageModelMiddleware;
   /** `read_tool_output` in the AI SDK's `tool()` form; add it to the call's tools. */
@@ -65,6 +79,8 @@ export interface StrataAiSdk {
 
 /** The prefix of each run's context id, and the context of a `read_tool_output` call no run issued. */
 const SCOPE = 'ai-sdk';
+/** Runs whose last step's trace waits for `onFinish`; the oldest is written without usage beyond this. */
+export const PENDING_RUNS = 256;
 
 /**
  * Strata inside an AI SDK 6 loop. The loop, the provider and the tools stay
@@ -101,18 +117,42 @@ export function createStrataAiSdk(options: StrataAiSdkOptions): StrataAiSdk {
   };
   const calls = new ToolCallContexts();
 
+  // The turn of each run's newest step, its trace held until that step's usage is told (insertion order: oldest first).
+  const pendingSteps = new Map<object, HostLoopTurn<SdkOrigin<ModelMessage>>>();
+  /** Feeds the run's newest step's usage back and writes its trace; nothing when no step of the run waits. */
+  const reportStep = async (run: readonly unknown[]): Promise<void> => {
+    const turn = pendingSteps.get(run);
+    if (turn === undefined) return;
+    pendingSteps.delete(run);
+    const usage = (run.at(-1) as { usage?: StepUsage } | undefined)?.usage;
+    await context.recordUsage(turn, { usage: stepUsage(usage) });
+  };
+
   return {
     outputStore,
     async prepareStep({ messages, steps }) {
       const charged = systemOrigin === undefined ? [] : [{ message: { role: 'system' as const, content: system! }, origin: systemOrigin }];
-      const run = typeof steps === 'object' && steps !== null ? steps : undefined;
-      // Usage feedback: the SDK tells a step's usage with the next step (the last step of a run is not fed back here).
-      const previousInputTokens = (run?.at(-1) as { usage?: { inputTokens?: unknown } } | undefined)?.usage?.inputTokens;
-      const turn = await context.prepare({ contextId, run, scope: SCOPE, messages: [...charged, ...importSdkMessages(messages)], tools: toolSchemas, previousInputTokens });
+      const run = Array.isArray(steps) ? steps : undefined;
+      // Usage feedback: the SDK tells a step's usage with the next step, the last one with `onFinish`.
+      if (run !== undefined) await reportStep(run);
+      const turn = await context.prepare({ contextId, run, scope: SCOPE, messages: [...charged, ...importSdkMessages(messages, asImportedImages)], tools: toolSchemas, reportsUsage: run !== undefined });
+      if (run !== undefined) {
+        pendingSteps.set(run, turn);
+        // A run never finished (no `onFinish` given, a failed call): its last trace is written without usage, oldest first.
+        for (const [oldest, waiting] of pendingSteps) {
+          if (pendingSteps.size <= PENDING_RUNS) break;
+          pendingSteps.delete(oldest);
+          await context.recordUsage(waiting, {});
+        }
+      }
       stepContexts.set(messages, turn.contextId);
       // The SDK sends `system` itself: it is charged, never returned.
       const returned = { ...turn, messages: turn.messages.filter(({ origin }) => origin === undefined || origin !== systemOrigin) };
       return { messages: exportSdkMessages(returned, (message) => toModelMessages<ModelMessage>(message)) };
+    },
+    async onFinish(event) {
+      const run = (event as FinishEvent | null | undefined)?.steps;
+      if (Array.isArray(run)) await reportStep(run);
     },
     middleware: {
       specificationVersion: 'v3',
@@ -120,7 +160,7 @@ export function createStrataAiSdk(options: StrataAiSdkOptions): StrataAiSdk {
         const turn = await promptContext.prepare({
           contextId,
           scope: SCOPE,
-          messages: importSdkMessages(params.prompt),
+          messages: importSdkMessages(params.prompt, asImportedImages),
           tools: callToolSchemas(params.tools),
           signal: params.abortSignal,
           // The call's usage comes back through wrapGenerate / wrapStream: the trace waits for it.
@@ -191,6 +231,15 @@ export function strataPrepareStep(options: StrataAiSdkOptions): StrataAiSdk['pre
 /** `createStrataAiSdk(options).middleware`: for `wrapLanguageModel({ model, middleware })`. */
 export function strataMiddleware(options: StrataAiSdkOptions): LanguageModelMiddleware {
   return createStrataAiSdk(options).middleware;
+}
+
+/** A step's usage as the AI SDK reports it (`LanguageModelUsage`). */
+type StepUsage = { readonly inputTokens?: unknown; readonly outputTokens?: unknown; readonly inputTokenDetails?: { readonly cacheReadTokens?: unknown; readonly cacheWriteTokens?: unknown } };
+
+/** A step's usage as the host loop records it (nothing reported: `undefined`). */
+function stepUsage(usage: StepUsage | undefined): HostLoopUsage | undefined {
+  if (typeof usage !== 'object' || usage === null) return undefined;
+  return { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, cachedInputTokens: usage.inputTokenDetails?.cacheReadTokens, cacheWriteInputTokens: usage.inputTokenDetails?.cacheWriteTokens };
 }
 
 /** A language model's usage as the host loop records it. */
