@@ -83,6 +83,7 @@ test(`Runner: a ${STEPS}-step tool loop at a small window stays provider-valid, 
   const agent = new Agent({ name: 'auditor', instructions: 'You audit records.', model, tools: [fetchRecord, strata.readToolOutput] });
   const task: AgentInputItem = { role: 'user', content: [{ type: 'input_text', text: TASK }, { type: 'input_image', image: IMAGE_URL }, { type: 'input_file', file: PDF_URL, filename: 'audit.pdf' }] };
   const result = await new Runner({ callModelInputFilter: strata.callModelInputFilter }).run(agent, [task], { maxTurns: STEPS + 5 });
+  await strata.settled();
 
   assert.equal(result.finalOutput, 'Done: records 7 and 14 are late.');
   assert.equal(model.requests.length, STEPS + 1);
