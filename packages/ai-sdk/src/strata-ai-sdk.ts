@@ -91,6 +91,11 @@ export const PENDING_RUNS = 256;
  * SDK's own values (images, files, reasoning and provider options included).
  */
 export function createStrataAiSdk(options: StrataAiSdkOptions): StrataAiSdk {
+  return createAdapter(options, true);
+}
+
+/** The adapter; `holdsStepTraces` false where no `onFinish` can be given (`strataPrepareStep`): each step's trace is written at assembly. */
+function createAdapter(options: StrataAiSdkOptions, holdsStepTraces: boolean): StrataAiSdk {
   const { contextId, tools, system, readToolOutput, ...settings } = options;
   const outputStore = options.outputStore ?? createMemoryToolOutputStore();
   const sessionStore = options.sessionStore ?? createMemorySessionStore();
@@ -134,9 +139,10 @@ export function createStrataAiSdk(options: StrataAiSdkOptions): StrataAiSdk {
       const charged = systemOrigin === undefined ? [] : [{ message: { role: 'system' as const, content: system! }, origin: systemOrigin }];
       const run = Array.isArray(steps) ? steps : undefined;
       // Usage feedback: the SDK tells a step's usage with the next step, the last one with `onFinish`.
+      const previousInputTokens = holdsStepTraces ? undefined : (run?.at(-1) as { usage?: StepUsage } | undefined)?.usage?.inputTokens;
       if (run !== undefined) await reportStep(run);
-      const turn = await context.prepare({ contextId, run, scope: SCOPE, messages: [...charged, ...importSdkMessages(messages, asImportedImages)], tools: toolSchemas, reportsUsage: run !== undefined });
-      if (run !== undefined) {
+      const turn = await context.prepare({ contextId, run, scope: SCOPE, messages: [...charged, ...importSdkMessages(messages, asImportedImages)], tools: toolSchemas, previousInputTokens, reportsUsage: holdsStepTraces && run !== undefined });
+      if (run !== undefined && holdsStepTraces) {
         pendingSteps.set(run, turn);
         // A run never finished (no `onFinish` given, a failed call): its last trace is written without usage, oldest first.
         for (const [oldest, waiting] of pendingSteps) {
@@ -223,9 +229,14 @@ export function createStrataAiSdk(options: StrataAiSdkOptions): StrataAiSdk {
   };
 }
 
-/** `createStrataAiSdk(options).prepareStep`: when only `prepareStep` is needed. */
+/**
+ * `createStrataAiSdk(options).prepareStep`, when only `prepareStep` is
+ * needed: with no `onFinish` to tell the last step's usage, each step's
+ * trace is written as it is assembled (without the provider's count) and the
+ * previous step's input count is fed back to the calibration.
+ */
 export function strataPrepareStep(options: StrataAiSdkOptions): StrataAiSdk['prepareStep'] {
-  return createStrataAiSdk(options).prepareStep;
+  return createAdapter(options, false).prepareStep;
 }
 
 /** `createStrataAiSdk(options).middleware`: for `wrapLanguageModel({ model, middleware })`. */

@@ -42,6 +42,8 @@ export interface StrataOpenAIAgents {
 
 /** The prefix of each run's context id, and the context of a `read_tool_output` call of a run not yet known. */
 const SCOPE = 'openai-agents';
+/** Runs whose newest call's trace waits for its usage; the oldest is written without usage beyond this. */
+export const PENDING_RUNS = 256;
 /** Tool calls whose run a filter keeps until the run's next model call shows them. */
 const CALLS_KEPT = 4_096;
 /** The SDK's type of a non-strict JSON Schema for `tool()` parameters (not exported by name). */
@@ -75,7 +77,7 @@ export function createStrataOpenAIAgents(options: StrataOpenAIAgentsOptions): St
   // Usage feedback: the filter is told the run's own context value (`run(..., { context })`, a new `{}` by default), the events
   // the run's `RunContext` with its usage. Each run's newest call waits, its trace held, until the run's next call or its end.
   const runsByValue = new WeakMap<object, object>();
-  const pending = new WeakMap<object, HostLoopTurn<AgentInputItem[]>>();
+  const pending = new Map<object, HostLoopTurn<AgentInputItem[]>>();
   const learn = (runContext: unknown): void => {
     const value = (runContext as { context?: unknown } | null | undefined)?.context;
     if (typeof value === 'object' && value !== null) runsByValue.set(value, runContext as object);
@@ -131,7 +133,15 @@ export function createStrataOpenAIAgents(options: StrataOpenAIAgentsOptions): St
     const run = typeof value === 'object' && value !== null ? value : undefined;
     if (run !== undefined) await report(run, runsByValue.get(run) ?? (runs.size === 1 ? [...runs][0] : undefined));
     const turn = await context.prepare({ contextId, scope: SCOPE, messages: [...instructions, ...importAgentItems(modelData.input)], tools: chargedTools, reportsUsage: run !== undefined });
-    if (run !== undefined) pending.set(run, turn);
+    if (run !== undefined) {
+      pending.set(run, turn);
+      // A run that never ended (a failed call, a run given up): its last trace is written without usage, oldest first.
+      for (const [oldest, waiting] of pending) {
+        if (pending.size <= PENDING_RUNS) break;
+        pending.delete(oldest);
+        await context.recordUsage(waiting, {});
+      }
+    }
     for (const runContext of runs) runContexts.set(runContext, turn.contextId);
     const known = run === undefined ? undefined : runsByValue.get(run);
     if (known !== undefined && runs.size === 0) runContexts.set(known, turn.contextId);
