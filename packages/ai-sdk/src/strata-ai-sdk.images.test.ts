@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { generateText, wrapLanguageModel, type ModelMessage } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import type { ContextTraceV5, TraceSink } from '@strata/context';
+import { importSdkMessages } from './ai-sdk-history.js';
+import { asImportedImages } from './language-model-prompt.js';
 import { createStrataAiSdk } from './strata-ai-sdk.js';
 
 type Prompt = MockLanguageModelV3['doGenerateCalls'][number]['prompt'];
@@ -81,4 +83,19 @@ test('AI SDK middleware: a PDF is still charged as a file, an image of unknown t
   const { middleware: image, prepareStep } = await bothPaths([{ role: 'user', content: [{ type: 'text', text: 'Summarize.' }, { type: 'file', data: PNG, mediaType: 'image/*' }] }]);
   assert.ok(messageTokens(file) > messageTokens(image), `a 4 KB PDF (${messageTokens(file)}) costs more than the image (${messageTokens(image)})`);
   assert.equal(messageTokens(image), messageTokens(prepareStep));
+});
+
+test('middleware import: an image a tool returned as file-data is an image of the tool result; other parts and messages are left as they are', () => {
+  const base64 = Buffer.from(PNG).toString('base64');
+  const toolMessage = {
+    role: 'tool' as const,
+    content: [{ type: 'tool-result' as const, toolCallId: 'call-1', toolName: 'screenshot', output: { type: 'content' as const, value: [{ type: 'text' as const, text: 'the page' }, { type: 'file-data' as const, data: base64, mediaType: 'image/png', filename: 'page.png' }, { type: 'file-data' as const, data: 'JVBERg==', mediaType: 'application/pdf' }] } }],
+  };
+  const [imported] = importSdkMessages([toolMessage], asImportedImages);
+  assert.equal(imported!.origin && 'toolMessage' in imported!.origin ? imported!.origin.toolMessage : undefined, toolMessage, 'the origin is the prompt message itself');
+  assert.deepEqual((imported!.message as { media?: Array<{ type: string; mediaType: string }> }).media?.map(({ type, mediaType }) => [type, mediaType]), [['image', 'image/png'], ['file', 'application/pdf']]);
+  const system = { role: 'system' as const, content: 'Be brief.' };
+  assert.equal(asImportedImages(system), system);
+  const textOnly = { role: 'user' as const, content: [{ type: 'text' as const, text: 'hi' }] };
+  assert.equal(asImportedImages(textOnly), textOnly);
 });
