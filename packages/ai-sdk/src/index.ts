@@ -1,7 +1,7 @@
 // @strata/ai-sdk: Strata inside an AI SDK 6 loop (prepareStep, language-model middleware, read_tool_output).
 
 // The adapter
-export { createStrataAiSdk, strataPrepareStep, strataMiddleware, PENDING_RUNS } from './strata-ai-sdk.js';
+export { createStrataAiSdk, strataPrepareStep, strataMiddleware } from './strata-ai-sdk.js';
 export type { StrataAiSdk, StrataAiSdkOptions, PrepareStepOptions, FinishEvent } from './strata-ai-sdk.js';
 
 // Message conversion (lossless for unchanged messages)

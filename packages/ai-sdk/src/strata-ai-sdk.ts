@@ -1,5 +1,5 @@
 import { asSchema, jsonSchema, tool, type LanguageModelMiddleware, type ModelMessage, type Tool, type ToolSet } from 'ai';
-import { createHostLoopContext, ToolCallContexts, type CanonicalMessage, type CreateHostLoopContextOptions, type HostLoopTurn, type HostLoopUsage, type JsonValue, type SessionStore, type ToolOutputStore, type ToolSchema } from '@strata/context';
+import { createHostLoopContext, PendingUsage, ToolCallContexts, type CanonicalMessage, type CreateHostLoopContextOptions, type HostLoopTurn, type HostLoopUsage, type JsonValue, type SessionStore, type ToolOutputStore, type ToolSchema } from '@strata/context';
 import { createMemorySessionStore, createMemoryToolOutputStore } from '@strata/store';
 import { createReadToolOutputTool, hostToolResultStore, type ReadToolOutputToolOptions } from '@strata/tools';
 import { exportSdkMessages, importSdkMessages, toModelMessages, type SdkOrigin } from './ai-sdk-history.js';
@@ -66,8 +66,8 @@ export interface StrataAiSdk {
    * `ToolLoopAgent`): feeds the run's last step's usage back and writes that
    * step's trace with it. Every other step's usage is fed back by the next
    * `prepareStep`; a step's trace waits for its usage. Without `onFinish` the
-   * last step's trace is written without usage once {@link PENDING_RUNS}
-   * later runs have started.
+   * last step's trace is written without usage after `PENDING_USAGE_CALLS`
+   * (256) later model calls through this instance.
    */
   readonly onFinish: (event: FinishEvent) => Promise<void>;
   /** For `wrapLanguageModel`: the same over the language model's own prompt. */
@@ -79,8 +79,6 @@ export interface StrataAiSdk {
 
 /** The prefix of each run's context id, and the context of a `read_tool_output` call no run issued. */
 const SCOPE = 'ai-sdk';
-/** Runs whose last step's trace waits for `onFinish`; the oldest is written without usage beyond this. */
-export const PENDING_RUNS = 256;
 
 /**
  * Strata inside an AI SDK 6 loop. The loop, the provider and the tools stay
@@ -123,12 +121,11 @@ function createAdapter(options: StrataAiSdkOptions, holdsStepTraces: boolean): S
   const calls = new ToolCallContexts();
 
   // The turn of each run's newest step, its trace held until that step's usage is told (insertion order: oldest first).
-  const pendingSteps = new Map<object, HostLoopTurn<SdkOrigin<ModelMessage>>>();
+  const pendingSteps = new PendingUsage<object, HostLoopTurn<SdkOrigin<ModelMessage>>>();
   /** Feeds the run's newest step's usage back and writes its trace; nothing when no step of the run waits. */
   const reportStep = async (run: readonly unknown[]): Promise<void> => {
-    const turn = pendingSteps.get(run);
+    const turn = pendingSteps.take(run);
     if (turn === undefined) return;
-    pendingSteps.delete(run);
     const usage = (run.at(-1) as { usage?: StepUsage } | undefined)?.usage;
     await context.recordUsage(turn, { usage: stepUsage(usage) });
   };
@@ -142,15 +139,8 @@ function createAdapter(options: StrataAiSdkOptions, holdsStepTraces: boolean): S
       const previousInputTokens = holdsStepTraces ? undefined : (run?.at(-1) as { usage?: StepUsage } | undefined)?.usage?.inputTokens;
       if (run !== undefined) await reportStep(run);
       const turn = await context.prepare({ contextId, run, scope: SCOPE, messages: [...charged, ...importSdkMessages(messages, asImportedImages)], tools: toolSchemas, previousInputTokens, reportsUsage: holdsStepTraces && run !== undefined });
-      if (run !== undefined && holdsStepTraces) {
-        pendingSteps.set(run, turn);
-        // A run never finished (no `onFinish` given, a failed call): its last trace is written without usage, oldest first.
-        for (const [oldest, waiting] of pendingSteps) {
-          if (pendingSteps.size <= PENDING_RUNS) break;
-          pendingSteps.delete(oldest);
-          await context.recordUsage(waiting, {});
-        }
-      }
+      // A run never finished (no `onFinish` given, a failed call): its last trace is written without usage.
+      if (run !== undefined && holdsStepTraces) for (const expired of pendingSteps.add(run, turn)) await context.recordUsage(expired, {});
       stepContexts.set(messages, turn.contextId);
       // The SDK sends `system` itself: it is charged, never returned.
       const returned = { ...turn, messages: turn.messages.filter(({ origin }) => origin === undefined || origin !== systemOrigin) };

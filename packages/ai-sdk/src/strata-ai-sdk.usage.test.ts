@@ -2,11 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { generateText, jsonSchema, stepCountIs, streamText, tool, wrapLanguageModel } from 'ai';
-import type { ContextDiagnostic, ContextTraceV5, TraceSink } from '@strata/context';
+import { PENDING_USAGE_CALLS, type ContextDiagnostic, type ContextTraceV5, type TraceSink } from '@strata/context';
 import { createMemorySessionStore } from '@strata/store';
 import { startChatTestServer, type ChatReply } from '@strata/testing';
 import { MockLanguageModelV3 } from 'ai/test';
-import { createStrataAiSdk, PENDING_RUNS, strataPrepareStep } from './strata-ai-sdk.js';
+import { createStrataAiSdk, strataPrepareStep } from './strata-ai-sdk.js';
 
 /** Part n of the log: `lines[n - 1]` lines. */
 function readLog(lines: readonly number[]) {
@@ -81,7 +81,7 @@ function answering(inputTokens: number): MockLanguageModelV3 {
   });
 }
 
-test("AI SDK prepareStep: the last step's usage reaches its trace through onFinish; without onFinish the trace is written without usage once PENDING_RUNS later runs began", async () => {
+test("AI SDK prepareStep: the last step's usage reaches its trace through onFinish; without onFinish the trace is written without usage after PENDING_USAGE_CALLS later model calls", async () => {
   const traces = memoryTraces();
   const strata = createStrataAiSdk({ budget: { inputCapTokens: 4_000 }, traceSink: traces });
   await generateText({ model: answering(321), prompt: 'Answer once.', prepareStep: strata.prepareStep, onFinish: strata.onFinish });
@@ -89,7 +89,7 @@ test("AI SDK prepareStep: the last step's usage reaches its trace through onFini
   // No onFinish: the run's one trace waits for a usage report that never comes, until the bound writes it without one.
   await generateText({ model: answering(7), prompt: 'Never finished.', prepareStep: strata.prepareStep });
   assert.equal(traces.documents.length, 1);
-  for (let run = 0; run < PENDING_RUNS; run += 1) await generateText({ model: answering(9), prompt: `Run ${run}.`, prepareStep: strata.prepareStep });
+  for (let run = 0; run < PENDING_USAGE_CALLS; run += 1) await generateText({ model: answering(9), prompt: `Run ${run}.`, prepareStep: strata.prepareStep });
   assert.equal(traces.documents.length, 2);
   assert.equal(traces.documents[1]!.modelCall?.usage, null);
 });

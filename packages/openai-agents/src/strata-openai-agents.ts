@@ -1,5 +1,5 @@
 import { tool, type Agent, type AgentInputItem, type CallModelInputFilter, type FunctionTool } from '@openai/agents-core';
-import { BoundedCache, createHostLoopContext, type CreateHostLoopContextOptions, type HostLoopTurn, type HostLoopUsage, type ImportedMessage, type JsonValue, type SessionStore, type ToolOutputStore, type ToolSchema } from '@strata/context';
+import { BoundedCache, createHostLoopContext, PendingUsage, type CreateHostLoopContextOptions, type HostLoopTurn, type HostLoopUsage, type ImportedMessage, type JsonValue, type SessionStore, type ToolOutputStore, type ToolSchema } from '@strata/context';
 import { createMemorySessionStore, createMemoryToolOutputStore } from '@strata/store';
 import { createReadToolOutputTool, hostToolResultStore, type ReadToolOutputToolOptions } from '@strata/tools';
 import { importAgentItems, toAgentItems } from './agents-history.js';
@@ -42,8 +42,6 @@ export interface StrataOpenAIAgents {
 
 /** The prefix of each run's context id, and the context of a `read_tool_output` call of a run not yet known. */
 const SCOPE = 'openai-agents';
-/** Runs whose newest call's trace waits for its usage; the oldest is written without usage beyond this. */
-export const PENDING_RUNS = 256;
 /** Tool calls whose run a filter keeps until the run's next model call shows them. */
 const CALLS_KEPT = 4_096;
 /** The SDK's type of a non-strict JSON Schema for `tool()` parameters (not exported by name). */
@@ -77,16 +75,15 @@ export function createStrataOpenAIAgents(options: StrataOpenAIAgentsOptions): St
   // Usage feedback: the filter is told the run's own context value (`run(..., { context })`, a new `{}` by default), the events
   // the run's `RunContext` with its usage. Each run's newest call waits, its trace held, until the run's next call or its end.
   const runsByValue = new WeakMap<object, object>();
-  const pending = new Map<object, HostLoopTurn<AgentInputItem[]>>();
+  const pending = new PendingUsage<object, HostLoopTurn<AgentInputItem[]>>();
   const learn = (runContext: unknown): void => {
     const value = (runContext as { context?: unknown } | null | undefined)?.context;
     if (typeof value === 'object' && value !== null) runsByValue.set(value, runContext as object);
   };
   /** Feeds back the usage of the run's newest call and writes its trace; nothing when no call of the run waits. */
   const report = async (value: object, runContext: object | undefined): Promise<void> => {
-    const turn = pending.get(value);
+    const turn = pending.take(value);
     if (turn === undefined) return;
-    pending.delete(value);
     await context.recordUsage(turn, { usage: runContext === undefined ? undefined : lastRequestUsage(runContext) });
   };
   /** The reports begun by `agent_end` and not yet written (`settled`). */
@@ -133,15 +130,8 @@ export function createStrataOpenAIAgents(options: StrataOpenAIAgentsOptions): St
     const run = typeof value === 'object' && value !== null ? value : undefined;
     if (run !== undefined) await report(run, runsByValue.get(run) ?? (runs.size === 1 ? [...runs][0] : undefined));
     const turn = await context.prepare({ contextId, scope: SCOPE, messages: [...instructions, ...importAgentItems(modelData.input)], tools: chargedTools, reportsUsage: run !== undefined });
-    if (run !== undefined) {
-      pending.set(run, turn);
-      // A run that never ended (a failed call, a run given up): its last trace is written without usage, oldest first.
-      for (const [oldest, waiting] of pending) {
-        if (pending.size <= PENDING_RUNS) break;
-        pending.delete(oldest);
-        await context.recordUsage(waiting, {});
-      }
-    }
+    // A run that never ended (a failed call, a run given up): its last trace is written without usage.
+    if (run !== undefined) for (const expired of pending.add(run, turn)) await context.recordUsage(expired, {});
     for (const runContext of runs) runContexts.set(runContext, turn.contextId);
     const known = run === undefined ? undefined : runsByValue.get(run);
     if (known !== undefined && runs.size === 0) runContexts.set(known, turn.contextId);
