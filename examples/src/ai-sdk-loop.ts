@@ -20,13 +20,14 @@ const model = new MockLanguageModelV3({
   },
 });
 
-// The few lines a user adds: a budget, the adapter's prepareStep, and read_tool_output among the tools.
+// The few lines a user adds: a budget, the adapter's prepareStep and onFinish, and read_tool_output among the tools.
 const traces: number[] = [];
 const strata = createStrataAiSdk({ budget: { inputCapTokens: 8_000 }, tools: { read_log: readLog }, traceSink: { write: async (trace) => void traces.push(trace.turn) } });
 const result = await generateText({
   model,
   tools: { read_log: readLog, ...strata.tools },
   prepareStep: strata.prepareStep,
+  onFinish: strata.onFinish,
   stopWhen: stepCountIs(10),
   prompt: 'Read the five parts of the build log and tell me what failed.',
 });

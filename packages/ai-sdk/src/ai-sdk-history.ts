@@ -22,10 +22,13 @@ export type SdkOrigin<M> = { readonly message: M } | { readonly toolMessage: Too
  * The SDK's messages as canonical history, each with its origin. The importer
  * (`fromAiSdkMessages`) gives one canonical message per message and one per
  * tool-result part (approval responses are not model input), in order, so the
- * two lists line up. Any malformed message is one `ContextInputError` naming it.
+ * two lists line up. `read`, when given, is what the importer reads in place
+ * of each message (same roles and tool-result parts; the middleware's images
+ * as image parts); the origins stay the messages themselves. Any malformed
+ * message is one `ContextInputError` naming it.
  */
-export function importSdkMessages<M extends SdkMessage>(messages: readonly M[]): ImportedMessage<SdkOrigin<M>>[] {
-  const canonical = fromAiSdkMessages(messages);
+export function importSdkMessages<M extends SdkMessage>(messages: readonly M[], read?: (message: M) => SdkMessage): ImportedMessage<SdkOrigin<M>>[] {
+  const canonical = fromAiSdkMessages(read === undefined ? messages : messages.map(read));
   const origins: SdkOrigin<M>[] = [];
   for (const message of messages) {
     if (message.role !== 'tool') origins.push({ message });

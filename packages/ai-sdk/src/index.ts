@@ -2,10 +2,10 @@
 
 // The adapter
 export { createStrataAiSdk, strataPrepareStep, strataMiddleware } from './strata-ai-sdk.js';
-export type { StrataAiSdk, StrataAiSdkOptions, PrepareStepOptions } from './strata-ai-sdk.js';
+export type { StrataAiSdk, StrataAiSdkOptions, PrepareStepOptions, FinishEvent } from './strata-ai-sdk.js';
 
 // Message conversion (lossless for unchanged messages)
 export { importSdkMessages, exportSdkMessages } from './ai-sdk-history.js';
 export type { SdkMessage, SdkOrigin } from './ai-sdk-history.js';
-export { toLanguageModelMessages } from './language-model-prompt.js';
+export { toLanguageModelMessages, asImportedImages } from './language-model-prompt.js';
 export type { LanguageModelCallOptions, LanguageModelMessage } from './language-model-prompt.js';

@@ -53,7 +53,7 @@ test('ToolLoopAgent: prepareStep windows every step of the agent', async () => {
   const model = readLogModel();
   const traceSink = traceCounter();
   const strata = createStrataAiSdk({ budget: { inputCapTokens: 4_000 }, traceSink, tools: { read_log: readLog } });
-  const agent = new ToolLoopAgent({ model, tools: { read_log: readLog, ...strata.tools }, stopWhen: stepCountIs(STEPS + 2), prepareStep: strata.prepareStep });
+  const agent = new ToolLoopAgent({ model, tools: { read_log: readLog, ...strata.tools }, stopWhen: stepCountIs(STEPS + 2), prepareStep: strata.prepareStep, onFinish: strata.onFinish });
   const result = await agent.generate({ prompt: 'Read every part of the log.' });
   assert.equal(result.text, 'done');
   assert.equal(model.doGenerateCalls.length, STEPS + 1);
@@ -77,7 +77,7 @@ test('streamText: prepareStep windows every streamed step', async () => {
   });
   const traceSink = traceCounter();
   const strata = createStrataAiSdk({ budget: { inputCapTokens: 4_000 }, traceSink, tools: { read_log: readLog } });
-  const result = streamText({ model, tools: { read_log: readLog, ...strata.tools }, stopWhen: stepCountIs(STEPS + 2), prepareStep: strata.prepareStep, prompt: 'Read every part of the log.' });
+  const result = streamText({ model, tools: { read_log: readLog, ...strata.tools }, stopWhen: stepCountIs(STEPS + 2), prepareStep: strata.prepareStep, onFinish: strata.onFinish, prompt: 'Read every part of the log.' });
   assert.equal(await result.text, 'done');
   assert.equal(model.doStreamCalls.length, STEPS + 1);
   assert.deepEqual(traceSink.turns, model.doStreamCalls.map((_, index) => index + 1));

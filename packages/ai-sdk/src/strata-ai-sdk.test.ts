@@ -68,9 +68,9 @@ function asOpenAIChat(prompt: Prompt): unknown[] {
   });
 }
 
-function memoryTraceSink(): TraceSink & { documents: Array<{ contextId: string; turn: number }> } {
-  const documents: Array<{ contextId: string; turn: number }> = [];
-  return { documents, async write(document) { documents.push({ contextId: document.contextId, turn: document.turn }); } };
+function memoryTraceSink(): TraceSink & { documents: Array<{ contextId: string; turn: number; body: unknown }> } {
+  const documents: Array<{ contextId: string; turn: number; body: unknown }> = [];
+  return { documents, async write(document) { documents.push({ contextId: document.contextId, turn: document.turn, body: document.body }); } };
 }
 
 function firstUser(prompt: Prompt): Extract<Prompt[number], { role: 'user' }> {
@@ -111,7 +111,7 @@ for (const entry of ['prepareStep', 'middleware'] as const) {
       messages: initialMessages,
       tools: { fetch_record: fetchRecord, ...strata.tools },
       stopWhen: stepCountIs(STEPS + 2),
-      ...(entry === 'prepareStep' ? { prepareStep: strata.prepareStep } : {}),
+      ...(entry === 'prepareStep' ? { prepareStep: strata.prepareStep, onFinish: strata.onFinish } : {}),
     });
     assert.equal(result.text, 'Done: records 7 and 14 are late.');
     const prompts = mock.doGenerateCalls.map((call) => call.prompt);
@@ -119,6 +119,8 @@ for (const entry of ['prepareStep', 'middleware'] as const) {
 
     // One trace per model call, numbered from 1.
     assert.deepEqual(traceSink.documents.map((document) => document.turn), prompts.map((_, index) => index + 1));
+    // Each trace holds the provider's count of its own call beside ours (prepareStep: fed back by the next step, the last by onFinish).
+    assert.deepEqual(traceSink.documents.map((document) => (document.body as { modelCall?: { usage?: { inputTokens?: unknown } } }).modelCall?.usage?.inputTokens), prompts.map(() => 10));
 
     for (const [index, prompt] of prompts.entries()) {
       if (rules) {
@@ -204,7 +206,7 @@ async function concurrentRuns(entry: 'prepareStep' | 'middleware', scripts: read
         messages: [{ role: 'user', content: script.task }],
         tools: { fetch_record: fetchRunRecord, ...strata.tools },
         stopWhen: stepCountIs(RUN_STEPS + 5),
-        ...(entry === 'prepareStep' ? { prepareStep: strata.prepareStep } : {}),
+        ...(entry === 'prepareStep' ? { prepareStep: strata.prepareStep, onFinish: strata.onFinish } : {}),
       }),
     ),
   );

@@ -1,9 +1,9 @@
 import { asSchema, jsonSchema, tool, type LanguageModelMiddleware, type ModelMessage, type Tool, type ToolSet } from 'ai';
-import { createHostLoopContext, ToolCallContexts, type CanonicalMessage, type CreateHostLoopContextOptions, type HostLoopTurn, type HostLoopUsage, type JsonValue, type SessionStore, type ToolOutputStore, type ToolSchema } from '@strata/context';
+import { createHostLoopContext, PendingUsage, ToolCallContexts, type CanonicalMessage, type CreateHostLoopContextOptions, type HostLoopTurn, type HostLoopUsage, type JsonValue, type SessionStore, type ToolOutputStore, type ToolSchema } from '@strata/context';
 import { createMemorySessionStore, createMemoryToolOutputStore } from '@strata/store';
 import { createReadToolOutputTool, hostToolResultStore, type ReadToolOutputToolOptions } from '@strata/tools';
 import { exportSdkMessages, importSdkMessages, toModelMessages, type SdkOrigin } from './ai-sdk-history.js';
-import { toLanguageModelMessages, type LanguageModelMessage, type LanguageModelCallOptions } from './language-model-prompt.js';
+import { asImportedImages, toLanguageModelMessages, type LanguageModelMessage, type LanguageModelCallOptions } from './language-model-prompt.js';
 
 export interface StrataAiSdkOptions extends Omit<CreateHostLoopContextOptions, 'outputStore' | 'sessionStore'> {
   /**
@@ -53,9 +53,23 @@ export interface PrepareStepOptions {
   readonly steps?: readonly unknown[];
 }
 
+/** What `onFinish` reads of the SDK's finish event: the run's steps, the list `prepareStep` was given. */
+export interface FinishEvent {
+  readonly steps?: readonly unknown[];
+}
+
 export interface StrataAiSdk {
   /** For `generateText`, `streamText` and `ToolLoopAgent`: gives each step the messages Strata chose. */
   readonly prepareStep: (options: PrepareStepOptions) => Promise<{ messages: ModelMessage[] }>;
+  /**
+   * For the same call's `onFinish` (`generateText`, `streamText`,
+   * `ToolLoopAgent`): feeds the run's last step's usage back and writes that
+   * step's trace with it. Every other step's usage is fed back by the next
+   * `prepareStep`; a step's trace waits for its usage. Without `onFinish` the
+   * last step's trace is written without usage after `PENDING_USAGE_CALLS`
+   * (256) later model calls through this instance.
+   */
+  readonly onFinish: (event: FinishEvent) => Promise<void>;
   /** For `wrapLanguageModel`: the same over the language model's own prompt. */
   readonly middleware: LanguageModelMiddleware;
   /** `read_tool_output` in the AI SDK's `tool()` form; add it to the call's tools. */
@@ -75,6 +89,11 @@ const SCOPE = 'ai-sdk';
  * SDK's own values (images, files, reasoning and provider options included).
  */
 export function createStrataAiSdk(options: StrataAiSdkOptions): StrataAiSdk {
+  return createAdapter(options, true);
+}
+
+/** The adapter; `holdsStepTraces` false where no `onFinish` can be given (`strataPrepareStep`): each step's trace is written at assembly. */
+function createAdapter(options: StrataAiSdkOptions, holdsStepTraces: boolean): StrataAiSdk {
   const { contextId, tools, system, readToolOutput, ...settings } = options;
   const outputStore = options.outputStore ?? createMemoryToolOutputStore();
   const sessionStore = options.sessionStore ?? createMemorySessionStore();
@@ -101,18 +120,35 @@ export function createStrataAiSdk(options: StrataAiSdkOptions): StrataAiSdk {
   };
   const calls = new ToolCallContexts();
 
+  // The turn of each run's newest step, its trace held until that step's usage is told (insertion order: oldest first).
+  const pendingSteps = new PendingUsage<object, HostLoopTurn<SdkOrigin<ModelMessage>>>();
+  /** Feeds the run's newest step's usage back and writes its trace; nothing when no step of the run waits. */
+  const reportStep = async (run: readonly unknown[]): Promise<void> => {
+    const turn = pendingSteps.take(run);
+    if (turn === undefined) return;
+    const usage = (run.at(-1) as { usage?: StepUsage } | undefined)?.usage;
+    await context.recordUsage(turn, { usage: stepUsage(usage) });
+  };
+
   return {
     outputStore,
     async prepareStep({ messages, steps }) {
       const charged = systemOrigin === undefined ? [] : [{ message: { role: 'system' as const, content: system! }, origin: systemOrigin }];
-      const run = typeof steps === 'object' && steps !== null ? steps : undefined;
-      // Usage feedback: the SDK tells a step's usage with the next step (the last step of a run is not fed back here).
-      const previousInputTokens = (run?.at(-1) as { usage?: { inputTokens?: unknown } } | undefined)?.usage?.inputTokens;
-      const turn = await context.prepare({ contextId, run, scope: SCOPE, messages: [...charged, ...importSdkMessages(messages)], tools: toolSchemas, previousInputTokens });
+      const run = Array.isArray(steps) ? steps : undefined;
+      // Usage feedback: the SDK tells a step's usage with the next step, the last one with `onFinish`.
+      const previousInputTokens = holdsStepTraces ? undefined : (run?.at(-1) as { usage?: StepUsage } | undefined)?.usage?.inputTokens;
+      if (run !== undefined) await reportStep(run);
+      const turn = await context.prepare({ contextId, run, scope: SCOPE, messages: [...charged, ...importSdkMessages(messages, asImportedImages)], tools: toolSchemas, previousInputTokens, reportsUsage: holdsStepTraces && run !== undefined });
+      // A run never finished (no `onFinish` given, a failed call): its last trace is written without usage.
+      if (run !== undefined && holdsStepTraces) for (const expired of pendingSteps.add(run, turn)) await context.recordUsage(expired, {});
       stepContexts.set(messages, turn.contextId);
       // The SDK sends `system` itself: it is charged, never returned.
       const returned = { ...turn, messages: turn.messages.filter(({ origin }) => origin === undefined || origin !== systemOrigin) };
       return { messages: exportSdkMessages(returned, (message) => toModelMessages<ModelMessage>(message)) };
+    },
+    async onFinish(event) {
+      const run = (event as FinishEvent | null | undefined)?.steps;
+      if (Array.isArray(run)) await reportStep(run);
     },
     middleware: {
       specificationVersion: 'v3',
@@ -120,7 +156,7 @@ export function createStrataAiSdk(options: StrataAiSdkOptions): StrataAiSdk {
         const turn = await promptContext.prepare({
           contextId,
           scope: SCOPE,
-          messages: importSdkMessages(params.prompt),
+          messages: importSdkMessages(params.prompt, asImportedImages),
           tools: callToolSchemas(params.tools),
           signal: params.abortSignal,
           // The call's usage comes back through wrapGenerate / wrapStream: the trace waits for it.
@@ -183,14 +219,28 @@ export function createStrataAiSdk(options: StrataAiSdkOptions): StrataAiSdk {
   };
 }
 
-/** `createStrataAiSdk(options).prepareStep`: when only `prepareStep` is needed. */
+/**
+ * `createStrataAiSdk(options).prepareStep`, when only `prepareStep` is
+ * needed: with no `onFinish` to tell the last step's usage, each step's
+ * trace is written as it is assembled (without the provider's count) and the
+ * previous step's input count is fed back to the calibration.
+ */
 export function strataPrepareStep(options: StrataAiSdkOptions): StrataAiSdk['prepareStep'] {
-  return createStrataAiSdk(options).prepareStep;
+  return createAdapter(options, false).prepareStep;
 }
 
 /** `createStrataAiSdk(options).middleware`: for `wrapLanguageModel({ model, middleware })`. */
 export function strataMiddleware(options: StrataAiSdkOptions): LanguageModelMiddleware {
   return createStrataAiSdk(options).middleware;
+}
+
+/** A step's usage as the AI SDK reports it (`LanguageModelUsage`). */
+type StepUsage = { readonly inputTokens?: unknown; readonly outputTokens?: unknown; readonly inputTokenDetails?: { readonly cacheReadTokens?: unknown; readonly cacheWriteTokens?: unknown } };
+
+/** A step's usage as the host loop records it (nothing reported: `undefined`). */
+function stepUsage(usage: StepUsage | undefined): HostLoopUsage | undefined {
+  if (typeof usage !== 'object' || usage === null) return undefined;
+  return { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, cachedInputTokens: usage.inputTokenDetails?.cacheReadTokens, cacheWriteInputTokens: usage.inputTokenDetails?.cacheWriteTokens };
 }
 
 /** A language model's usage as the host loop records it. */

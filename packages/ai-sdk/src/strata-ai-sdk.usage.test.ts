@@ -2,10 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { generateText, jsonSchema, stepCountIs, streamText, tool, wrapLanguageModel } from 'ai';
-import type { ContextDiagnostic, ContextTraceV5, TraceSink } from '@strata/context';
+import { PENDING_USAGE_CALLS, type ContextDiagnostic, type ContextTraceV5, type TraceSink } from '@strata/context';
 import { createMemorySessionStore } from '@strata/store';
 import { startChatTestServer, type ChatReply } from '@strata/testing';
-import { createStrataAiSdk } from './strata-ai-sdk.js';
+import { MockLanguageModelV3 } from 'ai/test';
+import { createStrataAiSdk, strataPrepareStep } from './strata-ai-sdk.js';
 
 /** Part n of the log: `lines[n - 1]` lines. */
 function readLog(lines: readonly number[]) {
@@ -66,4 +67,37 @@ test('AI SDK prepareStep, real HTTP: the previous step\'s usage.inputTokens rais
   } finally {
     await server.close();
   }
+});
+
+/** A model that answers at once, reporting `inputTokens` for its call. */
+function answering(inputTokens: number): MockLanguageModelV3 {
+  return new MockLanguageModelV3({
+    doGenerate: async () => ({
+      content: [{ type: 'text', text: 'ok' }],
+      finishReason: { unified: 'stop', raw: 'stop' },
+      usage: { inputTokens: { total: inputTokens, noCache: inputTokens, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } },
+      warnings: [],
+    }),
+  });
+}
+
+test("AI SDK prepareStep: the last step's usage reaches its trace through onFinish; without onFinish the trace is written without usage after PENDING_USAGE_CALLS later model calls", async () => {
+  const traces = memoryTraces();
+  const strata = createStrataAiSdk({ budget: { inputCapTokens: 4_000 }, traceSink: traces });
+  await generateText({ model: answering(321), prompt: 'Answer once.', prepareStep: strata.prepareStep, onFinish: strata.onFinish });
+  assert.deepEqual(traces.documents.map((trace) => trace.modelCall?.usage?.inputTokens), [321]);
+  // No onFinish: the run's one trace waits for a usage report that never comes, until the bound writes it without one.
+  await generateText({ model: answering(7), prompt: 'Never finished.', prepareStep: strata.prepareStep });
+  assert.equal(traces.documents.length, 1);
+  for (let run = 0; run < PENDING_USAGE_CALLS; run += 1) await generateText({ model: answering(9), prompt: `Run ${run}.`, prepareStep: strata.prepareStep });
+  assert.equal(traces.documents.length, 2);
+  assert.equal(traces.documents[1]!.modelCall?.usage, null);
+});
+
+test('strataPrepareStep (no onFinish to give): one trace per step, written as it is assembled', async () => {
+  const traces = memoryTraces();
+  const prepareStep = strataPrepareStep({ budget: { inputCapTokens: 4_000 }, traceSink: traces });
+  await generateText({ model: answering(5), prompt: 'Answer once.', prepareStep });
+  assert.equal(traces.documents.length, 1);
+  assert.equal(traces.documents[0]!.modelCall, undefined);
 });

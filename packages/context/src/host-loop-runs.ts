@@ -116,3 +116,41 @@ export class ToolCallContexts {
     return owner !== undefined && issuers.includes(owner) ? owner : issuers[0];
   }
 }
+
+/** Model calls after which a turn still waiting for its usage is written without it (`PendingUsage`). */
+export const PENDING_USAGE_CALLS = 256;
+
+/**
+ * The turn of each host run's newest model call, while the host has not yet
+ * told that call's usage (the AI SDK's next step or `onFinish`, an Agents
+ * run's next call or `agent_end`). Bounded: a turn still waiting after
+ * `calls` later model calls through the adapter (its run failed, or was
+ * given up) is handed back by `add` to be written without usage.
+ */
+export class PendingUsage<Run, Turn> {
+  private readonly waiting = new Map<Run, { turn: Turn; call: number }>();
+  private calls = 0;
+
+  constructor(private readonly limit: number = PENDING_USAGE_CALLS) {}
+
+  /** The waiting turn of `run`, taken out; undefined when none waits. */
+  take(run: Run): Turn | undefined {
+    const entry = this.waiting.get(run);
+    this.waiting.delete(run);
+    return entry?.turn;
+  }
+
+  /** Records `run`'s newest call; returns the turns that waited too long, oldest first, to be written without usage. */
+  add(run: Run, turn: Turn): Turn[] {
+    this.calls += 1;
+    this.waiting.delete(run);
+    this.waiting.set(run, { turn, call: this.calls });
+    const expired: Turn[] = [];
+    for (const [oldest, entry] of this.waiting) {
+      if (entry.call > this.calls - this.limit) break;
+      this.waiting.delete(oldest);
+      expired.push(entry.turn);
+    }
+    return expired;
+  }
+}

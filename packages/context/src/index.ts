@@ -159,4 +159,4 @@ export { FrontMatterError, type FrontMatterErrorCode } from './errors/front-matt
 // Strata inside a host's own loop (the adapter packages build on it)
 export { HostLoopContext, createHostLoopContext } from './host-loop-context.js';
 export type { CreateHostLoopContextOptions, HostLoopContextOptions, HostLoopTurn, HostLoopTurnRequest, HostLoopUsage, ImportedMessage } from './host-loop-context.js';
-export { ToolCallContexts } from './host-loop-runs.js';
+export { ToolCallContexts, PendingUsage, PENDING_USAGE_CALLS } from './host-loop-runs.js';

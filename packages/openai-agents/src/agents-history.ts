@@ -19,6 +19,14 @@ function fromUrl(type: MediaPart['type'], url: string, filename?: string): Media
   return { type, mediaType: type === 'image' ? 'image/*' : 'application/octet-stream', url, ...named };
 }
 
+/** The URL that stands for a provider file id in the canonical history (sent back as `{ id }`). */
+const FILE_ID_SCHEME = 'openai-file-id:';
+
+/** A media part given by a provider file id (`{ id }`): charged by the media rule, sent back as the id. */
+function fromFileId(type: MediaPart['type'], id: string, filename?: string): MediaPart {
+  return { type, mediaType: type === 'image' ? 'image/*' : 'application/octet-stream', url: `${FILE_ID_SCHEME}${encodeURIComponent(id)}`, ...(filename === undefined ? {} : { filename }) };
+}
+
 function base64Of(data: unknown, path: string): string {
   if (typeof data === 'string') return data;
   if (data instanceof Uint8Array) return Buffer.from(data).toString('base64');
@@ -33,7 +41,8 @@ function mediaOf(part: Fields, path: string): MediaPart {
     const type = part.type === 'input_image' ? 'image' : 'file';
     if (typeof source === 'string') return fromUrl(type, source, filename);
     if (typeof (source as Fields | undefined)?.url === 'string') return fromUrl(type, (source as Fields).url as string, filename);
-    throw invalid(path, 'a provider file id cannot be carried (give the data or a URL)', 'CONTEXT_MESSAGE_UNSUPPORTED');
+    if (typeof (source as Fields | undefined)?.id === 'string' && (source as Fields).id !== '') return fromFileId(type, (source as Fields).id as string, filename);
+    throw invalid(path, 'expected a URL, a data URL or a file id (`{ id }`)');
   }
   const type = part.type === 'image' ? 'image' : 'file';
   const source = part.type === 'image' ? part.image : part.file;
@@ -42,7 +51,9 @@ function mediaOf(part: Fields, path: string): MediaPart {
   const named = typeof fields.filename === 'string' ? { filename: fields.filename } : {};
   if (fields.data !== undefined) return { type, mediaType: typeof fields.mediaType === 'string' ? fields.mediaType : type === 'image' ? 'image/*' : 'application/octet-stream', data: base64Of(fields.data, `${path}.data`), ...named };
   if (typeof fields.url === 'string') return { ...fromUrl(type, fields.url), ...named };
-  throw invalid(path, 'a provider file id cannot be carried (give the data or a URL)', 'CONTEXT_MESSAGE_UNSUPPORTED');
+  const id = typeof fields.id === 'string' && fields.id !== '' ? fields.id : typeof fields.fileId === 'string' && fields.fileId !== '' ? fields.fileId : undefined;
+  if (id !== undefined) return { ...fromFileId(type, id), ...named };
+  throw invalid(path, 'expected data, a URL or a file id');
 }
 
 /** Text and media of message content or a tool output: a string, one part, or a list of parts. */
@@ -71,6 +82,34 @@ function parseArguments(text: string): JsonValue {
   }
 }
 
+/**
+ * Items the model or the SDK made that Strata carries as they are, as part
+ * of the assistant turn they belong to: hosted tool calls (web and file
+ * search, code interpreter, image generation, MCP calls and listings),
+ * computer, shell and apply-patch calls with their outputs, tool search,
+ * compaction and items of types this SDK version does not name. They go back
+ * unchanged while their turn is sent unchanged.
+ */
+const PASSED_THROUGH = new Set(['hosted_tool_call', 'computer_call', 'computer_call_result', 'shell_call', 'shell_call_output', 'apply_patch_call', 'apply_patch_call_output', 'tool_search_call', 'tool_search_output', 'compaction', 'unknown']);
+/** Inline data longer than this (screenshots, generated images) is charged as an image, not as its text. */
+const INLINE_DATA_CHARS = 256;
+
+/**
+ * What a passed-through item is charged as: its JSON (what reaches the
+ * provider, in about that size), inline data standing as an image marker. It
+ * is also the assistant text the turn becomes if Strata must rewrite it.
+ */
+function passedThroughText(item: AgentInputItem, path: string): string {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(item, (_key, value: unknown) => (typeof value === 'string' && value.length > INLINE_DATA_CHARS && value.startsWith('data:') ? '[inline data]' : value));
+  } catch {
+    json = undefined;
+  }
+  if (json === undefined) throw invalid(path, 'an item that cannot be written as JSON');
+  return `[${String((item as Fields).type)}] ${json}\n`;
+}
+
 /** One assistant turn being gathered: its reasoning, message and function-call items, in order. */
 interface AssistantRun {
   readonly items: AgentInputItem[];
@@ -83,8 +122,11 @@ interface AssistantRun {
  * Agent input items as canonical history, each with the items it came from.
  * Consecutive reasoning, assistant-message and function-call items are one
  * assistant message; a function-call result is one tool message; user and
- * system messages are one each. Items Strata cannot carry (hosted tool calls,
- * computer actions, compaction) are one `ContextInputError` naming the item.
+ * system messages are one each. Hosted tool calls, computer, shell and patch
+ * actions, compaction and unnamed items join the assistant turn they follow
+ * (`PASSED_THROUGH`); a handoff is a function call and its result. Images and
+ * files given by a provider file id are media of their message. Anything
+ * else is one `ContextInputError` naming the item.
  */
 export function importAgentItems(items: readonly AgentInputItem[]): ImportedMessage<AgentInputItem[]>[] {
   const imported: ImportedMessage<AgentInputItem[]>[] = [];
@@ -99,10 +141,11 @@ export function importAgentItems(items: readonly AgentInputItem[]): ImportedMess
     const path = `input[${index}]`;
     const fields = item as Fields;
     const type = fields.type ?? 'message';
-    if (type === 'reasoning' || type === 'function_call' || (type === 'message' && fields.role === 'assistant')) {
+    if (type === 'reasoning' || type === 'function_call' || (type === 'message' && fields.role === 'assistant') || PASSED_THROUGH.has(String(type))) {
       run ??= { items: [], text: '', reasoning: [], toolCalls: [] };
       run.items.push(item);
-      if (type === 'reasoning') {
+      if (PASSED_THROUGH.has(String(type))) run.text += passedThroughText(item, path);
+      else if (type === 'reasoning') {
         const text = readParts(fields.content ?? [], `${path}.content`).text;
         run.reasoning.push({ text, ...(fields.providerData ? { providerMetadata: { openai: fields.providerData as JsonValue } } : {}) });
       } else if (type === 'function_call') {
@@ -133,6 +176,12 @@ function asUrl(part: MediaPart): string {
   return part.data !== undefined ? `data:${part.mediaType};base64,${part.data}` : part.url!;
 }
 
+/** A media part's source as the SDK takes it: a URL or data URL, or `{ id }` for a provider file id. */
+function sourceOf(part: MediaPart): string | { id: string } {
+  const url = asUrl(part);
+  return url.startsWith(FILE_ID_SCHEME) ? { id: decodeURIComponent(url.slice(FILE_ID_SCHEME.length)) } : url;
+}
+
 /** A canonical message as agent input items (for what Strata wrote or changed). */
 export function toAgentItems(message: CanonicalMessage): AgentInputItem[] {
   switch (message.role) {
@@ -141,7 +190,7 @@ export function toAgentItems(message: CanonicalMessage): AgentInputItem[] {
     case 'user': {
       if (!message.media?.length) return [{ role: 'user', content: message.content }];
       const media = message.media.map((part) =>
-        part.type === 'image' ? { type: 'input_image' as const, image: asUrl(part) } : { type: 'input_file' as const, file: asUrl(part), ...(part.filename === undefined ? {} : { filename: part.filename }) },
+        part.type === 'image' ? { type: 'input_image' as const, image: sourceOf(part) } : { type: 'input_file' as const, file: sourceOf(part), ...(part.filename === undefined ? {} : { filename: part.filename }) },
       );
       return [{ role: 'user', content: [...(message.content === '' ? [] : [{ type: 'input_text' as const, text: message.content }]), ...media] }];
     }
@@ -156,7 +205,11 @@ export function toAgentItems(message: CanonicalMessage): AgentInputItem[] {
         ? message.content
         : [
             ...(message.content === '' ? [] : [{ type: 'text' as const, text: message.content }]),
-            ...message.media.map((part) => (part.type === 'image' ? { type: 'image' as const, image: asUrl(part) } : { type: 'file' as const, file: { url: asUrl(part), ...(part.filename === undefined ? {} : { filename: part.filename }) } })),
+            ...message.media.map((part) => {
+              const source = sourceOf(part);
+              if (part.type === 'image') return { type: 'image' as const, image: typeof source === 'string' ? source : { fileId: source.id } };
+              return { type: 'file' as const, file: { ...(typeof source === 'string' ? { url: source } : { id: source.id }), ...(part.filename === undefined ? {} : { filename: part.filename }) } };
+            }),
           ];
       return [{ type: 'function_call_result', callId: message.toolCallId, name: message.toolName, status: 'completed', output } as AgentInputItem];
     }

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Agent, Runner, Usage, setTracingDisabled, tool, type AgentInputItem, type Model, type ModelRequest, type ModelResponse } from '@openai/agents-core';
 import type { TraceSink } from '@strata/context';
-import { alternating, assertRunKeptApart, cachePricedCost, contextsShown, digitToolOutputIds, loadProviderRules, renumberRefs, turnstile, type RunScript } from '@strata/testing';
+import { agentItemsAsOpenAIChat, alternating, assertRunKeptApart, cachePricedCost, contextsShown, digitToolOutputIds, loadProviderRules, renumberRefs, turnstile, type RunScript } from '@strata/testing';
 import { createMemoryToolOutputStore } from '@strata/store';
 import { nextArgumentsOf } from '@strata/tools';
 import { importAgentItems } from './agents-history.js';
@@ -42,31 +42,6 @@ class ScriptedModel implements Model {
   }
 }
 
-/** Agent input items in OpenAI chat shape, for the independent oracle: consecutive assistant items are one message. */
-function asOpenAIChat(instructions: string | undefined, items: readonly AgentInputItem[]): unknown[] {
-  const out: Array<Record<string, unknown>> = instructions ? [{ role: 'system', content: instructions }] : [];
-  for (const item of items) {
-    const fields = item as Record<string, unknown>;
-    const type = fields.type ?? 'message';
-    const last = out.at(-1);
-    const assistant = last?.role === 'assistant' && last.open === true ? last : undefined;
-    if (type === 'reasoning' || type === 'function_call' || (type === 'message' && fields.role === 'assistant')) {
-      const target = assistant ?? { role: 'assistant', content: '', open: true };
-      if (!assistant) out.push(target);
-      if (type === 'function_call') target.tool_calls = [...((target.tool_calls as unknown[]) ?? []), { id: fields.callId, type: 'function', function: { name: fields.name, arguments: fields.arguments } }];
-      if (type === 'message') target.content = `${target.content}${(fields.content as Array<{ text?: string }>).map((part) => part.text ?? '').join('')}`;
-      if (type === 'reasoning' && target.content === '') target.content = null;
-      continue;
-    }
-    if (assistant) delete assistant.open;
-    if (type === 'function_call_result') out.push({ role: 'tool', tool_call_id: fields.callId, content: typeof fields.output === 'string' ? fields.output : JSON.stringify(fields.output) });
-    else if (type === 'message') out.push({ role: fields.role, content: typeof fields.content === 'string' ? fields.content : [{ type: 'text' }] });
-    else out.push({ role: `unknown:${String(type)}` });
-  }
-  for (const message of out) delete message.open;
-  return out;
-}
-
 test(`Runner: a ${STEPS}-step tool loop at a small window stays provider-valid, masks, reads back and traces every call`, async () => {
   const rules = await loadProviderRules();
   const traces: number[] = [];
@@ -83,6 +58,7 @@ test(`Runner: a ${STEPS}-step tool loop at a small window stays provider-valid, 
   const agent = new Agent({ name: 'auditor', instructions: 'You audit records.', model, tools: [fetchRecord, strata.readToolOutput] });
   const task: AgentInputItem = { role: 'user', content: [{ type: 'input_text', text: TASK }, { type: 'input_image', image: IMAGE_URL }, { type: 'input_file', file: PDF_URL, filename: 'audit.pdf' }] };
   const result = await new Runner({ callModelInputFilter: strata.callModelInputFilter }).run(agent, [task], { maxTurns: STEPS + 5 });
+  await strata.settled();
 
   assert.equal(result.finalOutput, 'Done: records 7 and 14 are late.');
   assert.equal(model.requests.length, STEPS + 1);
@@ -90,8 +66,8 @@ test(`Runner: a ${STEPS}-step tool loop at a small window stays provider-valid, 
   for (const [index, request] of model.requests.entries()) {
     const items = request.input as AgentInputItem[];
     if (rules) {
-      assert.deepEqual(rules.violations(asOpenAIChat(request.systemInstructions, items), 'openai'), [], `request ${index} (openai)`);
-      assert.deepEqual(rules.violations(asOpenAIChat(request.systemInstructions, items), 'anthropic'), [], `request ${index} (anthropic)`);
+      assert.deepEqual(rules.violations(agentItemsAsOpenAIChat(request.systemInstructions, items), 'openai'), [], `request ${index} (openai)`);
+      assert.deepEqual(rules.violations(agentItemsAsOpenAIChat(request.systemInstructions, items), 'anthropic'), [], `request ${index} (anthropic)`);
     }
     // The agent's instructions alone: the task stays in the history (the window keeps the first request), so no goal snapshot copies it.
     assert.equal(request.systemInstructions, 'You audit records.');
@@ -194,7 +170,7 @@ for (const { label, scripts } of [
         {
           script,
           steps: RUN_STEPS,
-          chats: requests.map((request) => asOpenAIChat(request.systemInstructions, request.input as AgentInputItem[])),
+          chats: requests.map((request) => agentItemsAsOpenAIChat(request.systemInstructions, request.input as AgentInputItem[])),
           together: comparable(requests),
           alone: comparable(alone.requests[0]!),
           answers: toolTexts(requests.at(-1)!),

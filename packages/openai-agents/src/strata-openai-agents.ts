@@ -1,5 +1,5 @@
 import { tool, type Agent, type AgentInputItem, type CallModelInputFilter, type FunctionTool } from '@openai/agents-core';
-import { BoundedCache, createHostLoopContext, type CreateHostLoopContextOptions, type ImportedMessage, type JsonValue, type SessionStore, type ToolOutputStore, type ToolSchema } from '@strata/context';
+import { BoundedCache, createHostLoopContext, PendingUsage, type CreateHostLoopContextOptions, type HostLoopTurn, type HostLoopUsage, type ImportedMessage, type JsonValue, type SessionStore, type ToolOutputStore, type ToolSchema } from '@strata/context';
 import { createMemorySessionStore, createMemoryToolOutputStore } from '@strata/store';
 import { createReadToolOutputTool, hostToolResultStore, type ReadToolOutputToolOptions } from '@strata/tools';
 import { importAgentItems, toAgentItems } from './agents-history.js';
@@ -36,6 +36,8 @@ export interface StrataOpenAIAgents {
   /** `read_tool_output` in the SDK's `tool()` form; add it to the agent's tools. */
   readonly readToolOutput: FunctionTool;
   readonly outputStore: ToolOutputStore;
+  /** Resolves once every usage report begun (a run's end, told by its `agent_end` event) has been fed back and its trace written. */
+  readonly settled: () => Promise<void>;
 }
 
 /** The prefix of each run's context id, and the context of a `read_tool_output` call of a run not yet known. */
@@ -52,7 +54,9 @@ const INSTRUCTIONS: AgentInputItem[] = [];
  * decides the window under the budget (the agent's instructions charged with
  * it), compacts (large tool outputs become previews with a `read_tool_output`
  * reference), never splits a function call from its result, and writes a
- * trace per call to `traceSink` when one is given. The run's own items are
+ * trace per call to `traceSink` when one is given, with what the provider
+ * reported of that call (fed back at the run's next call, the last at the
+ * run's `agent_end`). The run's own items are
  * never changed; unchanged items reach the model as the run's own objects.
  */
 export function createStrataOpenAIAgents(options: StrataOpenAIAgentsOptions): StrataOpenAIAgents {
@@ -68,31 +72,69 @@ export function createStrataOpenAIAgents(options: StrataOpenAIAgentsOptions): St
   // of a run is recorded with the run context (`agent_tool_start`); the run's next model call shows the call, and so its context.
   const callRuns = new BoundedCache<string, object | null>(CALLS_KEPT);
   const runContexts = new WeakMap<object, string>();
-  const watched = new WeakSet<Agent<any, any>>();
+  // Usage feedback: the filter is told the run's own context value (`run(..., { context })`, a new `{}` by default), the events
+  // the run's `RunContext` with its usage. Each run's newest call waits, its trace held, until the run's next call or its end.
+  const runsByValue = new WeakMap<object, object>();
+  const pending = new PendingUsage<object, HostLoopTurn<AgentInputItem[]>>();
+  const learn = (runContext: unknown): void => {
+    const value = (runContext as { context?: unknown } | null | undefined)?.context;
+    if (typeof value === 'object' && value !== null) runsByValue.set(value, runContext as object);
+  };
+  /** Feeds back the usage of the run's newest call and writes its trace; nothing when no call of the run waits. */
+  const report = async (value: object, runContext: object | undefined): Promise<void> => {
+    const turn = pending.take(value);
+    if (turn === undefined) return;
+    await context.recordUsage(turn, { usage: runContext === undefined ? undefined : lastRequestUsage(runContext) });
+  };
+  /** The reports begun by `agent_end` and not yet written (`settled`). */
+  const inFlight = new Set<Promise<unknown>>();
+  const watched = new WeakSet<object>();
   const watch = (agent: Agent<any, any>): void => {
     if (watched.has(agent)) return;
     watched.add(agent);
+    agent.on('agent_start', (runContext) => learn(runContext));
     agent.on('agent_tool_start', (runContext, _tool, details) => {
+      learn(runContext);
       const callId = (details as { toolCall?: { callId?: unknown } } | undefined)?.toolCall?.callId;
       if (typeof callId !== 'string') return;
       // One call id in two runs (models that number their calls) names neither.
       const known = callRuns.get(callId);
       callRuns.set(callId, known === undefined || known === runContext ? runContext : null);
     });
+    // The run's last call: its usage is told at the end of the run, with the agent that answered.
+    agent.on('agent_end', (runContext) => {
+      learn(runContext);
+      const value = (runContext as { context?: unknown }).context;
+      if (typeof value === 'object' && value !== null) {
+        const reported = report(value, runContext).catch(() => undefined);
+        inFlight.add(reported);
+        void reported.then(() => inFlight.delete(reported));
+      }
+    });
+    // The agents a handoff may pass the run to: their first call's start is seen too.
+    for (const handoff of (agent as { handoffs?: readonly unknown[] }).handoffs ?? []) {
+      const target = (handoff as { agent?: unknown }).agent ?? handoff;
+      if (typeof (target as { on?: unknown }).on === 'function') watch(target as Agent<any, any>);
+    }
   };
 
-  const callModelInputFilter: CallModelInputFilter = async ({ modelData, agent }) => {
+  const callModelInputFilter: CallModelInputFilter = async ({ modelData, agent, context: value }) => {
     watch(agent);
     const instructions: ImportedMessage<AgentInputItem[]>[] = modelData.instructions ? [{ message: { role: 'system', content: modelData.instructions }, origin: INSTRUCTIONS }] : [];
-    // The run of this call, known from the second call on (by its tool calls): its usage holds the previous call's input count.
+    // The run of this call: by its context value, else (a value shared by runs) by its tool calls.
     const runs = new Set<object>();
     for (const item of modelData.input) {
       const runContext = item.type === 'function_call' ? callRuns.get(item.callId) : undefined;
       if (runContext) runs.add(runContext);
     }
-    const previousInputTokens = runs.size === 1 ? lastRequestInputTokens([...runs][0]!) : undefined;
-    const turn = await context.prepare({ contextId, scope: SCOPE, messages: [...instructions, ...importAgentItems(modelData.input)], tools: chargedTools, previousInputTokens });
+    const run = typeof value === 'object' && value !== null ? value : undefined;
+    if (run !== undefined) await report(run, runsByValue.get(run) ?? (runs.size === 1 ? [...runs][0] : undefined));
+    const turn = await context.prepare({ contextId, scope: SCOPE, messages: [...instructions, ...importAgentItems(modelData.input)], tools: chargedTools, reportsUsage: run !== undefined });
+    // A run that never ended (a failed call, a run given up): its last trace is written without usage.
+    if (run !== undefined) for (const expired of pending.add(run, turn)) await context.recordUsage(expired, {});
     for (const runContext of runs) runContexts.set(runContext, turn.contextId);
+    const known = run === undefined ? undefined : runsByValue.get(run);
+    if (known !== undefined && runs.size === 0) runContexts.set(known, turn.contextId);
     const leading = turn.messages.filter(({ message }) => message.role === 'system');
     const input = turn.messages.filter(({ message }) => message.role !== 'system').flatMap(({ message, origin }) => origin ?? toAgentItems(message));
     return { input, instructions: leading.length === 0 ? undefined : leading.map(({ message }) => message.content).join('\n\n') };
@@ -109,17 +151,22 @@ export function createStrataOpenAIAgents(options: StrataOpenAIAgentsOptions): St
       return outcome.content;
     },
   });
-  return { callModelInputFilter, readToolOutput: readToolOutputTool, outputStore };
+  const settled = async (): Promise<void> => {
+    while (inFlight.size > 0) await Promise.all([...inFlight]);
+  };
+  return { callModelInputFilter, readToolOutput: readToolOutputTool, outputStore, settled };
 }
 
 /**
- * What the provider counted of a run's last model request: the newest of the
- * run's per-request usage entries (`usage.requestUsageEntries`), else the
- * run's total while it has made one request.
+ * What the provider reported for a run's last model request: the newest of
+ * the run's per-request usage entries (`usage.requestUsageEntries`), else
+ * the run's total while it has made one request; undefined when neither.
  */
-function lastRequestInputTokens(runContext: object): unknown {
-  const usage = (runContext as { usage?: { requests?: unknown; inputTokens?: unknown; requestUsageEntries?: ReadonlyArray<{ inputTokens?: unknown }> } }).usage;
-  const entry = usage?.requestUsageEntries?.at(-1);
-  if (entry !== undefined) return entry.inputTokens;
-  return usage?.requests === 1 ? usage.inputTokens : undefined;
+function lastRequestUsage(runContext: object): HostLoopUsage | undefined {
+  type Counts = { inputTokens?: unknown; outputTokens?: unknown; inputTokensDetails?: { cached_tokens?: unknown } | ReadonlyArray<{ cached_tokens?: unknown }> };
+  const usage = (runContext as { usage?: Counts & { requests?: unknown; requestUsageEntries?: readonly Counts[] } }).usage;
+  const entry = usage?.requestUsageEntries?.at(-1) ?? (usage?.requests === 1 ? usage : undefined);
+  if (entry === undefined) return undefined;
+  const details = Array.isArray(entry.inputTokensDetails) ? entry.inputTokensDetails.at(-1) : entry.inputTokensDetails;
+  return { inputTokens: entry.inputTokens, outputTokens: entry.outputTokens, cachedInputTokens: (details as { cached_tokens?: unknown } | undefined)?.cached_tokens };
 }

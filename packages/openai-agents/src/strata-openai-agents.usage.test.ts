@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Agent, Runner, Usage, setTracingDisabled, tool, type Model, type ModelRequest, type ModelResponse } from '@openai/agents-core';
-import type { ContextDiagnostic, ContextTraceV5, TraceSink } from '@strata/context';
+import { PENDING_USAGE_CALLS, type ContextDiagnostic, type ContextTraceV5, type TraceSink } from '@strata/context';
 import { createMemorySessionStore } from '@strata/store';
 import { createStrataOpenAIAgents } from './strata-openai-agents.js';
 
@@ -47,4 +47,32 @@ test("OpenAI Agents: the run's per-request usage (requestUsageEntries) is fed ba
   assert.ok(documents[1]!.budget!.inputCapTokens <= Math.floor(20_000 / ratio) + 1, 'the second call was assembled for the calibrated cap');
   assert.equal(diagnostics.find((diagnostic) => diagnostic.code === 'CONTEXT_PROVIDER_COUNT_LOW')?.subject, 'turn 2', "the second call's low count is reported with the third");
   assert.ok(((await sessionStore.load('agents-usage'))?.state?.context?.inputTokenRatio ?? 0) >= ratio - 1e-9);
+});
+
+/** A model that answers at once with `inputTokens`, or fails when told to. */
+class OneCallModel implements Model {
+  constructor(private readonly inputTokens: number, private readonly fails = false) {}
+  async getResponse(): Promise<ModelResponse> {
+    if (this.fails) throw new Error('the provider is down');
+    return { usage: new Usage({ requests: 1, inputTokens: this.inputTokens, outputTokens: 1, totalTokens: this.inputTokens + 1 }), output: [{ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'ok' }] }] };
+  }
+  async *getStreamedResponse(): AsyncIterable<never> {
+    throw new Error('not streamed in this test');
+  }
+}
+
+test("OpenAI Agents: a one-call run's usage reaches its trace at agent_end; a failed run's trace is written without usage after PENDING_USAGE_CALLS later model calls", async () => {
+  const documents: ContextTraceV5[] = [];
+  const strata = createStrataOpenAIAgents({ budget: { inputCapTokens: 4_000 }, traceSink: { async write(document) { documents.push(document.body as ContextTraceV5); } } });
+  const runner = new Runner({ callModelInputFilter: strata.callModelInputFilter });
+  await runner.run(new Agent({ name: 'one', instructions: 'Answer.', model: new OneCallModel(123) }), 'Answer once.');
+  await strata.settled();
+  assert.deepEqual(documents.map((trace) => trace.modelCall?.usage?.inputTokens), [123]);
+  await assert.rejects(runner.run(new Agent({ name: 'down', instructions: 'Answer.', model: new OneCallModel(0, true) }), 'Never answered.'), /the provider is down/);
+  await strata.settled();
+  assert.equal(documents.length, 1, 'the failed call waits for a report');
+  for (let run = 0; run < PENDING_USAGE_CALLS; run += 1) await runner.run(new Agent({ name: 'more', instructions: 'Answer.', model: new OneCallModel(9) }), `Run ${run}.`);
+  await strata.settled();
+  assert.equal(documents.length, PENDING_USAGE_CALLS + 2);
+  assert.equal(documents.find((trace) => trace.modelCall?.usage === null)?.turn, 1, "the failed run's trace, without usage");
 });

@@ -26,8 +26,9 @@ export type { SignedSessionOutcome, SignedSessionTurn } from './signed-session.j
 // What a provider format carries of a canonical message (for round-trip tests)
 export { modelVisibleFields } from './model-visible.js';
 
-// LangChain messages as the oracle reads them
+// LangChain messages and OpenAI Agents items as the oracle reads them
 export { langChainAsOpenAIChat } from './langchain-chat.js';
+export { agentItemsAsOpenAIChat } from './agents-chat.js';
 
 // Timers a test fires by hand (no sleeping).
 export { manualTimers } from './manual-timers.js';
