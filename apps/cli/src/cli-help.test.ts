@@ -2,15 +2,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { CLI_COMMANDS, type CliCommands } from './cli-commands.js';
 import { COMMAND_HELP, helpText, type CommandHelp } from './cli-help.js';
 import type { CliIo } from './cli-io.js';
 import { runCli, USAGE } from './run-cli.js';
 
-async function strata(args: string[]) {
+async function strata(args: string[], commands?: CliCommands) {
   let stdout = '';
   let stderr = '';
   const io: CliIo = { stdout: { write: (text: string) => (stdout += text) }, stderr: { write: (text: string) => (stderr += text) }, env: {}, cwd: tmpdir() };
-  const code = await runCli(args, io);
+  const code = await runCli(args, io, { commands });
   return { code, stdout, stderr };
 }
 
@@ -73,4 +74,29 @@ test('strata --help lists every command and subcommand; an unknown command is an
     assert.equal(unknown.code, 2, args.join(' '));
     assert.match(unknown.stderr, /^strata: unknown command "frobnicate"; run strata --help \(commands: examples, replay, run, trace, serve, worker, migrate\)\n$/);
   }
+});
+
+test('a command registered in the table gets --help, --version, `strata help` and a line in the overview, and runs with its own arguments', async () => {
+  assert.deepEqual(Object.keys(CLI_COMMANDS), Object.keys(COMMAND_HELP), 'every built-in command has its help and its code');
+  const calls: Array<readonly string[]> = [];
+  const gatewayHelp: CommandHelp = { usage: 'gateway [--port N]', summary: 'a stand-in for a command another package adds', options: [['--port N', 'the port (default 8788)']] };
+  const commands: CliCommands = { ...CLI_COMMANDS, gateway: { help: gatewayHelp, run: async (args) => (calls.push(args), 0) } };
+  for (const args of [['gateway', '--help'], ['gateway', '-h'], ['help', 'gateway'], ['gateway', '--port', 'x', '--help']]) {
+    const { code, stdout, stderr } = await strata(args, commands);
+    assert.equal(code, 0, args.join(' '));
+    assert.equal(stderr, '');
+    assert.equal(stdout, helpText(gatewayHelp));
+    assert.match(stdout, /--port N {2,}the port \(default 8788\)/);
+  }
+  const version = await strata(['gateway', '--version'], commands);
+  assert.match(version.stdout, /^strata \d+\.\d+\.\d+/);
+  assert.deepEqual(calls, [], 'help and version never run the command');
+  const overview = await strata(['--help'], commands);
+  assert.ok(overview.stdout.includes('  strata gateway [--port N]\n      a stand-in for a command another package adds\n'));
+  assert.equal((await strata(['gateway', '--port', '9000'], commands)).code, 0);
+  assert.deepEqual(calls, [['--port', '9000']]);
+  const unknown = await strata(['frobnicate'], commands);
+  assert.match(unknown.stderr, /\(commands: examples, replay, run, trace, serve, worker, migrate, gateway\)/);
+  // The default table stays as it was.
+  assert.equal((await strata(['gateway', '--help'])).code, 2);
 });
