@@ -6,6 +6,13 @@ import { CLI_COMMANDS, type CliCommands } from './cli-commands.js';
 import { COMMAND_HELP, helpText, type CommandHelp } from './cli-help.js';
 import type { CliIo } from './cli-io.js';
 import { runCli, USAGE } from './run-cli.js';
+import { EXAMPLES_OPTIONS } from './commands/examples-command.js';
+import { MIGRATE_OPTIONS } from './commands/migrate-command.js';
+import { REPLAY_OPTIONS } from './commands/replay-command.js';
+import { RUN_OPTIONS } from './commands/run-command.js';
+import { SERVE_OPTIONS } from './commands/serve-command.js';
+import { TRACE_OPTIONS } from './commands/trace-command.js';
+import { WORKER_OPTIONS } from './commands/worker-command.js';
 
 async function strata(args: string[], commands?: CliCommands) {
   let stdout = '';
@@ -99,4 +106,23 @@ test('a command registered in the table gets --help, --version, `strata help` an
   assert.match(unknown.stderr, /\(commands: examples, replay, run, trace, serve, worker, migrate, gateway\)/);
   // The default table stays as it was.
   assert.equal((await strata(['gateway', '--help'])).code, 2);
+});
+
+test('every option a command parses is documented in its help, and its help documents no option it does not parse', () => {
+  const parsed: Array<[string[], Readonly<Record<string, unknown>>]> = [
+    [['examples'], EXAMPLES_OPTIONS],
+    [['replay'], REPLAY_OPTIONS],
+    [['run'], RUN_OPTIONS],
+    [['serve'], SERVE_OPTIONS],
+    [['worker'], WORKER_OPTIONS],
+    [['migrate'], MIGRATE_OPTIONS],
+    ...Object.entries(TRACE_OPTIONS).map(([sub, options]): [string[], Readonly<Record<string, unknown>>] => [['trace', sub], options]),
+  ];
+  assert.deepEqual(parsed.map(([words]) => words.join(' ')).sort(), everyCommand.filter(([, help]) => !help.subcommands).map(([words]) => words.join(' ')).sort(), 'every command that parses options is checked');
+  for (const [words, options] of parsed) {
+    const help = everyCommand.find(([candidate]) => candidate.join(' ') === words.join(' '))![1];
+    const documented = (help.options ?? []).map(([flag]) => flag.split(' ')[0]!).sort();
+    assert.deepEqual(documented, Object.keys(options).map((name) => `--${name}`).sort(), words.join(' '));
+    for (const [, meaning] of help.options ?? []) assert.ok(meaning.trim().length > 0, `${words.join(' ')}: an option without a meaning`);
+  }
 });

@@ -12,15 +12,18 @@ import { parseCommandArguments, positiveInteger } from '../cli-arguments.js';
 import type { CliIo } from '../cli-io.js';
 import { workdirTools } from '../run/workdir-tools.js';
 
+/** The options `strata run` parses; its help (COMMAND_HELP.run) documents each. */
+export const RUN_OPTIONS = Object.freeze({
+  model: { type: 'string' },
+  workdir: { type: 'string' },
+  skills: { type: 'string' },
+  mcp: { type: 'string' },
+  'max-turns': { type: 'string' },
+  'trace-dir': { type: 'string' },
+} as const);
+
 export async function runCommand(args: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandArguments('strata run', args, {
-    model: { type: 'string' },
-    workdir: { type: 'string' },
-    skills: { type: 'string' },
-    mcp: { type: 'string' },
-    'max-turns': { type: 'string' },
-    'trace-dir': { type: 'string' },
-  });
+  const { values, positionals } = parseCommandArguments('strata run', args, RUN_OPTIONS);
   const task = positionals.join(' ').trim();
   if (task === '') throw new CliInputError({ culprit: 'task', message: `strata run: name the task; usage: ${usageOf('run')}` });
   const modelFlag = values.model ?? io.env.STRATA_MODEL;
