@@ -1,10 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, mkdir, readdir, realpath, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { CliIo } from '../cli-io.js';
 import { runCli } from '../run-cli.js';
 
@@ -175,5 +178,27 @@ test('a provider that refuses the key (401 "Invalid API key") is asked once and 
   } finally {
     server.closeAllConnections();
     await new Promise<void>((done) => server.close(() => done()));
+  }
+});
+
+test('SIGINT to the strata process (Ctrl-C) ends a live run as cancelled: exit 130, the trace written', async () => {
+  const root = await workspace();
+  const server = await localServer([null]);
+  try {
+    const started = server.nextRequest();
+    const child = spawn(process.execPath, [fileURLToPath(new URL('../main.js', import.meta.url)), 'run', 'Wait.', '--model', server.model, '--workdir', 'work', '--trace-dir', 'traces'], { cwd: root, env: { PATH: process.env.PATH ?? '', HOME: root }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (part: Buffer) => (stderr += part.toString('utf8')));
+    const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+    await started;
+    child.kill('SIGINT');
+    const [code, signal] = await exited;
+    assert.equal(signal, null, 'the process handled the signal itself');
+    assert.equal(code, 130, stderr);
+    assert.match(stderr, /^\[run\] cancelled after 1 turns;/m);
+    const [contextDirectory] = await readdir(join(root, 'traces'));
+    assert.deepEqual(await readdir(join(root, 'traces', contextDirectory!)), ['turn-0001.json']);
+  } finally {
+    await server.close();
   }
 });
