@@ -7,8 +7,6 @@ import { REPLAY_ENCODINGS } from './replay/replay-trajectories.js';
 
 /** Default input cap of `strata replay` when `--window` is not given. */
 export const DEFAULT_REPLAY_WINDOW_TOKENS = 8_192;
-/** Where `strata run` writes traces unless `--trace-dir` or STRATA_CONTEXT_TRACE_DIR says otherwise (git-ignored `.strata/`). */
-export const DEFAULT_RUN_TRACE_DIRECTORY = '.strata/runs';
 /** Where `strata examples` writes unless `--out` says otherwise (git-ignored `.strata/`). */
 export const DEFAULT_EXAMPLES_DIRECTORY = '.strata/examples';
 
@@ -65,7 +63,7 @@ export const COMMAND_HELP = Object.freeze({
       ['--skills DIR', 'load skills from DIR'],
       ['--mcp FILE', 'connect the MCP servers of a {"mcpServers": {...}} JSON file'],
       ['--max-turns N', 'cap the run (default 30)'],
-      ['--trace-dir DIR', `where traces go (default STRATA_CONTEXT_TRACE_DIR, else ${DEFAULT_RUN_TRACE_DIRECTORY})`],
+      ['--trace-dir DIR', `where traces go (default STRATA_CONTEXT_TRACE_DIR, else the per-user state directory: $XDG_STATE_HOME/strata/runs or ~/.local/state/strata/runs; on macOS ~/Library/Application Support/strata/runs, on Windows %LOCALAPPDATA%\\strata\\runs)`],
     ],
   },
   trace: {

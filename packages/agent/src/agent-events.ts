@@ -1,6 +1,6 @@
 import type { ContextDiagnostic, ContextTraceV5, ToolCall, ToolResultMessage } from '@strata/context';
 import type { LaneUpdate } from './lanes/run-lanes.js';
-import type { ModelUsage } from '@strata/model';
+import type { ModelFinishReason, ModelResponseMetadata, ModelUsage } from '@strata/model';
 
 /** What a run reports as it goes. Names are noun then verb. */
 export type AgentEvent =
@@ -10,7 +10,8 @@ export type AgentEvent =
   | { readonly type: 'overflow-recovery'; readonly turn: number; readonly attempt: number }
   | { readonly type: 'text-delta'; readonly text: string }
   | { readonly type: 'reasoning-delta'; readonly text: string }
-  | { readonly type: 'usage'; readonly usage: ModelUsage }
+  /** A model call ended: its usage, and (when known) why it stopped and the provider's response id and answering model. */
+  | { readonly type: 'usage'; readonly usage: ModelUsage; readonly finishReason?: ModelFinishReason; readonly response?: ModelResponseMetadata }
   | { readonly type: 'tool-call-start'; readonly call: ToolCall }
   | { readonly type: 'tool-call-end'; readonly call: ToolCall; readonly result: ToolResultMessage }
   /** A successful result changed the run's lanes; emitted in the order the calls were declared. */

@@ -1,8 +1,8 @@
 import { untilAborted, type AssembledTurn, type AssistantMessage, type TurnRecovery } from '@strata/context';
-import { ContextOverflowError, type ModelCallError, type ModelClient, type ModelEvent, type ModelUsage } from '@strata/model';
+import { ContextOverflowError, type ModelCallError, type ModelClient, type ModelEvent, type ModelFinishReason, type ModelResponseMetadata, type ModelUsage } from '@strata/model';
 
 export type StreamOutcome =
-  | { readonly type: 'finish'; readonly message: AssistantMessage; readonly usage: ModelUsage }
+  | { readonly type: 'finish'; readonly message: AssistantMessage; readonly usage: ModelUsage; readonly finishReason?: ModelFinishReason; readonly response?: ModelResponseMetadata }
   | { readonly type: 'error'; readonly error: ModelCallError }
   | { readonly type: 'aborted'; readonly reason: unknown; readonly timedOut: boolean };
 
@@ -47,7 +47,7 @@ async function streamOnce(client: ModelClient, assembled: AssembledTurn, signal:
       if (next.done) break;
       const event = next.value;
       onEvent?.(event);
-      if (event.type === 'finish') return { type: 'finish', message: event.message, usage: event.usage };
+      if (event.type === 'finish') return { type: 'finish', message: event.message, usage: event.usage, finishReason: event.reason, ...(event.response === undefined ? {} : { response: event.response }) };
       if (event.type === 'error') return { type: 'error', error: event.error };
       if (event.type === 'aborted') return { type: 'aborted', reason: event.reason, timedOut: event.timedOut };
     }

@@ -134,7 +134,7 @@ export class NativeAgent {
     if (outcome.type === 'aborted') return this.stopOnAbort(outcome.reason, outcome.timedOut);
     if (outcome.type === 'error') return { type: 'stop', reason: errorReason(outcome.error), error: redactError(outcome.error) };
     state.addUsage(outcome.usage);
-    this.emit({ type: 'usage', usage: outcome.usage });
+    this.emit({ type: 'usage', usage: outcome.usage, ...(outcome.finishReason === undefined ? {} : { finishReason: outcome.finishReason }), ...(outcome.response === undefined ? {} : { response: outcome.response }) });
     this.calibrate(turn, outcome.assembled, outcome.usage.inputTokens);
     const message = outcome.message;
     if ((message.toolCalls ?? []).length === 0) {

@@ -9,7 +9,7 @@ import { countCandidate, fixedTokens, historyBudgetTokens, sortToolsByName, unwi
 import type { ContextConfiguration, ContextMode, ResolvedContextBudget } from './context-configuration.js';
 import type { ContextTraceV5 } from './context-trace.js';
 import type { ContextValidator } from './context-validator.js';
-import { PROTECTED_SLOTS, type ContextScope } from './contributor.js';
+import { PROTECTED_SLOTS, type ContextDiagnostic, type ContextScope } from './contributor.js';
 import type { CollectionResult, ContextContributorRegistry } from './contributor-registry.js';
 import { chooseCounter } from './counting-policy.js';
 import { OutputReferenceCheck } from './output-references.js';
@@ -204,7 +204,8 @@ export class ContextAssembler {
       return { input, trace: await this.writeTrace(turn, legacyTurnTrace(turn, input)), history: request.history, historyChanged: false, state };
     }
     // An exact counter that asks a provider (ProviderTokenCounter) counts what is new before the synchronous counts run.
-    await this.options.exactEstimator?.precount?.({ messages: request.history, tools: request.tools, signal });
+    // What it could not count stays the estimate; its diagnostics (TOKEN_COUNT_FALLBACK) go into the turn's trace.
+    const precounted = precountDiagnostics(await this.options.exactEstimator?.precount?.({ messages: request.history, tools: request.tools, signal }));
     // The usage calibration (the provider counts more than we do) shrinks every turn's cap; a recovery shrinks it again.
     const calibrated = calibratedBudget(this.options.budget, state);
     const budget = request.recovery ? recoveryBudget(calibrated, request.recovery, state.lastInputTokens) : calibrated;
@@ -262,7 +263,8 @@ export class ContextAssembler {
       activePlanCallId: request.activePlanCallId,
     });
     turn.state = withDefined({ ...turn.state, lastInputTokens: trace.budget!.totalTokens });
-    return { input, trace: await this.timed(turn, 'trace', () => this.writeTrace(turn, trace)), history, historyChanged: history !== request.history, state: turn.state };
+    const traced = precounted.length === 0 ? trace : { ...trace, diagnostics: [...trace.diagnostics, ...precounted] };
+    return { input, trace: await this.timed(turn, 'trace', () => this.writeTrace(turn, traced)), history, historyChanged: history !== request.history, state: turn.state };
   }
 
   /** Runs one stage, reporting its duration to `onStage` when one is set. */
@@ -492,4 +494,18 @@ function isNoRoomForHistory(error: unknown): error is ContextBudgetError {
 
 function isPositiveNumber(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0;
+}
+
+/**
+ * The diagnostics of a precount report (`{ diagnostics: [{ code, message }] }`,
+ * as ProviderTokenCounter returns), as warnings of the turn; nothing for any
+ * other value, since `precount` may answer anything.
+ */
+function precountDiagnostics(report: unknown): ContextDiagnostic[] {
+  const listed = typeof report === 'object' && report !== null ? (report as { diagnostics?: unknown }).diagnostics : undefined;
+  if (!Array.isArray(listed)) return [];
+  return listed.flatMap((entry: unknown) => {
+    const { code, message } = (typeof entry === 'object' && entry !== null ? entry : {}) as { code?: unknown; message?: unknown };
+    return typeof code === 'string' && typeof message === 'string' ? [{ code, severity: 'warning' as const, message }] : [];
+  });
 }

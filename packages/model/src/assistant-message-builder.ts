@@ -26,6 +26,8 @@ export class AssistantMessageBuilder {
   private warningTexts: string[] = [];
   /** Set once a `finish` part arrived. */
   finish: { reason: ModelFinishReason; rawReason: string | undefined; usage: ModelUsage } | undefined;
+  /** The provider's response id and the model that answered, from the stream's response metadata. */
+  response: { id?: string; modelId?: string } = {};
   /** True once any part the consumer sees (text, reasoning, tool call) arrived. */
   hasOutput = false;
 
@@ -65,6 +67,9 @@ export class AssistantMessageBuilder {
         this.hasOutput = true;
         return [{ type: 'tool-call', toolCall }];
       }
+      case 'response-metadata':
+        this.response = { ...this.response, ...(part.id === undefined ? {} : { id: part.id }), ...(part.modelId === undefined ? {} : { modelId: part.modelId }) };
+        return [];
       case 'finish': {
         const usage = toModelUsage(part.usage);
         this.finishMetadata = part.providerMetadata;

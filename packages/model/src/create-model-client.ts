@@ -137,6 +137,7 @@ async function* streamAttempt(options: {
     ...(finish.rawReason === undefined ? {} : { rawReason: finish.rawReason }),
     message: builder.message(),
     usage: finish.usage,
+    ...(builder.response.id === undefined && builder.response.modelId === undefined ? {} : { response: builder.response }),
     warnings: builder.warnings,
   };
   return FINISHED;

@@ -27,6 +27,7 @@ export type {
   ModelResult,
   ModelToolChoice,
   ModelUsage,
+  ModelResponseMetadata,
   ProviderOptions,
   ReasoningControl,
   ReasoningEffort,

@@ -71,6 +71,12 @@ export interface ModelUsage {
   readonly reasoningTokens?: number;
 }
 
+/** What a provider says about its response: its id and the model that answered. */
+export interface ModelResponseMetadata {
+  readonly id?: string;
+  readonly modelId?: string;
+}
+
 export type ModelFinishReason = 'stop' | 'length' | 'content-filter' | 'tool-calls' | 'error' | 'other';
 
 export type ModelEvent =
@@ -89,6 +95,8 @@ export type ModelEvent =
       readonly rawReason?: string;
       readonly message: AssistantMessage;
       readonly usage: ModelUsage;
+      /** The provider's response id and the model that answered (which may differ from the one asked for), when the provider said. */
+      readonly response?: ModelResponseMetadata;
       /** Provider warnings about the request (an unsupported setting), as text. */
       readonly warnings: readonly string[];
     }

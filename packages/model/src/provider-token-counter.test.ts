@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ConservativeTokenEstimator, messageText, type CanonicalMessage } from '@strata/context';
+import { ConservativeTokenEstimator, ContextContributorRegistry, createContextAssembler, messageText, resolveContextBudget, type CanonicalMessage } from '@strata/context';
 import { manualTimers } from '@strata/testing';
 import { ModelConfigurationError } from './errors/model-configuration-error.js';
 import { ProviderTokenCounter, type TokenCountProvider } from './provider-token-counter.js';
@@ -160,6 +160,20 @@ test('an unreachable endpoint falls back for everything, and precount never thro
   assert.match(report.diagnostics[0]!.message, /framing/);
   assert.equal(counter.family, 'gemma');
   assert.equal(counter.countMessage(MESSAGES[2]!), new ConservativeTokenEstimator({ family: 'gemma' }).countMessage(MESSAGES[2]!));
+});
+
+test('a turn whose provider count failed says so in its trace, and still assembles on the conservative estimate', async () => {
+  const server = await startCountServer('anthropic');
+  const baseURL = server.baseURL;
+  await server.close();
+  const counter = new ProviderTokenCounter({ provider: 'anthropic', model: 'claude-sonnet-4-5', apiKey: 'k', baseURL });
+  const assembler = createContextAssembler({ registry: new ContextContributorRegistry(), budget: resolveContextBudget({ inputCapTokens: 8_000 }), exactEstimator: counter });
+  const turn = await assembler.assemble({ contextId: 'fallback', turn: 1, history: MESSAGES, tools: [] });
+  const fallbacks = turn.trace.diagnostics.filter((diagnostic) => diagnostic.code === 'TOKEN_COUNT_FALLBACK');
+  assert.equal(fallbacks.length, 1);
+  assert.equal(fallbacks[0]!.severity, 'warning');
+  assert.match(fallbacks[0]!.message, /anthropic did not count the framing/);
+  assert.ok(turn.input.messages.length > 0);
 });
 
 test('a counter without a provider, model, key, valid timeout or URL is a ModelConfigurationError naming the setting', () => {

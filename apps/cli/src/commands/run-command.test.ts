@@ -143,6 +143,172 @@ test('no key names the variable to set; a missing work directory or MCP file is 
   }
 });
 
+/** `work` under the OTEL_* variables `otel` (the SDK reads them from the process environment; the CLI decides from its own). */
+async function withOtel<T>(otel: Record<string, string>, work: () => Promise<T>): Promise<T> {
+  const saved = Object.fromEntries(Object.keys(otel).map((key) => [key, process.env[key]]));
+  Object.assign(process.env, otel);
+  try {
+    return await work();
+  } finally {
+    for (const [key, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+  }
+}
+
+/** A port nothing listens on: a collector that is down. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((done) => server.close(() => done()));
+  return port;
+}
+
+type OtlpValue = { stringValue?: string; intValue?: string | number; boolValue?: boolean; arrayValue?: { values: OtlpValue[] } };
+type OtlpAttribute = { key: string; value: OtlpValue };
+type OtlpSpan = { traceId: string; spanId: string; parentSpanId?: string; name: string; attributes: OtlpAttribute[]; events?: Array<{ name: string; attributes: OtlpAttribute[] }> };
+type OtlpExport = { resourceSpans: Array<{ resource: { attributes: OtlpAttribute[] }; scopeSpans: Array<{ spans: OtlpSpan[] }> }> };
+const valueOf = (value: OtlpValue | undefined): unknown =>
+  value?.stringValue ?? (value?.intValue === undefined ? undefined : Number(value.intValue)) ?? value?.boolValue ?? value?.arrayValue?.values.map(valueOf);
+const attribute = (attributes: OtlpAttribute[] | undefined, key: string): unknown => valueOf(attributes?.find((entry) => entry.key === key)?.value);
+
+/** A local OTLP/HTTP receiver (JSON, as the http exporter sends it): the exports it was sent. `hang`: it reads them and never answers. */
+async function otlpReceiver(options: { hang?: boolean } = {}) {
+  const exports: OtlpExport[] = [];
+  const server = createServer((request, response) => {
+    let raw = '';
+    request.on('data', (part) => (raw += part));
+    request.on('end', () => {
+      if (request.url === '/v1/traces') exports.push(JSON.parse(raw) as OtlpExport);
+      if (options.hang) return;
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as AddressInfo;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    exports,
+    close: () => new Promise<void>((done) => {
+      server.closeAllConnections();
+      server.close(() => done());
+    }),
+  };
+}
+
+test('a run with the OTLP collector down exits 0 with its answer and its trace, and says so once', async () => {
+  const root = await workspace();
+  const server = await localServer([toolCall('call_1', 'read_file', { path: 'notes.txt' }), toolCall('call_2', 'list_files', {}), text(['The notes ', 'say 42.'])]);
+  const otel = { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `http://127.0.0.1:${await closedPort()}/v1/traces` };
+  try {
+    const { code, stdout, stderr } = await withOtel(otel, () => strata(['run', 'What do the notes say?', '--model', server.model, '--workdir', 'work', '--trace-dir', 'traces'], root, { env: otel }));
+    assert.equal(code, 0, stderr);
+    assert.match(stdout, /The notes say 42\./);
+    const warnings = stderr.split('\n').filter((line) => line.includes('telemetry:'));
+    assert.equal(warnings.length, 1, stderr);
+    assert.match(warnings[0]!, /could not export traces .*ECONNREFUSED/);
+    assert.match(stderr, /\[run\] completed after 3 turns/);
+    const [contextDirectory] = await readdir(join(root, 'traces'));
+    assert.equal((await readdir(join(root, 'traces', contextDirectory!))).length, 3);
+  } finally {
+    await server.close();
+  }
+});
+
+test('with a local OTLP receiver: one trace per run, turns below the root, tools below turns, OTEL_SERVICE_NAME, gen_ai.response.* and the compaction event', async () => {
+  const root = await workspace();
+  const long = Array.from({ length: 400 }, (_, index) => `measurement ${index}: ${'x'.repeat(40)}`).join('\n');
+  await writeFile(join(root, 'work', 'long.txt'), long);
+  const server = await localServer([
+    toolCall('call_1', 'read_file', { path: 'long.txt' }),
+    toolCall('call_2', 'read_file', { path: 'long.txt' }),
+    toolCall('call_3', 'read_file', { path: 'notes.txt' }),
+    text(['The notes ', 'say 42.']),
+  ]);
+  const receiver = await otlpReceiver();
+  const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_SERVICE_NAME: 'strata-acceptance', OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=test' };
+  try {
+    const { code, stderr } = await withOtel(otel, () =>
+      strata(['run', 'What do the notes say?', '--model', server.model, '--workdir', 'work', '--trace-dir', 'traces'], root, { env: { ...otel, STRATA_CONTEXT_WINDOW_TOKENS: '6000' } }),
+    );
+    assert.equal(code, 0, stderr);
+    assert.ok(!stderr.includes('telemetry:'), stderr);
+    const resources = receiver.exports.flatMap((entry) => entry.resourceSpans);
+    assert.ok(resources.length > 0, 'the receiver got the export');
+    for (const resource of resources) {
+      assert.equal(attribute(resource.resource.attributes, 'service.name'), 'strata-acceptance');
+      assert.equal(attribute(resource.resource.attributes, 'deployment.environment'), 'test');
+    }
+    const spans = resources.flatMap((resource) => resource.scopeSpans.flatMap((scope) => scope.spans));
+    assert.equal(new Set(spans.map((span) => span.traceId)).size, 1, 'one trace per run');
+    const roots = spans.filter((span) => !span.parentSpanId);
+    assert.deepEqual(roots.map((span) => attribute(span.attributes, 'gen_ai.operation.name')), ['invoke_agent']);
+    const turns = spans.filter((span) => attribute(span.attributes, 'gen_ai.operation.name') === 'chat');
+    assert.equal(turns.length, 4);
+    assert.ok(turns.every((turn) => turn.parentSpanId === roots[0]!.spanId), 'turns are children of the run');
+    const tools = spans.filter((span) => attribute(span.attributes, 'gen_ai.operation.name') === 'execute_tool');
+    assert.deepEqual(tools.map((span) => attribute(span.attributes, 'gen_ai.tool.call.id')).sort(), ['call_1', 'call_2', 'call_3']);
+    assert.ok(tools.every((tool) => turns.some((turn) => turn.spanId === tool.parentSpanId)), 'tools are grandchildren');
+    for (const turn of turns) {
+      assert.equal(attribute(turn.attributes, 'gen_ai.response.model'), 'local');
+      assert.equal(attribute(turn.attributes, 'gen_ai.response.id'), 'c');
+    }
+    // The script's tool-call answers report usage (its last answer does not).
+    assert.deepEqual(turns.slice(0, 3).map((turn) => attribute(turn.attributes, 'gen_ai.usage.input_tokens')), [300, 300, 300]);
+    assert.equal(attribute(roots[0]!.attributes, 'gen_ai.usage.input_tokens'), 900);
+    assert.deepEqual(turns.map((turn) => attribute(turn.attributes, 'gen_ai.response.finish_reasons')), [['tool-calls'], ['tool-calls'], ['tool-calls'], ['stop']]);
+    const compactions = turns.flatMap((turn) => (turn.events ?? []).filter((event) => event.name === 'gen_ai.conversation.compacted'));
+    assert.ok(compactions.length > 0, 'the small window compacted a turn');
+    for (const event of compactions) {
+      const before = attribute(event.attributes, 'strata.compaction.tokens_before') as number;
+      const after = attribute(event.attributes, 'strata.compaction.tokens_after') as number;
+      assert.ok(typeof before === 'number' && typeof after === 'number' && after < before, JSON.stringify(event));
+    }
+  } finally {
+    await receiver.close();
+    await server.close();
+  }
+});
+
+test('OTEL_TRACES_EXPORTER=none sends nothing; without --trace-dir the traces go to the per-user state directory, not the work directory', async () => {
+  const root = await workspace();
+  const server = await localServer([toolCall('call_1', 'list_files', {}), text(['Done.'])]);
+  const receiver = await otlpReceiver();
+  const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_TRACES_EXPORTER: 'none' };
+  try {
+    const { code, stderr } = await withOtel(otel, () => strata(['run', 'List.', '--model', server.model, '--workdir', '.'], join(root, 'work'), { env: { ...otel, XDG_STATE_HOME: join(root, 'state') } }));
+    assert.equal(code, 0, stderr);
+    assert.equal(receiver.exports.length, 0);
+    assert.deepEqual((await readdir(join(root, 'work'))).sort(), ['notes.txt'], 'nothing written in the work directory');
+    const [contextDirectory] = await readdir(join(root, 'state', 'strata', 'runs'));
+    assert.equal((await readdir(join(root, 'state', 'strata', 'runs', contextDirectory!))).length, 2);
+    assert.ok(stderr.includes(join(root, 'state', 'strata', 'runs')), stderr);
+  } finally {
+    await receiver.close();
+    await server.close();
+  }
+});
+
+test('a collector that never answers: the run still exits 0 with its answer, bounded by the SDK\'s own OTEL_EXPORTER_OTLP_TIMEOUT, with one warning', async () => {
+  const root = await workspace();
+  const server = await localServer([toolCall('call_1', 'read_file', { path: 'notes.txt' }), text(['The notes ', 'say 42.'])]);
+  const receiver = await otlpReceiver({ hang: true });
+  const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_EXPORTER_OTLP_TIMEOUT: '300' };
+  try {
+    const { code, stdout, stderr } = await withOtel(otel, () => strata(['run', 'What do the notes say?', '--model', server.model, '--workdir', 'work', '--trace-dir', 'traces'], root, { env: otel }));
+    assert.equal(code, 0, stderr);
+    assert.match(stdout, /The notes say 42\./);
+    assert.ok(receiver.exports.length > 0, 'the export reached the collector');
+    const warnings = stderr.split('\n').filter((line) => line.includes('telemetry:'));
+    assert.equal(warnings.length, 1, stderr);
+  } finally {
+    await receiver.close();
+    await server.close();
+  }
+});
+
 test('the text of different turns is streamed on separate lines, never glued together', async () => {
   const root = await workspace();
   const server = await localServer([[chunk({ role: 'assistant', content: 'Let me read the notes.' }), ...toolCall('call_1', 'read_file', { path: 'notes.txt' })], toolCall('call_2', 'read_file', { path: 'notes.txt' }), text(['The notes ', 'say 42.'])]);

@@ -7,9 +7,10 @@ import { createModelClientFromSpecifier } from '@strata/model';
 import { createFileTraceSink, createMemoryStores } from '@strata/store';
 import { connectMcpServer, loadSkills, registerStandardTools, skillCatalogContributorFactory, ToolRegistry, type McpServerConfig, type McpServerConnection } from '@strata/tools';
 import { CliInputError } from '../cli-input-error.js';
-import { DEFAULT_RUN_TRACE_DIRECTORY, usageOf } from '../cli-help.js';
+import { usageOf } from '../cli-help.js';
 import { parseCommandArguments, positiveInteger } from '../cli-arguments.js';
 import type { CliIo } from '../cli-io.js';
+import { defaultRunTraceDirectory } from '../run/trace-directory.js';
 import { workdirTools } from '../run/workdir-tools.js';
 
 /** The options `strata run` parses; its help (COMMAND_HELP.run) documents each. */
@@ -35,9 +36,11 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
   const settings = await resolveModelSettings({ env: io.env, model, specifier: modelFlag, cwd: io.cwd });
   const { configuration } = settings;
 
+  // Traces go to the per-user state directory unless told; the file tools never list, search or read them, even inside the workdir.
+  const traceDirectory = resolve(io.cwd, values['trace-dir'] ?? configuration.traceDir ?? defaultRunTraceDirectory({ env: io.env, home: io.env.HOME || io.env.USERPROFILE || undefined }));
   const stores = createMemoryStores();
   const tools = new ToolRegistry();
-  for (const tool of workdirTools(workdir)) tools.register(tool);
+  for (const tool of workdirTools(workdir, { hidden: [traceDirectory] })) tools.register(tool);
   const connections: McpServerConnection[] = [];
   const contributors: ContextContributorFactory[] = [];
   try {
@@ -50,10 +53,10 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
     if (catalog) contributors.push(skillCatalogContributorFactory({ catalog }));
     registerStandardTools({ registry: tools, outputStore: stores.toolOutputs, skills: catalog });
 
-    const traceDirectory = resolve(io.cwd, values['trace-dir'] ?? configuration.traceDir ?? DEFAULT_RUN_TRACE_DIRECTORY);
     const contextId = `run-${new Date().toISOString().replace(/[:.]/g, '-')}`;
-    const otlp = otlpTracerFromEnvironment(io.env);
-    const telemetry = otlp ? createAgentTelemetry({ tracer: otlp.tracer, provider: model.provider, model: model.modelId, contextId }) : undefined;
+    // OTLP when the OTEL_* variables ask for it; an export that fails is said once and never changes the outcome.
+    const otlp = await otlpTracerFromEnvironment(io.env, { warn: (line) => io.stderr.write(`[run] ${line}\n`) });
+    const telemetry = otlp ? createAgentTelemetry({ tracer: otlp.tracer, provider: model.provider, model: model.modelId, contextId, agentName: 'strata-cli', warn: (line) => io.stderr.write(`[run] ${line}\n`) }) : undefined;
     const output = streamedText(io.stdout);
     const onEvent = (event: AgentEvent) => {
       telemetry?.onEvent(event);
@@ -81,9 +84,13 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
       },
       { contextId, prompt: task, signal: io.signal, onEvent },
     );
-    const result = await run.execute();
-    telemetry?.end();
-    await otlp?.shutdown();
+    let result: Awaited<ReturnType<typeof run.execute>>;
+    try {
+      result = await run.execute();
+    } finally {
+      telemetry?.end();
+      await otlp?.shutdown();
+    }
     output.end();
     io.stderr.write(`[run] ${result.stopReason} after ${result.turns} turns; traces in ${traceDirectory}/${contextId} (strata trace show ${traceDirectory})\n`);
     if (result.stopReason === 'completed') return 0;

@@ -273,3 +273,33 @@ test('while another process swaps a directory for a link out, 4,000 tries of rea
   tries.forEach(([name, input], index) => assertNeverOutside(t, `${name} ${JSON.stringify(input(0))}`, outcomes[index]!));
   assert.deepEqual(snapshot(outside), before, 'nothing outside was created or changed');
 });
+
+test('a hidden directory inside the work directory (the trace directory) is never listed, searched or read, not even through a link', async () => {
+  const work = realpathSync(mkdtempSync(join(tmpdir(), 'strata-hidden-')));
+  mkdirSync(join(work, '.strata', 'runs', 'run-1'), { recursive: true });
+  writeFileSync(join(work, '.strata', 'runs', 'run-1', 'turn-1.json'), 'NEEDLE in an old prompt\n');
+  writeFileSync(join(work, 'notes.txt'), 'NEEDLE in the notes\n');
+  symlinkSync('.strata/runs', join(work, 'traces-link'));
+  const tools = workdirTools(work, { hidden: [join(work, '.strata', 'runs')] });
+  const searched = await call(tools, 'search_files', { query: 'NEEDLE' });
+  assert.equal(searched.content, 'notes.txt:1: NEEDLE in the notes');
+  assert.deepEqual((await call(tools, 'list_files', { path: '.strata' })).content, '(empty)');
+  assert.match((await call(tools, 'list_files', {})).content, /notes\.txt/);
+  for (const [name, input] of [
+    ['list_files', { path: '.strata/runs' }],
+    ['list_files', { path: 'traces-link/run-1' }],
+    ['search_files', { query: 'NEEDLE', path: '.strata/runs' }],
+    ['search_files', { query: 'NEEDLE', path: 'traces-link' }],
+    ['read_file', { path: '.strata/runs/run-1/turn-1.json' }],
+    ['read_file', { path: 'traces-link/run-1/turn-1.json' }],
+  ] as const) {
+    const outcome = await call(tools, name, input);
+    assert.equal(outcome.isError, true, `${name} ${JSON.stringify(input)}`);
+    assert.match(outcome.content, /holds Strata's traces/);
+    assert.ok(!outcome.content.includes('old prompt'));
+  }
+  // A hidden directory that holds the work directory hides nothing (the tools would be of no use).
+  assert.match((await call(workdirTools(join(work, '.strata'), { hidden: [work] }), 'list_files', {})).content, /runs\//);
+  // Without the option the same tree is visible: the test can fail.
+  assert.match((await call(workdirTools(work), 'search_files', { query: 'NEEDLE' })).content, /old prompt/);
+});

@@ -3,8 +3,11 @@
 // absolute path elsewhere, a symbolic link out, dangling or not) is refused
 // with an error result the model can read, and nothing outside is read,
 // written or created, even when the file system changes between a check and
-// a use (see confined-directory.ts for how).
-import type { FileHandle } from 'node:fs/promises';
+// a use (see confined-directory.ts for how). Hidden directories (the trace
+// directory of `strata run`) are never listed, searched or read, even
+// inside the work directory or reached through a link.
+import { readlink, realpath, type FileHandle } from 'node:fs/promises';
+import { isAbsolute, relative, resolve } from 'node:path';
 import type { ToolDefinition, ToolOutcome } from '@strata/context';
 import { ConfinedDirectory, InputRefused, shownPath } from './confined-directory.js';
 
@@ -61,6 +64,23 @@ async function requireRegularFile(handle: FileHandle, path: string): Promise<voi
 const fieldsOf = (input: unknown): Record<string, unknown> => (typeof input === 'object' && input !== null && !Array.isArray(input) ? (input as Record<string, unknown>) : {});
 const byName = (left: { name: string }, right: { name: string }) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0);
 
+/** Whether `path` is `directory` or inside it (both absolute and real). */
+const within = (path: string, directory: string): boolean => {
+  const rest = relative(directory, path);
+  return rest === '' || (!rest.startsWith('..') && !isAbsolute(rest));
+};
+
+const hiddenMessage = (path: string) => `${shownPath(path)} holds Strata's traces, which the file tools do not touch; use another path`;
+
+export interface WorkdirToolsOptions {
+  /**
+   * Directories the tools never list, search or read (and never show
+   * in a listing), even when they are inside the work directory. A directory
+   * that does not exist yet is checked again on each call.
+   */
+  readonly hidden?: readonly string[];
+}
+
 const pathParameter = { type: 'string', description: 'A path relative to the work directory.' };
 
 /**
@@ -68,11 +88,36 @@ const pathParameter = { type: 'string', description: 'A path relative to the wor
  * resolved once, on the first call, and every path is checked against the
  * resolved directory. A missing work directory makes each call an error result.
  */
-export function workdirTools(workdir: string): ToolDefinition[] {
+export function workdirTools(workdir: string, options?: WorkdirToolsOptions): ToolDefinition[] {
   const directory = new ConfinedDirectory(workdir);
+  const hiddenGiven = (Array.isArray(options?.hidden) ? options.hidden : []).filter((path): path is string => typeof path === 'string' && path !== '').map((path) => resolve(path));
+
+  /**
+   * The real paths of the hidden directories that exist now strictly inside
+   * the work directory (one that holds the work directory, or is it, would
+   * hide everything; what it holds outside the work directory is out of reach anyway).
+   */
+  const hiddenNow = async (): Promise<string[]> => {
+    if (hiddenGiven.length === 0) return [];
+    const root = await directory.root();
+    const real = await Promise.all(hiddenGiven.map((path) => realpath(path).catch(() => undefined)));
+    return real.filter((path): path is string => path !== undefined && path !== root && within(path, root));
+  };
+  /** The real path of an open descriptor (the walk verified it; /proc names what it is now). */
+  const realOf = (handle: FileHandle): Promise<string> => readlink(`/proc/self/fd/${handle.fd}`);
+  const isHidden = (real: string, hidden: readonly string[]) => hidden.some((directory) => within(real, directory));
+  /** `handle`, or `InputRefused` (closing it) when it is in a hidden directory. */
+  const visible = async (handle: FileHandle, path: unknown): Promise<FileHandle> => {
+    const hidden = await hiddenNow();
+    if (hidden.length > 0 && isHidden(await realOf(handle), hidden)) {
+      await handle.close();
+      throw new InputRefused(hiddenMessage(String(path)));
+    }
+    return handle;
+  };
 
   /** Appends the matching lines of the tree open as `handle` (named `prefix`), skipping links and entries that change while read. */
-  const searchTree = async (handle: FileHandle, prefix: string, query: string, matches: string[]): Promise<void> => {
+  const searchTree = async (handle: FileHandle, prefix: string, query: string, matches: string[], hidden: readonly string[]): Promise<void> => {
     for (const entry of (await directory.entries(handle)).sort(byName)) {
       if (matches.length >= MAX_SEARCH_MATCHES) return;
       const name = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
@@ -85,8 +130,9 @@ export function workdirTools(workdir: string): ToolDefinition[] {
         throw error;
       }
       await closing(child, async () => {
+        if (hidden.length > 0 && isHidden(await realOf(child), hidden)) return;
         const status = await child.stat();
-        if (status.isDirectory()) return searchTree(child, name, query, matches);
+        if (status.isDirectory()) return searchTree(child, name, query, matches, hidden);
         if (!status.isFile() || status.size >= MAX_SEARCHED_FILE_BYTES) return;
         (await child.readFile('utf8')).split('\n').forEach((line, index) => {
           if (matches.length < MAX_SEARCH_MATCHES && line.includes(query)) matches.push(`${name}:${index + 1}: ${line}`);
@@ -104,8 +150,12 @@ export function workdirTools(workdir: string): ToolDefinition[] {
       execute: (input) => {
         const { path = '.' } = fieldsOf(input);
         return guarded(path, async () => {
-          const listed = await directory.openDirectory(await directory.components(path));
-          const entries = await closing(listed, (handle) => directory.entries(handle));
+          const listed = await visible(await directory.openDirectory(await directory.components(path)), path);
+          const hidden = await hiddenNow();
+          const entries = await closing(listed, async (handle) => {
+            const real = await realOf(handle);
+            return (await directory.entries(handle)).filter((entry) => !isHidden(resolve(real, entry.name), hidden));
+          });
           const names = entries.map((entry) => `${entry.name}${entry.isDirectory() ? '/' : entry.isSymbolicLink() ? '@' : ''}`).sort();
           return { content: names.slice(0, MAX_LISTED_ENTRIES).join('\n') || '(empty)' };
         });
@@ -119,7 +169,7 @@ export function workdirTools(workdir: string): ToolDefinition[] {
       execute: (input) => {
         const { path } = fieldsOf(input);
         return guarded(path, async () => {
-          const file = await directory.openFileForReading(await directory.components(path));
+          const file = await visible(await directory.openFileForReading(await directory.components(path)), path);
           return closing(file, async (handle) => {
             await requireRegularFile(handle, String(path));
             return { content: await handle.readFile('utf8') };
@@ -137,9 +187,10 @@ export function workdirTools(workdir: string): ToolDefinition[] {
         return guarded(path, async () => {
           if (typeof query !== 'string' || query === '') throw new InputRefused('query must be a non-empty string');
           const components = await directory.components(path);
-          const start = await directory.openDirectory(components);
+          const start = await visible(await directory.openDirectory(components), path);
           const matches: string[] = [];
-          await closing(start, (handle) => searchTree(handle, components.join('/'), query, matches));
+          const hidden = await hiddenNow();
+          await closing(start, (handle) => searchTree(handle, components.join('/'), query, matches, hidden));
           return { content: matches.join('\n') || 'no matches' };
         });
       },

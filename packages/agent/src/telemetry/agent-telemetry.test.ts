@@ -1,12 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import type { Tracer } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { resolveContextConfiguration, type ToolDefinition } from '@strata/context';
 import { createModelClient, ScriptedLanguageModel, type ScriptedTurn } from '@strata/model';
 import { createMemoryStores } from '@strata/store';
 import { registerStandardTools, ToolRegistry } from '@strata/tools';
 import { createAgentRun } from '../create-agent-run.js';
+import { ConfigurationError } from '@strata/context';
 import { createAgentTelemetry } from './agent-telemetry.js';
+import { otlpTracerFromEnvironment, otlpTracesEnabled } from './otlp-tracer.js';
 
 const SECRET_OUTPUT = 'SECRET-TOOL-OUTPUT';
 const SECRET_PROMPT = 'SECRET-PROMPT: measure S1 and S2';
@@ -20,10 +23,10 @@ const measure: ToolDefinition = {
 };
 const call = (id: string, sample: string): ScriptedTurn => ({ parts: [{ type: 'tool-call', id, name: 'measure', input: { sample: `ARG-${sample}` } }], usage: { inputTokens: 900, outputTokens: 10, cachedInputTokens: 512 } });
 
-async function tracedRun(captureContent: boolean) {
+async function tracedRun(captureContent: boolean, options: { tracer?: Tracer; warn?: (line: string) => void } = {}) {
   const exporter = new InMemorySpanExporter();
   const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-  const telemetry = createAgentTelemetry({ tracer: provider.getTracer('test'), provider: 'scripted', model: 'scripted-model', contextId: 'otel-run', captureContent });
+  const telemetry = createAgentTelemetry({ tracer: options.tracer ?? provider.getTracer('test'), provider: 'scripted', model: 'scripted-model', contextId: 'otel-run', captureContent, warn: options.warn });
   const stores = createMemoryStores();
   const tools = new ToolRegistry();
   tools.register(measure);
@@ -39,14 +42,22 @@ async function tracedRun(captureContent: boolean) {
   return { spans: exporter.getFinishedSpans(), result };
 }
 
-test('one span per model turn, children per pipeline stage and per tool call, GenAI attributes, no content', async () => {
+test('one trace per run: a root span, a span per model turn below it, children per pipeline stage and per tool call, GenAI attributes, no content', async () => {
   const { spans, result } = await tracedRun(false);
   assert.equal(result.stopReason, 'completed');
   const turns = spans.filter((span) => span.attributes['gen_ai.operation.name'] === 'chat');
   assert.equal(turns.length, result.turns);
   const idOf = (span: (typeof spans)[number]) => span.spanContext().spanId;
   const parentOf = (span: (typeof spans)[number]) => span.parentSpanContext?.spanId;
+  assert.equal(new Set(spans.map((span) => span.spanContext().traceId)).size, 1, 'one trace');
+  const roots = spans.filter((span) => parentOf(span) === undefined);
+  assert.equal(roots.length, 1);
+  const root = roots[0]!;
+  assert.equal(root.attributes['gen_ai.operation.name'], 'invoke_agent');
+  assert.equal(root.attributes['strata.stop_reason'], 'completed');
+  assert.equal(root.attributes['gen_ai.usage.input_tokens'], 900 + 900 + 1000);
   for (const turn of turns) {
+    assert.equal(parentOf(turn), idOf(root), 'turns are children of the run');
     assert.equal(turn.name, 'chat scripted-model');
     assert.equal(turn.attributes['gen_ai.provider.name'], 'scripted');
     assert.equal(turn.attributes['gen_ai.request.model'], 'scripted-model');
@@ -61,6 +72,7 @@ test('one span per model turn, children per pipeline stage and per tool call, Ge
     assert.ok(['collect', 'budget', 'render', 'compose', 'window', 'validate'].every((stage) => stages.some((span) => span.attributes['strata.stage'] === stage)), turn.name);
   }
   assert.equal(turns[0]!.attributes['gen_ai.usage.cache_read.input_tokens'], 512);
+  assert.deepEqual(turns.map((turn) => turn.attributes['gen_ai.response.finish_reasons']), [['tool-calls'], ['tool-calls'], ['stop']]);
   const tools = spans.filter((span) => span.attributes['gen_ai.operation.name'] === 'execute_tool');
   assert.deepEqual(tools.map((span) => span.attributes['gen_ai.tool.call.id']), ['c1', 'c2']);
   assert.deepEqual(tools.map((span) => span.attributes['strata.tool.result_characters']), [report.length, report.length * 40], 'the whole output, not its preview');
@@ -68,6 +80,10 @@ test('one span per model turn, children per pipeline stage and per tool call, Ge
   const compacted = turns.filter((turn) => turn.attributes['gen_ai.conversation.compacted'] === true);
   assert.ok(compacted.length > 0, 'the small window compacted a turn');
   for (const turn of compacted) {
+    const events = turn.events.filter((event) => event.name === 'gen_ai.conversation.compacted');
+    assert.equal(events.length, 1, 'each compaction is a span event');
+    assert.equal(events[0]!.attributes?.['strata.compaction.tokens_before'], turn.attributes['strata.compaction.tokens_before']);
+    assert.equal(events[0]!.attributes?.['strata.compaction.tokens_after'], turn.attributes['strata.compaction.tokens_after']);
     assert.equal(turn.attributes['strata.compaction.reason'], 'token-pressure');
     assert.ok((turn.attributes['strata.compaction.tokens_after'] as number) <= (turn.attributes['strata.compaction.tokens_before'] as number));
   }
@@ -82,4 +98,42 @@ test('content capture, switched on explicitly, records the input and the tool ar
   assert.ok(everything.includes('SECRET-PROMPT'));
   assert.ok(everything.includes('ARG-S1'));
   assert.ok(everything.includes(SECRET_OUTPUT));
+});
+
+test('OTLP is on only when the OTEL_* variables ask for it; an absent SDK package is a ConfigurationError naming it', async () => {
+  assert.equal(otlpTracesEnabled({}), false);
+  assert.equal(otlpTracesEnabled({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' }), true);
+  assert.equal(otlpTracesEnabled({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:4318/v1/traces' }), true);
+  assert.equal(otlpTracesEnabled({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_TRACES_EXPORTER: 'none' }), false);
+  assert.equal(otlpTracesEnabled({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_SDK_DISABLED: 'true' }), false);
+  assert.equal(otlpTracesEnabled({ OTEL_TRACES_EXPORTER: 'otlp' }), true);
+  assert.equal(otlpTracesEnabled(null as never), false);
+  assert.equal(await otlpTracerFromEnvironment({}), undefined);
+  const warnings: string[] = [];
+  const grpc = await otlpTracerFromEnvironment({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, { warn: (line) => warnings.push(line) });
+  assert.ok(grpc);
+  await grpc.shutdown();
+  assert.deepEqual(warnings, ['telemetry: OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported; traces are sent as http/json']);
+  const missing = (specifier: string) => Promise.reject(Object.assign(new Error(`Cannot find package '${specifier}'`), { code: 'ERR_MODULE_NOT_FOUND' }));
+  await assert.rejects(otlpTracerFromEnvironment({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' }, { importModule: missing }), (error: unknown) => {
+    assert.ok(ConfigurationError.isInstance(error));
+    assert.match((error as Error).message, /optional peer dependency "@opentelemetry\/sdk-trace-base"/);
+    return true;
+  });
+});
+
+test('a tracer that fails never reaches the run: it completes and the failure is said once; a missing tracer is a ConfigurationError', async () => {
+  const real = new BasicTracerProvider().getTracer('test');
+  let calls = 0;
+  // The root span starts; every later span fails.
+  const failing = { startSpan: (...args: Parameters<Tracer['startSpan']>) => (calls++ === 0 ? real.startSpan(...args) : assert.fail('collector exploded')), startActiveSpan: real.startActiveSpan.bind(real) } as unknown as Tracer;
+  const warnings: string[] = [];
+  const { result } = await tracedRun(false, { tracer: failing, warn: (line) => warnings.push(line) });
+  assert.equal(result.stopReason, 'completed');
+  assert.ok(calls > 2);
+  assert.equal(warnings.length, 1);
+  assert.match(warnings[0]!, /telemetry: could not record a span \(collector exploded\)/);
+  for (const options of [undefined, null, {}, { tracer: {} }]) {
+    assert.throws(() => createAgentTelemetry(options as never), (error: unknown) => ConfigurationError.isInstance(error) && /options\.tracer/.test((error as Error).message));
+  }
 });

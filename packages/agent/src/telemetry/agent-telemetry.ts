@@ -1,10 +1,13 @@
 // OpenTelemetry spans from a run's events and the assembler's stage hook:
-// one span per model turn (GenAI `chat`: assembly, the model call and the
-// tool calls its answer asked for), a child span per pipeline stage and per
-// tool call (`execute_tool`). Spans carry figures and identifiers;
-// prompt text, tool input and tool output only with `captureContent`.
+// one trace per run. Its root span is the run (GenAI `invoke_agent`); each
+// model turn is a child (`chat`: assembly, the model call and the tool calls
+// its answer asked for, with gen_ai.response.* and gen_ai.usage.*); below a
+// turn, a span per pipeline stage and per tool call (`execute_tool`), and each
+// compaction as the event `gen_ai.conversation.compacted`. Spans carry figures
+// and identifiers; prompt text, tool input and tool output only with
+// `captureContent`.
 import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
-import type { ContextStageEvent, ContextTraceV5 } from '@strata/context';
+import { ConfigurationError, type ContextStageEvent, type ContextTraceV5 } from '@strata/context';
 import type { AgentEvent } from '../agent-events.js';
 
 export interface AgentTelemetryOptions {
@@ -13,8 +16,15 @@ export interface AgentTelemetryOptions {
   readonly provider: string;
   readonly model: string;
   readonly contextId: string;
+  /** `gen_ai.agent.name` of the run's root span. Default: none. */
+  readonly agentName?: string;
   /** Record messages, tool arguments and tool results on spans. Default false: never content. */
   readonly captureContent?: boolean;
+  /**
+   * Called at most once, with one line, when recording a span failed; the
+   * failure never reaches the run. Default: ignore.
+   */
+  readonly warn?: (line: string) => void;
   /** Converts the assembler's clock (default performance.now) to epoch milliseconds. Default: performance.timeOrigin + value. */
   readonly toEpochMs?: (clockMs: number) => number;
 }
@@ -24,18 +34,34 @@ export interface AgentTelemetry {
   readonly onEvent: (event: AgentEvent) => void;
   /** Pass as the assembler's `onStage` (`AgentBindings.onStage`). */
   readonly onStage: (event: ContextStageEvent) => void;
-  /** Ends any span still open (a run that threw). */
+  /** Ends any span still open, the run's root last (a run that threw, or after `run-end`: a no-op). */
   end(): void;
 }
 
 export function createAgentTelemetry(options: AgentTelemetryOptions): AgentTelemetry {
+  if (typeof (options as Partial<AgentTelemetryOptions> | null | undefined)?.tracer?.startSpan !== 'function') {
+    throw new ConfigurationError({ setting: 'tracer', message: 'createAgentTelemetry: options.tracer must be an OpenTelemetry Tracer (with startSpan)' });
+  }
   const { tracer } = options;
   const toEpoch = options.toEpochMs ?? ((clockMs: number) => performance.timeOrigin + clockMs);
   let turnSpan: Span | undefined;
   const toolSpans = new Map<string, Span>();
+  const totals = { input: 0, output: 0 };
+  // The run's root span, started with the telemetry (the run starts right after); the parent of every turn.
+  let runSpan: Span | undefined = tracer.startSpan(options.agentName ? `invoke_agent ${options.agentName}` : 'invoke_agent', {
+    kind: SpanKind.INTERNAL,
+    attributes: dropUndefined({
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.name': options.agentName,
+      'gen_ai.provider.name': options.provider,
+      'gen_ai.request.model': options.model,
+      'gen_ai.conversation.id': options.contextId,
+    }),
+  });
+  const runContext = trace.setSpan(context.active(), runSpan);
 
   const child = (name: string, attributes: Attributes, startTime?: number): Span =>
-    tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes, startTime }, turnSpan ? trace.setSpan(context.active(), turnSpan) : context.active());
+    tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes, startTime }, turnSpan ? trace.setSpan(context.active(), turnSpan) : runContext);
 
   const endTurn = () => {
     for (const span of toolSpans.values()) span.end();
@@ -43,9 +69,32 @@ export function createAgentTelemetry(options: AgentTelemetryOptions): AgentTelem
     turnSpan?.end();
     turnSpan = undefined;
   };
+  const endRun = (stopReason?: string) => {
+    endTurn();
+    if (!runSpan) return;
+    runSpan.setAttributes({ 'gen_ai.usage.input_tokens': totals.input, 'gen_ai.usage.output_tokens': totals.output });
+    if (stopReason !== undefined) {
+      runSpan.setAttribute('strata.stop_reason', stopReason);
+      if (stopReason !== 'completed') runSpan.setStatus({ code: SpanStatusCode.ERROR, message: stopReason });
+    }
+    runSpan.end();
+    runSpan = undefined;
+  };
+
+  let warned = false;
+  /** Runs `record`; a failure is said once and never reaches the run. */
+  const safely = (record: () => void) => {
+    try {
+      record();
+    } catch (error) {
+      if (warned) return;
+      warned = true;
+      options.warn?.(`telemetry: could not record a span (${error instanceof Error ? error.message.split('\n')[0] : String(error)}); the run goes on`);
+    }
+  };
 
   return {
-    onEvent(event) {
+    onEvent: (event) => safely(() => {
       switch (event.type) {
         case 'turn-start':
           endTurn();
@@ -58,18 +107,26 @@ export function createAgentTelemetry(options: AgentTelemetryOptions): AgentTelem
               'gen_ai.conversation.id': options.contextId,
               'strata.turn': event.turn,
             },
-          });
+          }, runContext);
           break;
-        case 'context-assembled':
+        case 'context-assembled': {
           turnSpan?.setAttributes(contextAttributes(event.trace, options.captureContent === true));
+          const compacted = compactionEvent(event.trace);
+          if (compacted) turnSpan?.addEvent('gen_ai.conversation.compacted', compacted);
           break;
+        }
         case 'usage':
+          totals.input += event.usage.inputTokens ?? 0;
+          totals.output += event.usage.outputTokens ?? 0;
           turnSpan?.setAttributes(dropUndefined({
+            'gen_ai.response.model': event.response?.modelId,
+            'gen_ai.response.id': event.response?.id,
             'gen_ai.usage.input_tokens': event.usage.inputTokens,
             'gen_ai.usage.output_tokens': event.usage.outputTokens,
             'gen_ai.usage.cache_read.input_tokens': event.usage.cachedInputTokens,
             'gen_ai.usage.cache_creation.input_tokens': event.usage.cacheWriteInputTokens,
           }));
+          if (event.finishReason !== undefined) turnSpan?.setAttribute('gen_ai.response.finish_reasons', [event.finishReason]);
           break;
         case 'overflow-recovery':
           turnSpan?.addEvent('strata.overflow_recovery', { 'strata.recovery.attempt': event.attempt });
@@ -101,18 +158,36 @@ export function createAgentTelemetry(options: AgentTelemetryOptions): AgentTelem
           break;
         case 'run-end':
           if (turnSpan && event.stopReason !== 'completed') turnSpan.setStatus({ code: SpanStatusCode.ERROR, message: event.stopReason });
-          endTurn();
+          endRun(event.stopReason);
           break;
         default:
           break;
       }
-    },
-    onStage(event) {
+    }),
+    onStage: (event) => safely(() => {
       const start = toEpoch(event.startedAt);
       child(`strata.context.${event.stage}`, { 'strata.stage': event.stage, 'strata.turn': event.turn }, start).end(start + event.durationMs);
-    },
-    end: endTurn,
+    }),
+    end: () => safely(() => endRun()),
   };
+}
+
+/**
+ * The attributes of a turn's compaction event, or undefined when the turn did
+ * not compact: the reason, tokens before and after, the outputs stored, and
+ * the count of receipts when the trace records them.
+ */
+function compactionEvent(trace: ContextTraceV5): Attributes | undefined {
+  const compaction = trace.compaction;
+  if (compaction.reason === null) return undefined;
+  const receipts = (compaction as { readonly receipts?: unknown }).receipts;
+  return dropUndefined({
+    'strata.compaction.reason': compaction.reason,
+    'strata.compaction.tokens_before': compaction.estimatedTokensBefore ?? undefined,
+    'strata.compaction.tokens_after': compaction.estimatedTokensAfter ?? undefined,
+    'strata.compaction.outputs_stored': compaction.compactedOutputRefs.length,
+    'strata.compaction.receipts': Array.isArray(receipts) ? receipts.length : undefined,
+  });
 }
 
 /** Our attributes of an assembled turn: mode, scope, tokens by part and by contributor, compaction. */
