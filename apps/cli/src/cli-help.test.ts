@@ -2,15 +2,23 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { CLI_COMMANDS, type CliCommands } from './cli-commands.js';
 import { COMMAND_HELP, helpText, type CommandHelp } from './cli-help.js';
 import type { CliIo } from './cli-io.js';
 import { runCli, USAGE } from './run-cli.js';
+import { EXAMPLES_OPTIONS } from './commands/examples-command.js';
+import { MIGRATE_OPTIONS } from './commands/migrate-command.js';
+import { REPLAY_OPTIONS } from './commands/replay-command.js';
+import { RUN_OPTIONS } from './commands/run-command.js';
+import { SERVE_OPTIONS } from './commands/serve-command.js';
+import { TRACE_OPTIONS } from './commands/trace-command.js';
+import { WORKER_OPTIONS } from './commands/worker-command.js';
 
-async function strata(args: string[]) {
+async function strata(args: string[], commands?: CliCommands) {
   let stdout = '';
   let stderr = '';
   const io: CliIo = { stdout: { write: (text: string) => (stdout += text) }, stderr: { write: (text: string) => (stderr += text) }, env: {}, cwd: tmpdir() };
-  const code = await runCli(args, io);
+  const code = await runCli(args, io, { commands });
   return { code, stdout, stderr };
 }
 
@@ -72,5 +80,49 @@ test('strata --help lists every command and subcommand; an unknown command is an
     const unknown = await strata(args);
     assert.equal(unknown.code, 2, args.join(' '));
     assert.match(unknown.stderr, /^strata: unknown command "frobnicate"; run strata --help \(commands: examples, replay, run, trace, serve, worker, migrate\)\n$/);
+  }
+});
+
+test('a command registered in the table gets --help, --version, `strata help` and a line in the overview, and runs with its own arguments', async () => {
+  assert.deepEqual(Object.keys(CLI_COMMANDS), Object.keys(COMMAND_HELP), 'every built-in command has its help and its code');
+  const calls: Array<readonly string[]> = [];
+  const gatewayHelp: CommandHelp = { usage: 'gateway [--port N]', summary: 'a stand-in for a command another package adds', options: [['--port N', 'the port (default 8788)']] };
+  const commands: CliCommands = { ...CLI_COMMANDS, gateway: { help: gatewayHelp, run: async (args) => (calls.push(args), 0) } };
+  for (const args of [['gateway', '--help'], ['gateway', '-h'], ['help', 'gateway'], ['gateway', '--port', 'x', '--help']]) {
+    const { code, stdout, stderr } = await strata(args, commands);
+    assert.equal(code, 0, args.join(' '));
+    assert.equal(stderr, '');
+    assert.equal(stdout, helpText(gatewayHelp));
+    assert.match(stdout, /--port N {2,}the port \(default 8788\)/);
+  }
+  const version = await strata(['gateway', '--version'], commands);
+  assert.match(version.stdout, /^strata \d+\.\d+\.\d+/);
+  assert.deepEqual(calls, [], 'help and version never run the command');
+  const overview = await strata(['--help'], commands);
+  assert.ok(overview.stdout.includes('  strata gateway [--port N]\n      a stand-in for a command another package adds\n'));
+  assert.equal((await strata(['gateway', '--port', '9000'], commands)).code, 0);
+  assert.deepEqual(calls, [['--port', '9000']]);
+  const unknown = await strata(['frobnicate'], commands);
+  assert.match(unknown.stderr, /\(commands: examples, replay, run, trace, serve, worker, migrate, gateway\)/);
+  // The default table stays as it was.
+  assert.equal((await strata(['gateway', '--help'])).code, 2);
+});
+
+test('every option a command parses is documented in its help, and its help documents no option it does not parse', () => {
+  const parsed: Array<[string[], Readonly<Record<string, unknown>>]> = [
+    [['examples'], EXAMPLES_OPTIONS],
+    [['replay'], REPLAY_OPTIONS],
+    [['run'], RUN_OPTIONS],
+    [['serve'], SERVE_OPTIONS],
+    [['worker'], WORKER_OPTIONS],
+    [['migrate'], MIGRATE_OPTIONS],
+    ...Object.entries(TRACE_OPTIONS).map(([sub, options]): [string[], Readonly<Record<string, unknown>>] => [['trace', sub], options]),
+  ];
+  assert.deepEqual(parsed.map(([words]) => words.join(' ')).sort(), everyCommand.filter(([, help]) => !help.subcommands).map(([words]) => words.join(' ')).sort(), 'every command that parses options is checked');
+  for (const [words, options] of parsed) {
+    const help = everyCommand.find(([candidate]) => candidate.join(' ') === words.join(' '))![1];
+    const documented = (help.options ?? []).map(([flag]) => flag.split(' ')[0]!).sort();
+    assert.deepEqual(documented, Object.keys(options).map((name) => `--${name}`).sort(), words.join(' '));
+    for (const [, meaning] of help.options ?? []) assert.ok(meaning.trim().length > 0, `${words.join(' ')}: an option without a meaning`);
   }
 });

@@ -30,7 +30,7 @@ const TRACE_SUBCOMMANDS = Object.freeze({
   serve: { usage: 'trace serve <dir> [--port N]', summary: 'the viewer on 127.0.0.1, following a live run', options: [['--port N', 'the port (default: any free one)']] },
 } satisfies Record<string, CommandHelp>);
 
-/** The commands, in the order `strata --help` lists them. */
+/** The help of the built-in commands; `CLI_COMMANDS` pairs each with the code that runs it and sets the order `strata --help` lists them in. */
 export const COMMAND_HELP = Object.freeze({
   examples: {
     usage: 'examples [--out DIR]',
@@ -106,23 +106,30 @@ const COMMON_OPTIONS: readonly (readonly [string, string])[] = [
   ['--version, -v', 'the version of strata'],
 ];
 
+/**
+ * Each command's help by name, in the order `strata --help` lists them: the
+ * built-in `COMMAND_HELP`, or the table of the commands `runCli` was given
+ * (see `CLI_COMMANDS`), so a command added there is listed and helped too.
+ */
+export type HelpTable = Readonly<Record<string, CommandHelp>>;
+
 /** The synopsis of a command or subcommand, as errors quote it: `strata replay <file|dir>... [...]`. */
 export function usageOf(command: CommandName, subcommand?: string): string {
-  const help = subcommand === undefined ? COMMAND_HELP[command] : helpOf([command, subcommand]);
+  const help = subcommand === undefined ? COMMAND_HELP[command] : helpOf(COMMAND_HELP, [command, subcommand]);
   return `strata ${help?.usage ?? COMMAND_HELP[command].usage}`;
 }
 
-/** The help of `strata <path...>`, or undefined when the path names no command. */
-export function helpOf(path: readonly string[]): CommandHelp | undefined {
-  let help: CommandHelp | undefined = Object.hasOwn(COMMAND_HELP, path[0] ?? '') ? COMMAND_HELP[path[0] as CommandName] : undefined;
+/** The help of `strata <path...>` in `table`, or undefined when the path names no command. */
+export function helpOf(table: HelpTable, path: readonly string[]): CommandHelp | undefined {
+  let help: CommandHelp | undefined = Object.hasOwn(table, path[0] ?? '') ? table[path[0]!] : undefined;
   for (const name of path.slice(1)) help = help?.subcommands && Object.hasOwn(help.subcommands, name) ? help.subcommands[name] : undefined;
   return help;
 }
 
 /** `strata --help`: every command's synopsis and what it does. */
-export function overviewText(): string {
+export function overviewText(table: HelpTable): string {
   const lines = ['usage: strata <command> [options]', ''];
-  for (const help of Object.values(COMMAND_HELP) as CommandHelp[]) {
+  for (const help of Object.values(table)) {
     const entries = help.subcommands ? (Object.values(help.subcommands) as CommandHelp[]) : [help];
     for (const entry of entries) lines.push(`  strata ${entry.usage}`, `      ${entry.summary}`);
   }
@@ -155,7 +162,7 @@ export function strataVersion(): string {
  * before a `--` (the first of them wins), or `strata help [command...]`.
  * Undefined when it asks for neither; the command then runs.
  */
-export function helpRequest(argv: readonly string[]): { readonly kind: 'help'; readonly path: readonly string[] } | { readonly kind: 'version' } | undefined {
+export function helpRequest(argv: readonly string[], table: HelpTable): { readonly kind: 'help'; readonly path: readonly string[] } | { readonly kind: 'version' } | undefined {
   const end = argv.indexOf('--');
   const args = end < 0 ? argv : argv.slice(0, end);
   if (args[0] === 'help') return { kind: 'help', path: args.slice(1).filter((arg) => !arg.startsWith('-')) };
@@ -165,7 +172,7 @@ export function helpRequest(argv: readonly string[]): { readonly kind: 'help'; r
   // The command and, for one with subcommands, the subcommand: the leading words that name them.
   const path: string[] = [];
   for (const arg of args) {
-    if (arg.startsWith('-') || !helpOf([...path, arg])) break;
+    if (arg.startsWith('-') || !helpOf(table, [...path, arg])) break;
     path.push(arg);
   }
   const named = args[0] !== undefined && !args[0].startsWith('-') ? args[0] : undefined;

@@ -1,7 +1,9 @@
 // @strata/cli: the `strata` command, callable in-process (tests, other tools).
 
 // The command line
-export { runCli, USAGE } from './run-cli.js';
+export { runCli, USAGE, type RunCliOptions } from './run-cli.js';
+export { CLI_COMMANDS, type CliCommand, type CliCommands } from './cli-commands.js';
+export type { CommandHelp } from './cli-help.js';
 export { processIo, type CliIo } from './cli-io.js';
 export { CliInputError } from './cli-input-error.js';
 

@@ -22,7 +22,8 @@ export type AgentEvent =
   | { readonly type: 'run-end'; readonly stopReason: AgentStopReason };
 
 /**
- * Why a run ended. `context-error`: the context could not be assembled (a
+ * Why a run ended. `cancelled`: the caller's signal aborted it (Ctrl-C, a
+ * service cancel); the step in progress is stored closed. `context-error`: the context could not be assembled (a
  * budget the must-keep history exceeds, a failing required contributor).
  * `step-refused`: the model asked for a step too large to run (too many
  * tool calls, or results that could not fit); no tool ran.
@@ -35,7 +36,7 @@ export type AgentStopReason =
   | 'completed'
   | 'turn-end'
   | 'max-turns'
-  | 'interrupted'
+  | 'cancelled'
   | 'timeout'
   | 'idle-timeout'
   | 'context-overflow'

@@ -41,6 +41,7 @@ const SAMPLES: readonly Error[] = [
   new modelPackage.ContextOverflowError({ provider: 'p', message: 'm' }),
   new modelPackage.ModelConfigurationError({ code: 'MODEL_PROVIDER_UNKNOWN', setting: 's', message: 'm' }),
   new modelPackage.ProviderError({ provider: 'p', message: 'm' }),
+  new modelPackage.AuthenticationError({ provider: 'p', message: 'm', keyVariable: 'OPENAI_API_KEY' }),
   new modelPackage.RateLimitError({ provider: 'p', message: 'm' }),
   new modelPackage.TransientProviderError({ provider: 'p', message: 'm' }),
   new agentPackage.StepRefusedError({ code: 'AGENT_STEP_TOO_MANY_CALLS', calls: 9, message: 'm' }),

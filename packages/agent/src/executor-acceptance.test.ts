@@ -147,7 +147,7 @@ test('abort mid-tool and the idle timeout end the run with their reasons; the st
   await started.promise;
   controller.abort(new Error('user cancelled'));
   const aborted = await running;
-  assert.equal(aborted.stopReason, 'interrupted');
+  assert.equal(aborted.stopReason, 'cancelled');
   assert.ok(aborted.finalMessages.some((message) => message.role === 'tool' && message.toolCallId === 'h1' && message.isError));
   assertStepsWhole(aborted.finalMessages);
 
@@ -204,7 +204,7 @@ test('an external wait (a sub-agent) that outlasts the run deadline does not fai
   const cancelled = createAgentRun({ id: 'lead' }, cancelling.bindings, { contextId: 'cancel', prompt: 'Delegate.', signal: controller.signal }).execute();
   await started2.promise;
   controller.abort(new Error('user cancelled'));
-  assert.equal((await cancelled).stopReason, 'interrupted');
+  assert.equal((await cancelled).stopReason, 'cancelled');
   const childSession = await hangingChild.stores.sessions.load('cancel/subagent/d1');
   assert.ok(childSession!.messages.some((message) => message.role === 'tool' && message.toolCallId === 's1' && message.isError), "the child's step was closed as interrupted");
 });

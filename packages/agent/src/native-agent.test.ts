@@ -201,13 +201,19 @@ test('a session store that fails ends the run as a runtime error', async () => {
   assert.match(String((result.error as Error).message), /disk full/);
 });
 
-test('cancelling stops the run with a reason, never a throw', async () => {
+test('cancelling stops the run as cancelled, in its result and its run-end event, never a throw', async () => {
   const model = new ScriptedLanguageModel([{ parts: [{ type: 'text', text: 'thinking' }, { type: 'hang' }] }]);
   const { bindings } = bindingsFor(model);
   const controller = new AbortController();
-  const run = createAgentRun({ id: 'tester' }, bindings, { contextId: 'run-5', prompt: 'Go', signal: controller.signal, onEvent: (event) => event.type === 'text-delta' && controller.abort(new Error('user cancelled')) });
+  const ends: unknown[] = [];
+  const onEvent = (event: AgentEvent) => {
+    if (event.type === 'text-delta') controller.abort(new Error('user cancelled'));
+    if (event.type === 'run-end') ends.push(event.stopReason);
+  };
+  const run = createAgentRun({ id: 'tester' }, bindings, { contextId: 'run-5', prompt: 'Go', signal: controller.signal, onEvent });
   const result = await run.execute();
-  assert.equal(result.stopReason, 'interrupted');
+  assert.equal(result.stopReason, 'cancelled');
+  assert.deepEqual(ends, ['cancelled']);
   assert.deepEqual(result.finalMessages, [{ role: 'user', content: 'Go' }]);
 });
 

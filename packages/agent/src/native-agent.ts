@@ -87,12 +87,12 @@ export class NativeAgent {
       while (step.type !== 'stop') {
         // A step whose message is in hand is closed and stored even when the run was stopped meanwhile.
         if (step.type === 'tools') step = await this.toolStep(step.message);
-        else if (deadline.signal.aborted) step = this.interrupted(deadline.signal.reason);
+        else if (deadline.signal.aborted) step = this.stopOnAbort(deadline.signal.reason);
         else step = await this.modelStep();
       }
     } catch (error) {
       // Errors that are not a provider's (a budget the must-keep history exceeds, a store failure) end the run with a reason too.
-      step = deadline.signal.aborted ? this.interrupted(deadline.signal.reason) : { type: 'stop', reason: isContextError(error) ? 'context-error' : 'runtime-error', error };
+      step = deadline.signal.aborted ? this.stopOnAbort(deadline.signal.reason) : { type: 'stop', reason: isContextError(error) ? 'context-error' : 'runtime-error', error };
     } finally {
       deadline.dispose();
       // A trace still held (its call threw before it could be recorded) is written all the same.
@@ -131,7 +131,7 @@ export class NativeAgent {
       onAttempt: (attempt) => this.traceAttempt(attempt),
       now: this.options.now,
     });
-    if (outcome.type === 'aborted') return this.interrupted(outcome.reason, outcome.timedOut);
+    if (outcome.type === 'aborted') return this.stopOnAbort(outcome.reason, outcome.timedOut);
     if (outcome.type === 'error') return { type: 'stop', reason: errorReason(outcome.error), error: redactError(outcome.error) };
     state.addUsage(outcome.usage);
     this.emit({ type: 'usage', usage: outcome.usage, ...(outcome.finishReason === undefined ? {} : { finishReason: outcome.finishReason }), ...(outcome.response === undefined ? {} : { response: outcome.response }) });
@@ -226,7 +226,7 @@ export class NativeAgent {
     });
     // The step is stored whole: the message with every result (interrupted ones when the run was stopped).
     await state.commitStep([message, ...outcome.results]);
-    if (outcome.aborted) return this.interrupted(deadline.signal.reason);
+    if (outcome.aborted) return this.stopOnAbort(deadline.signal.reason);
     this.repeatedCallRefusals += refusals;
     if (refusals > 0 && repeatedCallsStop(this.repeatedCallRefusals, this.options.maxRepeatedCallRefusals)) {
       this.diagnose({ code: 'AGENT_LOOP_GUARD', severity: 'error', subject: `turn ${state.turn}`, message: `the model repeated identical tool calls ${this.repeatedCallRefusals} times after the loop guard refused them; the run stops` });
@@ -272,9 +272,10 @@ export class NativeAgent {
     for (const failure of await traceSink.flush(modelCall)) this.diagnose(failure);
   }
 
-  private interrupted(reason: unknown, timedOut = false): NextStep {
+  /** Why an aborted run stops: its deadline (`timeout`, `idle-timeout`), the model call's own timeout, else `cancelled` (the caller's signal, Ctrl-C, a service cancel). */
+  private stopOnAbort(reason: unknown, timedOut = false): NextStep {
     if (RunDeadline.isTimeout(reason)) return { type: 'stop', reason: reason.which === 'idle' ? 'idle-timeout' : 'timeout', error: reason };
-    return { type: 'stop', reason: timedOut ? 'timeout' : 'interrupted', ...(reason === undefined ? {} : { error: reason }) };
+    return { type: 'stop', reason: timedOut ? 'timeout' : 'cancelled', ...(reason === undefined ? {} : { error: reason }) };
   }
 
   private diagnose(diagnostic: ContextDiagnostic): void {

@@ -153,7 +153,7 @@ test('a cancel while a tool ignores its abort takes effect at once', async () =>
   controller.abort(new Error('user cancelled'));
   const outcome = await settlesWithin(run);
   assert.ok(outcome.settled);
-  assert.equal(outcome.value.stopReason, 'interrupted');
+  assert.equal(outcome.value.stopReason, 'cancelled');
   assertStepsWhole(outcome.value.finalMessages);
   assert.deepEqual(await stored(sessions, 'cancel'), outcome.value.finalMessages);
 });

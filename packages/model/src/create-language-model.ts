@@ -81,7 +81,18 @@ export function createLanguageModel(options: LanguageModelOptions): LanguageMode
 
 /** `createModelClient` over `createLanguageModel`: one call from a model string to a client. */
 export function createModelClientFromSpecifier(options: LanguageModelOptions & Omit<ModelClientOptions, 'model'>): ModelClient {
-  return createModelClient({ ...options, model: createLanguageModel(options) });
+  const model = createLanguageModel(options);
+  return createModelClient({ ...options, model, keyVariable: options.keyVariable ?? keyVariableOf(options) });
+}
+
+/** The variable each provider's key is read from (see `createLanguageModel`). */
+const KEY_VARIABLES: Readonly<Record<ModelSpecifier['provider'], string>> = Object.freeze({ openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY', 'openai-compatible': 'OPENAI_COMPATIBLE_API_KEY' });
+
+/** Where the model's key came from, as an authentication error names it: the option, else the provider's variable. */
+function keyVariableOf(options: LanguageModelOptions): string {
+  if (nonEmpty(options.apiKey) !== undefined) return 'the apiKey option';
+  const specifier = typeof options.model === 'string' ? parseModelSpecifier(options.model) : options.model;
+  return KEY_VARIABLES[specifier.provider];
 }
 
 function requiredKey(options: { explicit: string | undefined; env: ModelEnvironment; variable: string; label: string; providerLabel: string }): string {

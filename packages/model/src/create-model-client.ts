@@ -19,6 +19,12 @@ export interface ModelClientOptions {
   readonly maxOutputTokens?: number;
   /** The wait between retries. Default: a timer; tests pass one that returns at once. */
   readonly sleep?: (delayMs: number, signal: AbortSignal) => Promise<void>;
+  /**
+   * Where the key came from (`OPENAI_API_KEY`, `the apiKey option`), named
+   * in the message of an authentication error (401, 403). Default: not named;
+   * `createModelClientFromSpecifier` sets it.
+   */
+  readonly keyVariable?: string;
   /** The jitter source for retry backoff, a number in [0, 1). Default `Math.random`; tests pass a constant. */
   readonly random?: () => number;
 }
@@ -32,7 +38,8 @@ const FINISHED = Symbol('finished');
  * parts back to agent events and a canonical assistant message.
  *
  * Failures are normalized (`normalizeProviderError`). Rate limits and
- * transient failures are retried with backoff while nothing has been emitted
+ * transient failures are retried with backoff (an authentication error, 401
+ * or 403, never is) while nothing has been emitted
  * yet for the attempt (so no delta is ever sent twice), up to
  * `retry.maxAttempts`; an overflow is never retried here. The request's
  * signal and the timeout are one signal, passed to the provider too.
@@ -72,7 +79,7 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
         yield aborted(builder);
         return;
       }
-      const error = normalizeProviderError({ error: outcome.failure, provider: model.provider });
+      const error = normalizeProviderError({ error: outcome.failure, provider: model.provider, keyVariable: options.keyVariable });
       if (!isRetryableModelError(error) || builder.hasOutput || attempt >= retry.maxAttempts) {
         yield { type: 'error', error, partial: builder.message() };
         return;

@@ -12,6 +12,7 @@
 export { ProviderFailureError, type ProviderFailureDetails } from './errors/provider-failure-error.js';
 export { ContextOverflowError } from './errors/context-overflow-error.js';
 export { ProviderError } from './errors/provider-error.js';
+export { AuthenticationError } from './errors/authentication-error.js';
 export { RateLimitError } from './errors/rate-limit-error.js';
 export { TransientProviderError } from './errors/transient-provider-error.js';
 export { ModelConfigurationError, type ModelConfigurationErrorCode } from './errors/model-configuration-error.js';

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { APICallError } from '@ai-sdk/provider';
+import { AuthenticationError } from './errors/authentication-error.js';
 import { ContextOverflowError } from './errors/context-overflow-error.js';
 import { ProviderError } from './errors/provider-error.js';
 import { RateLimitError } from './errors/rate-limit-error.js';
@@ -31,7 +32,10 @@ const CASES: ReadonlyArray<readonly [string, unknown, string]> = [
   ['connection refused (APICallError without status)', apiError(undefined, '', {}, true), 'TransientProviderError'],
   ['fetch failed', Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }) }), 'TransientProviderError'],
   ['Anthropic in-stream overloaded', { type: 'overloaded_error', message: 'Overloaded' }, 'TransientProviderError'],
-  ['401', apiError(401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } }), 'ProviderError'],
+  ['401', apiError(401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } }), 'AuthenticationError'],
+  ['401 typed api_error (not transient)', apiError(401, { error: { message: 'Invalid API key', type: 'api_error' } }), 'AuthenticationError'],
+  ['403', apiError(403, { type: 'error', error: { type: 'permission_error', message: 'not allowed' } }), 'AuthenticationError'],
+  ['Anthropic in-stream authentication_error', { type: 'authentication_error', message: 'invalid x-api-key' }, 'AuthenticationError'],
   ['404 model', apiError(404, { error: { message: 'The model `gpt-9` does not exist', type: 'invalid_request_error', code: 'model_not_found' } }), 'ProviderError'],
   ['400 bad schema', apiError(400, { error: { message: "Invalid schema for function 'x'", type: 'invalid_request_error', code: 'invalid_function_parameters' } }), 'ProviderError'],
   ['a plain string', 'something odd', 'ProviderError'],
@@ -44,8 +48,9 @@ for (const [label, error, expected] of CASES) {
     assert.equal(normalized.kind, 'provider');
     assert.equal(normalized.provider, 'test.chat');
     assert.equal(normalized.cause, error);
-    const checks = { ContextOverflowError, RateLimitError, TransientProviderError, ProviderError } as const;
-    for (const [name, errorClass] of Object.entries(checks)) assert.equal(errorClass.isInstance(normalized), name === expected, `${name}.isInstance`);
+    const checks = { ContextOverflowError, RateLimitError, TransientProviderError, AuthenticationError, ProviderError } as const;
+    // An AuthenticationError is a ProviderError too (never retried, ends a run the same way).
+    for (const [name, errorClass] of Object.entries(checks)) assert.equal(errorClass.isInstance(normalized), name === expected || (name === 'ProviderError' && expected === 'AuthenticationError'), `${name}.isInstance`);
   });
 }
 

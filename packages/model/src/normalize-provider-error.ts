@@ -1,11 +1,12 @@
 import { APICallError } from '@ai-sdk/provider';
+import { AuthenticationError } from './errors/authentication-error.js';
 import { ContextOverflowError } from './errors/context-overflow-error.js';
 import { ProviderError } from './errors/provider-error.js';
 import { RateLimitError } from './errors/rate-limit-error.js';
 import { TransientProviderError } from './errors/transient-provider-error.js';
 
 /** A failure of one model call, as the adapter reports it. */
-export type ModelCallError = ContextOverflowError | RateLimitError | TransientProviderError | ProviderError;
+export type ModelCallError = ContextOverflowError | RateLimitError | TransientProviderError | AuthenticationError | ProviderError;
 
 /**
  * Overflow wordings, lower-cased: OpenAI (`context_length_exceeded`, "maximum
@@ -42,13 +43,23 @@ interface FailureFacts {
   network: boolean;
 }
 
+/** Provider error types that say the key was refused, whatever the status (an in-stream error part has none). */
+const AUTHENTICATION_TYPES = /authentication_error|permission_error|invalid_api_key|permission_denied|unauthenticated/;
+
 /**
  * Maps any failure of a model call to one typed error. Decision order:
- * 429 or a rate-limit type is a rate limit; an overflow wording is an
+ * 401, 403 or an authentication type is an `AuthenticationError` (never
+ * retried, whatever else the body says: a proxy's 401 may call itself an
+ * `api_error`); 429 or a rate-limit type is a rate limit; an overflow wording is an
  * overflow; 408, 409, 5xx, 529, an `overloaded` type or no response at all is
  * transient; anything else is a `ProviderError`. Strata errors pass through.
  */
-export function normalizeProviderError(options: { error: unknown; provider: string }): ModelCallError {
+export function normalizeProviderError(options: {
+  error: unknown;
+  provider: string;
+  /** Where the key came from (`OPENAI_API_KEY`), named in an authentication error's message. Default: not named. */
+  keyVariable?: string;
+}): ModelCallError {
   const { error, provider } = options;
   if (ContextOverflowError.isInstance(error) || RateLimitError.isInstance(error) || TransientProviderError.isInstance(error) || ProviderError.isInstance(error)) {
     return error;
@@ -58,6 +69,12 @@ export function normalizeProviderError(options: { error: unknown; provider: stri
   const retryAfterMs = retryAfterOf(facts.headers);
   const overflowText = `${facts.message}\n${facts.responseBody ?? ''}\n${facts.discriminator}`.toLowerCase();
 
+  if (facts.statusCode === 401 || facts.statusCode === 403 || AUTHENTICATION_TYPES.test(facts.discriminator)) {
+    const refused = facts.statusCode === 403 ? 'the key may not do this' : 'the key was refused';
+    const check = options.keyVariable === undefined ? '' : `; check ${options.keyVariable}`;
+    const status = facts.statusCode === undefined ? '' : ` (HTTP ${facts.statusCode})`;
+    return new AuthenticationError({ ...details, keyVariable: options.keyVariable, message: `${provider}: authentication failed${status}, ${refused}: ${facts.message}${check}` });
+  }
   if (facts.statusCode === 429 || /rate_limit|insufficient_quota/.test(facts.discriminator)) {
     return new RateLimitError({ ...details, message: `${provider}: rate limited: ${facts.message}`, retryAfterMs });
   }
@@ -155,7 +172,7 @@ function toNumber(digits: string | undefined): number | undefined {
   return digits === undefined ? undefined : Number(digits.replaceAll(',', ''));
 }
 
-/** True for errors the client retries: rate limits and transient failures. */
+/** True for errors the client retries: rate limits and transient failures (never an authentication error). */
 export function isRetryableModelError(error: unknown): error is RateLimitError | TransientProviderError {
   return RateLimitError.isInstance(error) || TransientProviderError.isInstance(error);
 }

@@ -180,6 +180,8 @@ export function registerRunWorkflows(options: RunWorkflowOptions): { readonly ru
   const runTurns = async (target: TurnsTarget): Promise<RunOutcome> => {
     const profile = catalog.profiles[target.profile]?.profile;
     let outcome: RunOutcome = { stopReason: 'max-turns', text: '', turns: 0, usage: {}, activeMs: 0 };
+    // Fires once the run is marked cancelled: a cancel often surfaces here as the workflow's lost ownership (DBOSWorkflowConflictError), not a cancel error.
+    const cancel = options.watchCancel(target.runId);
     try {
       await DBOS.runStep(() => storePrompt(options.sessionStore, target), { name: 'store-prompt' });
       // The agent's own turn limit, counted over the run's turns rather than one execution's.
@@ -197,10 +199,12 @@ export function registerRunWorkflows(options: RunWorkflowOptions): { readonly ru
       // The last turn allowed paused at its boundary: the run is out of turns.
       if (outcome.stopReason === 'turn-end') outcome = { ...outcome, stopReason: 'max-turns' };
     } catch (error) {
-      const cancelled = error instanceof DBOSErrors.DBOSWorkflowCancelledError || error instanceof DBOSErrors.DBOSAwaitedWorkflowCancelledError;
+      const cancelled = cancel.signal.aborted || error instanceof DBOSErrors.DBOSWorkflowCancelledError || error instanceof DBOSErrors.DBOSAwaitedWorkflowCancelledError;
       log(target.contextId, { type: 'run-finished', stopReason: cancelled ? 'cancelled' : 'failed', message: error instanceof Error ? error.message : String(error) });
       await runLog.flush(target.contextId);
       throw error;
+    } finally {
+      cancel.release();
     }
     log(target.contextId, { type: 'run-finished', ...outcome });
     await runLog.flush(target.contextId);

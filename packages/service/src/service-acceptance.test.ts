@@ -222,7 +222,11 @@ if (url === undefined || url === '') {
     const events = await harness.query<{ event: { type: string; stopReason?: string } }>(`SELECT event FROM "${harness.database.serviceSchema}".strata_run_events WHERE run_id = $1 ORDER BY sequence`, [runId]);
     const types = events.map((row) => row.event.type);
     assert.deepEqual(types.filter((type) => ['turn-start', 'context-assembled', 'tool-call-start', 'run-end'].includes(type)), ['turn-start', 'context-assembled', 'tool-call-start', 'run-end']);
-    assert.equal(events.find((row) => row.event.type === 'run-end')?.event.stopReason, 'interrupted');
+    assert.equal(events.find((row) => row.event.type === 'run-end')?.event.stopReason, 'cancelled');
+    // The event stream says cancelled in every event that ends something: the agent's run-end, the service's run-finished.
+    const stream = await (await harness.api(`/runs/${runId}/events`)).text();
+    const ends = [...stream.matchAll(/^data: (.+)$/gm)].map((match) => JSON.parse(match[1]!) as { type: string; stopReason?: string; status?: string }).filter((event) => event.type === 'run-end' || event.type === 'run-finished' || event.type === 'end');
+    assert.deepEqual(ends.map((event) => [event.type, event.stopReason ?? event.status]), [['run-end', 'cancelled'], ['run-finished', 'cancelled']]);
     const traces = (await (await harness.api(`/runs/${runId}/traces`)).json()) as { traces: { turn: number }[] };
     assert.deepEqual(traces.traces.map((trace) => trace.turn), [1]);
     assert.equal((await attempts('model')).filter((row) => row.key.startsWith('s1:')).length, 1);

@@ -22,8 +22,11 @@ function exampleRunners(): Array<[string, Example]> {
     .sort(([a], [b]) => a.localeCompare(b));
 }
 
+/** The options `strata examples` parses; its help (COMMAND_HELP.examples) documents each. */
+export const EXAMPLES_OPTIONS = Object.freeze({ out: { type: 'string' } } as const);
+
 export async function examplesCommand(args: readonly string[], io: CliIo): Promise<number> {
-  const { values } = parseCommandArguments('strata examples', args, { out: { type: 'string' } });
+  const { values } = parseCommandArguments('strata examples', args, EXAMPLES_OPTIONS);
   const given = values.out ?? DEFAULT_EXAMPLES_DIRECTORY;
   const out = resolve(io.cwd, given);
   for (const [name, run] of exampleRunners()) {

@@ -31,16 +31,19 @@ interface ReplayError {
   message: string;
 }
 
+/** The options `strata replay` parses; its help (COMMAND_HELP.replay) documents each. */
+export const REPLAY_OPTIONS = Object.freeze({
+  format: { type: 'string' },
+  window: { type: 'string' },
+  encoding: { type: 'string' },
+  policy: { type: 'string', multiple: true },
+  'trace-dir': { type: 'string' },
+  oracle: { type: 'string' },
+  json: { type: 'boolean' },
+} as const);
+
 export async function replayCommand(args: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandArguments('strata replay', args, {
-    format: { type: 'string' },
-    window: { type: 'string' },
-    encoding: { type: 'string' },
-    policy: { type: 'string', multiple: true },
-    'trace-dir': { type: 'string' },
-    oracle: { type: 'string' },
-    json: { type: 'boolean' },
-  });
+  const { values, positionals } = parseCommandArguments('strata replay', args, REPLAY_OPTIONS);
   if (positionals.length === 0) throw new CliInputError({ culprit: 'file', message: `strata replay: name at least one trajectory file or directory\nusage: ${usageOf('replay')}`.split('\n')[0]! });
   const format = oneOf(values.format, '--format', ['auto', ...TRAJECTORY_FORMATS] as const, 'auto');
   const windowTokens = positiveInteger(values.window, '--window', DEFAULT_REPLAY_WINDOW_TOKENS);

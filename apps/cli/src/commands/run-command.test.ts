@@ -1,10 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, mkdir, readdir, realpath, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { CliIo } from '../cli-io.js';
 import { runCli } from '../run-cli.js';
 
@@ -103,7 +106,7 @@ test('a work directory given as a symbolic link is resolved once: the tools read
   }
 });
 
-test('Ctrl-C cancels a run cleanly and the trace of the interrupted turn is still written', async () => {
+test('Ctrl-C cancels a run cleanly: it ends cancelled (exit 130) and the trace of the cancelled turn is still written', async () => {
   const root = await workspace();
   const server = await localServer([null]);
   try {
@@ -114,6 +117,8 @@ test('Ctrl-C cancels a run cleanly and the trace of the interrupted turn is stil
     controller.abort(new Error('interrupted (Ctrl-C)'));
     const { code, stderr } = await running;
     assert.equal(code, 130, stderr);
+    assert.match(stderr, /^\[run\] cancelled after 1 turns;/m);
+    assert.doesNotMatch(stderr, /interrupted|failed|stopped \(/);
     const [contextDirectory] = await readdir(join(root, 'traces'));
     assert.deepEqual(await readdir(join(root, 'traces', contextDirectory!)), ['turn-0001.json']);
   } finally {
@@ -300,6 +305,66 @@ test('a collector that never answers: the run still exits 0 with its answer, bou
     assert.equal(warnings.length, 1, stderr);
   } finally {
     await receiver.close();
+    await server.close();
+  }
+});
+
+test('the text of different turns is streamed on separate lines, never glued together', async () => {
+  const root = await workspace();
+  const server = await localServer([[chunk({ role: 'assistant', content: 'Let me read the notes.' }), ...toolCall('call_1', 'read_file', { path: 'notes.txt' })], toolCall('call_2', 'read_file', { path: 'notes.txt' }), text(['The notes ', 'say 42.'])]);
+  try {
+    const { code, stdout, stderr } = await strata(['run', 'What do the notes say?', '--model', server.model, '--workdir', 'work', '--trace-dir', 'traces'], root);
+    assert.equal(code, 0, stderr);
+    // Turn 1 wrote text and a call, turn 2 only a call, turn 3 the answer: one line each for the turns that spoke.
+    assert.equal(stdout, 'Let me read the notes.\nThe notes say 42.\n');
+  } finally {
+    await server.close();
+  }
+});
+
+test('a provider that refuses the key (401 "Invalid API key") is asked once and the error names the variable', async () => {
+  const root = await workspace();
+  let chatRequests = 0;
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      if (request.url?.endsWith('/chat/completions')) chatRequests += 1;
+      response.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'Invalid API key', type: 'api_error', code: null } }));
+    });
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as AddressInfo;
+  try {
+    const env = { OPENAI_API_KEY: 'sk-wrong', OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1` };
+    const { code, stderr } = await strata(['run', 'hi', '--model', 'openai:gpt-4.1', '--workdir', 'work', '--trace-dir', 'traces'], root, { env });
+    assert.equal(code, 1, stderr);
+    assert.equal(chatRequests, 1, 'never retried');
+    assert.match(stderr, /^strata run: stopped \(model-error\): openai\.chat: authentication failed \(HTTP 401\), the key was refused: Invalid API key; check OPENAI_API_KEY$/m);
+    assert.doesNotMatch(stderr, /transient|retry/i);
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((done) => server.close(() => done()));
+  }
+});
+
+test('SIGINT to the strata process (Ctrl-C) ends a live run as cancelled: exit 130, the trace written', async () => {
+  const root = await workspace();
+  const server = await localServer([null]);
+  try {
+    const started = server.nextRequest();
+    const child = spawn(process.execPath, [fileURLToPath(new URL('../main.js', import.meta.url)), 'run', 'Wait.', '--model', server.model, '--workdir', 'work', '--trace-dir', 'traces'], { cwd: root, env: { PATH: process.env.PATH ?? '', HOME: root }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (part: Buffer) => (stderr += part.toString('utf8')));
+    const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+    await started;
+    child.kill('SIGINT');
+    const [code, signal] = await exited;
+    assert.equal(signal, null, 'the process handled the signal itself');
+    assert.equal(code, 130, stderr);
+    assert.match(stderr, /^\[run\] cancelled after 1 turns;/m);
+    const [contextDirectory] = await readdir(join(root, 'traces'));
+    assert.deepEqual(await readdir(join(root, 'traces', contextDirectory!)), ['turn-0001.json']);
+  } finally {
     await server.close();
   }
 });

@@ -13,15 +13,18 @@ import type { CliIo } from '../cli-io.js';
 import { defaultRunTraceDirectory } from '../run/trace-directory.js';
 import { workdirTools } from '../run/workdir-tools.js';
 
+/** The options `strata run` parses; its help (COMMAND_HELP.run) documents each. */
+export const RUN_OPTIONS = Object.freeze({
+  model: { type: 'string' },
+  workdir: { type: 'string' },
+  skills: { type: 'string' },
+  mcp: { type: 'string' },
+  'max-turns': { type: 'string' },
+  'trace-dir': { type: 'string' },
+} as const);
+
 export async function runCommand(args: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandArguments('strata run', args, {
-    model: { type: 'string' },
-    workdir: { type: 'string' },
-    skills: { type: 'string' },
-    mcp: { type: 'string' },
-    'max-turns': { type: 'string' },
-    'trace-dir': { type: 'string' },
-  });
+  const { values, positionals } = parseCommandArguments('strata run', args, RUN_OPTIONS);
   const task = positionals.join(' ').trim();
   if (task === '') throw new CliInputError({ culprit: 'task', message: `strata run: name the task; usage: ${usageOf('run')}` });
   const modelFlag = values.model ?? io.env.STRATA_MODEL;
@@ -54,9 +57,11 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
     // OTLP when the OTEL_* variables ask for it; an export that fails is said once and never changes the outcome.
     const otlp = await otlpTracerFromEnvironment(io.env, { warn: (line) => io.stderr.write(`[run] ${line}\n`) });
     const telemetry = otlp ? createAgentTelemetry({ tracer: otlp.tracer, provider: model.provider, model: model.modelId, contextId, agentName: 'strata-cli', warn: (line) => io.stderr.write(`[run] ${line}\n`) }) : undefined;
+    const output = streamedText(io.stdout);
     const onEvent = (event: AgentEvent) => {
       telemetry?.onEvent(event);
-      if (event.type === 'text-delta') io.stdout.write(event.text);
+      if (event.type === 'turn-start') output.turnStart(event.turn);
+      else if (event.type === 'text-delta') output.write(event.text);
       else if (event.type === 'tool-call-start') io.stderr.write(`\n[tool] ${event.call.name} ${JSON.stringify(event.call.input).slice(0, 200)}\n`);
       else if (event.type === 'tool-call-end' && event.result.isError) io.stderr.write(`[tool] ${event.call.name} failed: ${event.result.content.split('\n')[0]}\n`);
       else if (event.type === 'history-compacted') io.stderr.write(`[context] compacted (${event.reason}): ${event.messagesBefore} -> ${event.messagesAfter} messages\n`);
@@ -86,16 +91,41 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
       telemetry?.end();
       await otlp?.shutdown();
     }
-    io.stdout.write('\n');
+    output.end();
     io.stderr.write(`[run] ${result.stopReason} after ${result.turns} turns; traces in ${traceDirectory}/${contextId} (strata trace show ${traceDirectory})\n`);
     if (result.stopReason === 'completed') return 0;
-    if (result.stopReason === 'interrupted') return 130;
+    if (result.stopReason === 'cancelled') return 130;
     const reason = result.error instanceof Error ? `: ${result.error.message.split('\n')[0]}` : '';
     io.stderr.write(`strata run: stopped (${result.stopReason})${reason}\n`);
     return 1;
   } finally {
     await Promise.all(connections.map((connection) => connection.close()));
   }
+}
+
+/**
+ * The assistant's text as it streams: the text of a turn starts on a new
+ * line when an earlier turn's text left one open, so two turns never run
+ * together; `end` closes the last line.
+ */
+export function streamedText(stdout: CliIo['stdout']): { turnStart(turn: number): void; write(text: string): void; end(): void } {
+  let turn = 0;
+  let lastTextTurn: number | undefined;
+  let lineOpen = false;
+  return {
+    turnStart: (next) => void (turn = next),
+    write(text) {
+      if (text === '') return;
+      if (lineOpen && lastTextTurn !== turn) stdout.write('\n');
+      stdout.write(text);
+      lastTextTurn = turn;
+      lineOpen = !text.endsWith('\n');
+    },
+    end() {
+      if (lineOpen) stdout.write('\n');
+      lineOpen = false;
+    },
+  };
 }
 
 /** The real path of the directory `path` (its links resolved once, here), or a `CliInputError` naming `option`. */

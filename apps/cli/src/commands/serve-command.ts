@@ -9,8 +9,11 @@ import { loadServiceCatalog, stopRequested } from './service-catalog-loader.js';
 
 const CLI_MAIN = fileURLToPath(new URL('../main.js', import.meta.url));
 
+/** The options `strata serve` parses; its help (COMMAND_HELP.serve) documents each. */
+export const SERVE_OPTIONS = Object.freeze({ workers: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, catalog: { type: 'string' } } as const);
+
 export async function serveCommand(args: readonly string[], io: CliIo): Promise<number> {
-  const { values } = parseCommandArguments('strata serve', args, { workers: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, catalog: { type: 'string' } });
+  const { values } = parseCommandArguments('strata serve', args, SERVE_OPTIONS);
   const token = io.env.STRATA_SERVICE_TOKEN?.trim();
   if (!token) throw new CliInputError({ culprit: 'STRATA_SERVICE_TOKEN', message: 'strata serve: STRATA_SERVICE_TOKEN must hold the bearer token every request carries' });
   const workers = positiveInteger(values.workers, '--workers', 2);

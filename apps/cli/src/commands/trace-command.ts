@@ -10,24 +10,32 @@ import { renderViewerHtml } from '../viewer/render-viewer.js';
 import { serveViewer } from '../viewer/serve-viewer.js';
 import { formatTable } from './replay-command.js';
 
+/** The options each `strata trace` subcommand parses; its help (COMMAND_HELP.trace.subcommands) documents each. */
+export const TRACE_OPTIONS = Object.freeze({
+  show: {},
+  diff: {},
+  view: { out: { type: 'string' } },
+  serve: { port: { type: 'string' } },
+} as const);
+
 export async function traceCommand(args: readonly string[], io: CliIo): Promise<number> {
   const [subcommand, ...rest] = args;
   switch (subcommand) {
     case 'show': {
-      const { positionals } = parseCommandArguments('strata trace show', rest, {});
+      const { positionals } = parseCommandArguments('strata trace show', rest, TRACE_OPTIONS.show);
       const runs = await readTraceDirectory(resolve(io.cwd, required(positionals[0], usageOf('trace', 'show'))));
       io.stdout.write(renderRuns(runs));
       return 0;
     }
     case 'diff': {
-      const { positionals } = parseCommandArguments('strata trace diff', rest, {});
+      const { positionals } = parseCommandArguments('strata trace diff', rest, TRACE_OPTIONS.diff);
       const a = await readTraceDirectory(resolve(io.cwd, required(positionals[0], usageOf('trace', 'diff'))));
       const b = await readTraceDirectory(resolve(io.cwd, required(positionals[1], usageOf('trace', 'diff'))));
       io.stdout.write(renderDiff(lastTurn(a), lastTurn(b), a, b));
       return 0;
     }
     case 'view': {
-      const { positionals, values } = parseCommandArguments('strata trace view', rest, { out: { type: 'string' } });
+      const { positionals, values } = parseCommandArguments('strata trace view', rest, TRACE_OPTIONS.view);
       const runs = await readTraceDirectory(resolve(io.cwd, required(positionals[0], usageOf('trace', 'view'))));
       const out = values.out ?? 'report.html';
       await writeFile(resolve(io.cwd, out), await renderViewerHtml(runs));
@@ -35,7 +43,7 @@ export async function traceCommand(args: readonly string[], io: CliIo): Promise<
       return 0;
     }
     case 'serve': {
-      const { positionals, values } = parseCommandArguments('strata trace serve', rest, { port: { type: 'string' } });
+      const { positionals, values } = parseCommandArguments('strata trace serve', rest, TRACE_OPTIONS.serve);
       const given = required(positionals[0], usageOf('trace', 'serve'));
       const directory = resolve(io.cwd, given);
       const port = values.port === undefined ? 0 : Number(values.port);

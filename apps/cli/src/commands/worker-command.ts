@@ -12,8 +12,11 @@ import { loadServiceCatalog, stopRequested } from './service-catalog-loader.js';
  * each slot unique across machines, and restart a dead one under its slot
  * (that is how its unfinished runs are recovered).
  */
+/** The options `strata worker` parses; its help (COMMAND_HELP.worker) documents each. */
+export const WORKER_OPTIONS = Object.freeze({ slot: { type: 'string' }, concurrency: { type: 'string' }, catalog: { type: 'string' } } as const);
+
 export async function workerCommand(args: readonly string[], io: CliIo): Promise<number> {
-  const { values } = parseCommandArguments('strata worker', args, { slot: { type: 'string' }, concurrency: { type: 'string' }, catalog: { type: 'string' } });
+  const { values } = parseCommandArguments('strata worker', args, WORKER_OPTIONS);
   if (values.slot === undefined) throw new CliInputError({ culprit: '--slot', message: `strata worker: --slot is required; usage: ${usageOf('worker')}` });
   const slot = positiveInteger(values.slot, '--slot', 1);
   const { serviceDatabaseFromEnvironment, startWorker, WORKER_CONCURRENCY } = await import('@strata/service');
