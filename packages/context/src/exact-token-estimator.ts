@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { ConfigurationError } from './errors/configuration-error.js';
 import { BoundedCache } from './bounded-cache.js';
 import { CachingTokenEstimator } from './conservative-token-estimator.js';
+import { loadOptionalPeer } from './optional-peer.js';
 import type { TokenizerFamily } from './token-estimator.js';
 import { tokenizerFamilyOf } from './tokenizer-family.js';
 
@@ -52,17 +53,10 @@ function canResolve(resolve: (specifier: string) => unknown): boolean {
 export function loadExactEncoder(family: BuiltInExactFamily, load: (specifier: string) => unknown = require): Encoder {
   const known = load === require ? encoders.get(family) : undefined;
   if (known !== undefined) return known;
-  let encoder: Encoder;
-  try {
-    encoder = load(ENCODING_MODULES[family]) as Encoder;
-  } catch (cause) {
-    if ((cause as { code?: unknown } | null)?.code !== 'MODULE_NOT_FOUND') throw cause;
-    throw new ConfigurationError({
-      setting: 'tokenizer',
-      message: `exact token counting for ${family} needs the optional peer dependency "${EXACT_TOKENIZER_PACKAGE}" (${EXACT_TOKENIZER_PEER_RANGE}), which is not installed: run \`npm install ${EXACT_TOKENIZER_PACKAGE}\` (or count with ConservativeTokenEstimator)`,
-      cause,
-    });
-  }
+  const encoder = loadOptionalPeer<Encoder>(
+    { name: EXACT_TOKENIZER_PACKAGE, range: EXACT_TOKENIZER_PEER_RANGE, setting: 'tokenizer', neededBy: `exact token counting for ${family}` },
+    () => load(ENCODING_MODULES[family]),
+  );
   if (load === require) encoders.set(family, encoder);
   return encoder;
 }

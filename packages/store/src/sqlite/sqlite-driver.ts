@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { ConfigurationError } from '@strata/context';
+import { loadOptionalPeer } from '@strata/context';
 
 /**
  * The few parts of `better-sqlite3` the SQLite stores use, declared here so
@@ -44,16 +44,7 @@ let loaded: SqliteDriver | undefined;
  * rethrown as it is.
  */
 export function loadSqliteDriver(load: () => unknown = () => require('better-sqlite3')): SqliteDriver {
-  try {
-    return load() as SqliteDriver;
-  } catch (cause) {
-    if ((cause as { code?: unknown } | null)?.code !== 'MODULE_NOT_FOUND') throw cause;
-    throw new ConfigurationError({
-      setting: 'store URL',
-      message: `a SQLite store needs the optional peer dependency "better-sqlite3" (${BETTER_SQLITE3_PEER_RANGE}), which is not installed: run \`npm install better-sqlite3\``,
-      cause,
-    });
-  }
+  return loadOptionalPeer<SqliteDriver>({ name: 'better-sqlite3', range: BETTER_SQLITE3_PEER_RANGE, setting: 'store URL', neededBy: 'a SQLite store' }, load);
 }
 
 /** `better-sqlite3`, loaded the first time a SQLite store is opened (never for memory or PostgreSQL), then kept. */
