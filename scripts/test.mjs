@@ -1,5 +1,6 @@
 // Runs every compiled test file with Node's test runner.
 // Usage: node scripts/test.mjs [path-filter ...]
+// Without a filter, then checks the API reports (scripts/api.mjs --check): an unrecorded change to a public surface fails.
 // Test files are `*.test.js` under packages/*/dist, apps/*/dist, bench/dist and examples/dist.
 import { readdirSync, statSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -29,4 +30,6 @@ if (files.length === 0) {
   process.exit(1);
 }
 const result = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...files], { stdio: 'inherit' });
-process.exit(result.status ?? 1);
+// The whole suite (no filter) also checks that every published package's API report matches its declarations.
+const api = filters.length === 0 ? spawnSync(process.execPath, ['scripts/api.mjs', '--check'], { stdio: 'inherit' }) : { status: 0 };
+process.exit(result.status === 0 ? (api.status ?? 1) : (result.status ?? 1));

@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { createAgentRun } from '@strata/agent';
 import type { ToolDefinition } from '@strata/context';
 import { createMemoryStores } from '@strata/store';
-import { createEffectTables, createScriptedCatalog, ServiceHarness } from '@strata/service/testing';
+// The service's test helpers are not published (nor exported): imported from the workspace's build.
+import { createEffectTables, createScriptedCatalog, ServiceHarness } from '../../packages/service/dist/testing/index.js';
 import { ToolRegistry } from '@strata/tools';
 import pg from 'pg';
 import { percentile, table } from './measure.js';

@@ -1,7 +1,9 @@
 import {
   ConfigurationError,
   ConservativeTokenEstimator,
+  EXACT_TOKENIZER_PACKAGE,
   exactTokenEstimatorFor,
+  exactTokenizerInstalled,
   hasBuiltInExactTokenizer,
   resolveContextConfiguration,
   tokenizerFamilyOf,
@@ -86,6 +88,10 @@ export async function resolveModelSettings(options: ModelSettingsOptions): Promi
   const window = specifier && switchSetting(env, MODEL_SETTING_NAMES.windowDiscovery, true) ? await discoverWindow({ ...options, specifier, configuredTokens }) : undefined;
   const configuration = resolveContextConfiguration(env, { modelContextTokens: options.modelContextTokens ?? window?.serverTokens });
   const diagnostics = (window?.diagnostics ?? []).flatMap((diagnostic) => windowDiagnostic(diagnostic, configuration.modelMaxTokens));
+  // An OpenAI encoding counts exactly by default; without the optional gpt-tokenizer it is estimated, and said so.
+  if (exactEstimator === undefined && ['o200k', 'o200k_harmony', 'cl100k'].includes(family) && !exactTokenizerInstalled()) {
+    diagnostics.push({ code: 'EXACT_TOKENIZER_MISSING', severity: 'info', subject: 'token counting', message: `${model.modelId} is counted with the conservative estimate: exact ${family} counts need the optional ${EXACT_TOKENIZER_PACKAGE} (npm install ${EXACT_TOKENIZER_PACKAGE})` });
+  }
   return { configuration, estimator, exactEstimator, window, diagnostics };
 }
 

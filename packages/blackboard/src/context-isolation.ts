@@ -1,3 +1,4 @@
+import { ConfigurationError } from '@strata/context';
 import type { BlackboardEntry } from './blackboard-store.js';
 import type { BlackboardDiagnostic } from './diagnostics.js';
 import { matchesAnyTagPattern } from './tag-pattern.js';
@@ -11,11 +12,28 @@ export interface RolePerspectiveOptions {
 }
 
 /**
- * `role_pov`: keeps the worker's own role tags (`<prefix>.<pov>` and below),
- * hides every other role's tags and the user-only thought tags.
+ * `role_pov` (the seed's `filterInputsForRolePerspective`, applied after the
+ * inputs are fetched and before they are assembled): keeps the worker's own
+ * role tags (`<prefix>.<pov>` and below), hides every other role's tags and
+ * the user-only thought tags. Takes any value: entries that are not an array
+ * of tagged entries, or options without a string prefix and a string list of
+ * user-only tags, are a `ConfigurationError` naming the field.
  */
 export function filterInputsForRolePerspective(entries: readonly BlackboardEntry[], options: RolePerspectiveOptions): BlackboardEntry[] {
+  if (!Array.isArray(entries)) throw new ConfigurationError({ setting: 'entries', message: `filterInputsForRolePerspective: entries must be an array of blackboard entries, got ${describe(entries)}` });
+  const bad = entries.findIndex((entry) => typeof (entry as { tag?: unknown } | null)?.tag !== 'string');
+  if (bad !== -1) throw new ConfigurationError({ setting: `entries[${bad}].tag`, message: `filterInputsForRolePerspective: entries[${bad}] must be a blackboard entry with a string tag, got ${describe(entries[bad])}` });
+  const given = (options ?? {}) as Partial<Record<keyof RolePerspectiveOptions, unknown>>;
+  if (typeof given.roleTagsPrefix !== 'string') throw new ConfigurationError({ setting: 'roleTagsPrefix', message: `filterInputsForRolePerspective: roleTagsPrefix must be a string, got ${describe(given.roleTagsPrefix)}` });
+  if (!Array.isArray(given.userOnlyTags) || !given.userOnlyTags.every((tag) => typeof tag === 'string')) {
+    throw new ConfigurationError({ setting: 'userOnlyTags', message: `filterInputsForRolePerspective: userOnlyTags must be an array of tag patterns, got ${describe(given.userOnlyTags)}` });
+  }
+  if (given.pov !== undefined && typeof given.pov !== 'string') throw new ConfigurationError({ setting: 'pov', message: `filterInputsForRolePerspective: pov must be a role name or undefined, got ${describe(given.pov)}` });
   return entries.filter((entry) => rolePerspectiveShows(entry.tag, options));
+}
+
+function describe(value: unknown): string {
+  return value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value === 'string' ? JSON.stringify(value) : typeof value;
 }
 
 function rolePerspectiveShows(tag: string, options: RolePerspectiveOptions): boolean {

@@ -41,11 +41,18 @@ export { resolveWorkerContract, type ResolveWorkerContractOptions, type Resolved
 // Worker context assembly
 export { fetchWorkerInputs, type FetchWorkerInputsOptions, type WorkerInputs } from './fetch-worker-inputs.js';
 export type { ContextOrder, ContextOrderInsert } from './context-order.js';
-export { applyContextIsolation, type ApplyContextIsolationOptions, type ContextIsolationResult } from './context-isolation.js';
+export {
+  applyContextIsolation,
+  filterInputsForRolePerspective,
+  type ApplyContextIsolationOptions,
+  type ContextIsolationResult,
+  type RolePerspectiveOptions,
+} from './context-isolation.js';
 export { bindPlayProjection, type BindPlayProjectionOptions, type BindPlayProjectionResult, type TagFeeds } from './bind-play-projection.js';
 export type { HistoryTurn, Placement, TailLabels, WorkerContextChunk, WorkerContextTailItem } from './worker-context-chunk.js';
 export { assembleWorkerContextSections, type AssembleWorkerContextOptions, type WorkerContextSections } from './worker-context-sections.js';
-export { flattenWorkerContext, type FlatWorkerContext } from './worker-context.js';
+// The seed's single assembly point ("唯一拼接点"): the sections rendered in the flat single-pack form.
+export { assembleWorkerContext, flattenWorkerContext, type FlatWorkerContext } from './worker-context.js';
 export { workerContextToBags, type BagBlock, type WorkerContextBags } from './worker-context-bags.js';
 
 // Presets and worker messages

@@ -55,7 +55,8 @@ export { fromLlamaFactoryRecord, fromAlpacaRecord } from './adapters/trajectorie
 
 // Token counting
 export { CachingTokenEstimator, ConservativeTokenEstimator, IMAGE_TOKENS, TOOL_SCHEMA_OVERHEAD_TOKENS, estimateMediaTokens, messageOverheadTokens, toolSchemaText } from './conservative-token-estimator.js';
-export { ExactTokenEstimator, exactTokenEstimatorFor, hasBuiltInExactTokenizer } from './exact-token-estimator.js';
+export { loadOptionalPeer, type OptionalPeer } from './optional-peer.js';
+export { EXACT_TOKENIZER_PACKAGE, ExactTokenEstimator, exactTokenEstimatorFor, exactTokenizerInstalled, hasBuiltInExactTokenizer } from './exact-token-estimator.js';
 export type { BuiltInExactFamily } from './exact-token-estimator.js';
 export { tokenizerFamilyOf } from './tokenizer-family.js';
 export { TOKENIZER_FAMILIES } from './token-estimator.js';

@@ -22,7 +22,7 @@ export {
 export { RUN_QUEUE_NAME, RUN_WORKFLOW_NAME, SUBAGENT_WORKFLOW_NAME, TURN_WORKFLOW_NAME, turnWorkflowId, type RunOutcome, type RunRequest } from './run-workflows.js';
 export { startWorker, WORKER_CONCURRENCY, type Worker, type WorkerOptions } from './start-worker.js';
 export { CancelWatch, CANCEL_POLL_MS, type CancelWatchOptions } from './cancel-watch.js';
-export { RunLog, type RunLogEvent, type RunLogOptions } from './run-log.js';
+export { RunLog, type RunLogEvent, type RunLogOptions, type RunLogPool } from './run-log.js';
 
 // Worker slots on one machine
 export { superviseWorkers, RESTART_DELAY_MS, type Supervisor, type SupervisorEvent, type SupervisorOptions } from './supervise-workers.js';

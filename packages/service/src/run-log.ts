@@ -8,8 +8,17 @@ export interface RunLogEvent {
   readonly event: { readonly type: string; readonly [key: string]: unknown };
 }
 
+/**
+ * The part of a `pg.Pool` the run log uses; a real pool fits. Declared here so
+ * the package's declarations name no type from `pg` (whose types, `@types/pg`,
+ * a consumer need not install).
+ */
+export interface RunLogPool {
+  query<Row = Record<string, unknown>>(text: string, values?: unknown[]): Promise<{ readonly rows: Row[] }>;
+}
+
 export interface RunLogOptions {
-  readonly pool: pg.Pool;
+  readonly pool: RunLogPool;
   /** Schema of the service's tables. Default `public`. */
   readonly schema?: string;
 }
@@ -21,7 +30,7 @@ export interface RunLogOptions {
  * again after a crash may repeat its events, never lose them.
  */
 export class RunLog {
-  readonly #pool: pg.Pool;
+  readonly #pool: RunLogPool;
   readonly #events: string;
   readonly #traces: string;
   readonly #schema: string;

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { ConfigurationError } from '@strata/context';
+import { loadOptionalPeer } from '@strata/context';
 
 /**
  * The few parts of `pg` the PostgreSQL stores use, declared here so that
@@ -46,16 +46,7 @@ let loaded: PostgresDriver | undefined;
  * installed: a `ConfigurationError` naming the package to install.
  */
 export function loadPostgresDriver(load: () => unknown = () => require('pg')): PostgresDriver {
-  try {
-    return load() as PostgresDriver;
-  } catch (cause) {
-    if ((cause as { code?: unknown } | null)?.code !== 'MODULE_NOT_FOUND') throw cause;
-    throw new ConfigurationError({
-      setting: 'store URL',
-      message: `a PostgreSQL store needs the optional peer dependency "pg" (${PG_PEER_RANGE}), which is not installed: run \`npm install pg\``,
-      cause,
-    });
-  }
+  return loadOptionalPeer<PostgresDriver>({ name: 'pg', range: PG_PEER_RANGE, setting: 'store URL', neededBy: 'a PostgreSQL store' }, load);
 }
 
 /** `pg`, loaded the first time a PostgreSQL store is made (never for memory or SQLite), then kept. */

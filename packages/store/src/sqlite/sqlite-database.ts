@@ -1,9 +1,9 @@
 import type { ToolOutputIdMaker } from '../tool-output-body.js';
 import { closeSync, existsSync, openSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import Database from 'better-sqlite3';
 import { StrataError, withDefaults } from '@strata/context';
 import { StoreAccessError, type StoreAccessErrorCode } from '../errors/store-access-error.js';
+import { sqliteDriver, type SqliteDatabase } from './sqlite-driver.js';
 
 export interface SqliteStoreOptions {
   /** The database file. Created (mode 0600) when absent unless `fileMustExist`; its directory must exist. */
@@ -25,7 +25,7 @@ export interface SqliteMigration {
   readonly sql: string;
 }
 
-export type SqliteDatabase = Database.Database;
+export type { SqliteDatabase } from './sqlite-driver.js';
 
 /**
  * Opens a connection in WAL mode with `synchronous = FULL` (a commit survives
@@ -40,6 +40,8 @@ export function openSqliteDatabase(options: SqliteStoreOptions & { readonly comp
   // An option passed as undefined keeps its default.
   const settings = withDefaults(SQLITE_DEFAULTS, options);
   const path = resolve(settings.path);
+  // Loaded before the file is touched: without better-sqlite3, the error names the package and creates nothing.
+  const Database = sqliteDriver();
   prepareFile(path, settings.fileMustExist);
   let database: SqliteDatabase | undefined;
   try {
