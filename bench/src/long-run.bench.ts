@@ -36,7 +36,7 @@ export function longSweRun(turns: number): CanonicalMessage[] | undefined {
 }
 
 /** Milliseconds of each model turn of the run, assembled over the history as the session holds it (compacted where compaction changed it). */
-async function turnTimes(run: readonly CanonicalMessage[], turns: number, exact: boolean): Promise<number[]> {
+export async function turnTimes(run: readonly CanonicalMessage[], turns: number, exact: boolean): Promise<number[]> {
   const { assembler } = createContextPipeline({
     contextId: 'long',
     budget: resolveContextBudget({ inputCapTokens: WINDOW_TOKENS }),
