@@ -1,6 +1,8 @@
 import type { CanonicalMessage, ToolCall, UserMessage } from './messages.js';
 import { escapeWrapped } from './wrapper-markup.js';
 
+type Entry = OutputIndexEntry;
+
 // The way back to what the window drops: every stored result of a dropped
 // step stays listed by reference, so the model can read any earlier output
 // with one read_tool_output call. Seed 000: nothing leaves the input
@@ -18,7 +20,7 @@ const ARGUMENT_CHARS = 80;
 const HEAD_CHARS = 100;
 
 /** One stored result the window left out, with what the index may say of it. */
-interface Entry {
+export interface OutputIndexEntry {
   readonly ref: string;
   readonly tool: string;
   readonly args: string;
@@ -53,7 +55,11 @@ const BOUND_STEP = 128;
  * less than a step, so an unchanged cut keeps the prompt prefix.
  */
 export function outputIndexMessage(dropped: readonly CanonicalMessage[], maxTokens: number, count: (message: CanonicalMessage) => number): UserMessage | undefined {
-  const entries = storedEntries(dropped);
+  return outputIndexOfEntries(storedEntries(dropped), maxTokens, count);
+}
+
+/** `outputIndexMessage` over the entries `storedEntries` gave for the dropped messages (a caller may keep them per unit). */
+export function outputIndexOfEntries(entries: readonly Entry[], maxTokens: number, count: (message: CanonicalMessage) => number): UserMessage | undefined {
   return folded(entries, maxTokens, (omitted, refsUpTo, briefUpTo) => indexMessage(entries, omitted, refsUpTo, briefUpTo), count);
 }
 
@@ -134,8 +140,8 @@ function listedInCheckpoint(message: CanonicalMessage): Entry[] {
 /** Each stored result's entry with the call input it was made from: made once per result, not per listing. */
 const entryCache = new WeakMap<CanonicalMessage, { readonly input: unknown; readonly entry: Entry }>();
 
-/** Every stored result of the messages, with its call's arguments. */
-function storedEntries(messages: readonly CanonicalMessage[]): Entry[] {
+/** Every stored result of the messages, with its call's arguments (looked for among the messages before it). */
+export function storedEntries(messages: readonly CanonicalMessage[]): Entry[] {
   const calls = new Map<string, ToolCall>();
   const entries: Entry[] = [];
   for (const message of messages) {
