@@ -58,9 +58,15 @@ function toLangChain(history: readonly CanonicalMessage[]): BaseMessage[] {
  * over; every policy sees each history for the first time); `trim` on it is
  * what is timed; `chat` (untimed) is its output as the judge reads it.
  */
+/** The first `share` of `messages` (all when undefined), a new array over the same objects, as a caller passes a grown history. */
+function grown<Message>(messages: readonly Message[], share: number | undefined): readonly Message[] {
+  return share === undefined ? messages : messages.slice(0, Math.max(1, Math.round(messages.length * share)));
+}
+
 interface Policy {
   readonly name: string;
-  prepare(history: readonly CanonicalMessage[]): { trim(budget: number): unknown; chat(output: unknown): unknown[] };
+  /** `trim(budget, share)` trims the first `share` of the prepared messages (default all): a history as it grew. */
+  prepare(history: readonly CanonicalMessage[]): { trim(budget: number, share?: number): unknown; chat(output: unknown): unknown[] };
 }
 
 function strataPolicy(name: string, count: (message: CanonicalMessage) => number): Policy {
@@ -69,7 +75,7 @@ function strataPolicy(name: string, count: (message: CanonicalMessage) => number
     name,
     prepare: (history) => {
       const messages = structuredClone(history) as CanonicalMessage[];
-      return { trim: (budget) => window.select({ messages, budgetTokens: budget, count }).messages, chat: (output) => toOpenAIChat(output as CanonicalMessage[]) };
+      return { trim: (budget, share) => window.select({ messages: grown(messages, share), budgetTokens: budget, count }).messages, chat: (output) => toOpenAIChat(output as CanonicalMessage[]) };
     },
   };
 }
@@ -102,7 +108,7 @@ function langChainPolicy(name: string, settings: Omit<Parameters<typeof trimMess
     name,
     prepare: (history) => {
       const messages = toLangChain(history);
-      return { trim: (budget) => trimMessages(messages, { ...settings, maxTokens: budget, tokenCounter: langChainCounter }), chat: (output) => langChainAsOpenAIChat(output as BaseMessage[]) };
+      return { trim: (budget, share) => trimMessages(grown(messages, share) as BaseMessage[], { ...settings, maxTokens: budget, tokenCounter: langChainCounter }), chat: (output) => langChainAsOpenAIChat(output as BaseMessage[]) };
     },
   };
 }
@@ -113,7 +119,7 @@ const POLICIES: readonly Policy[] = [
     name: 'Strata trimHistory (defaults, model gpt-4o)',
     prepare: (history) => {
       const messages = structuredClone(history) as CanonicalMessage[];
-      return { trim: (budget) => trimHistory(messages, { maxTokens: budget, model: 'gpt-4o' }), chat: (output) => toOpenAIChat(output as CanonicalMessage[]) };
+      return { trim: (budget, share) => trimHistory(grown(messages, share), { maxTokens: budget, model: 'gpt-4o' }), chat: (output) => toOpenAIChat(output as CanonicalMessage[]) };
     },
   },
   strataPolicy('Strata window, conservative estimate only (model unknown)', (message) => defaultEstimator.countMessage(message)),
@@ -127,8 +133,8 @@ const POLICIES: readonly Policy[] = [
     prepare: (history) => {
       const messages = toAiSdkMessages(structuredClone(history) as CanonicalMessage[]) as ModelMessage[];
       return {
-        trim: (budget) => {
-          const pruned = pruneMessages({ messages, reasoning: 'before-last-message', toolCalls: 'before-last-2-messages', emptyMessages: 'remove' });
+        trim: (budget, share) => {
+          const pruned = pruneMessages({ messages: grown(messages, share) as ModelMessage[], reasoning: 'before-last-message', toolCalls: 'before-last-2-messages', emptyMessages: 'remove' });
           const system = pruned.filter((message) => message.role === 'system');
           const rest = pruned.filter((message) => message.role !== 'system');
           let total = aiSdkCounter(system) + aiSdkCounter(rest);
@@ -143,6 +149,9 @@ const POLICIES: readonly Policy[] = [
 ];
 
 const defaultEstimator = new ConservativeTokenEstimator();
+
+/** How many messages a growing history gains between two trims. */
+const GROWTH_MESSAGES = 4;
 
 interface Tally {
   runs: number;
@@ -232,8 +241,50 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       });
     }
   }
+  // Repeated trims of a growing history, as a caller trims before each model call: each call the history so far
+  // (a new array over the same message objects), a few messages longer than the last. The peers as above.
+  const GROWING = [0, 3, 4, 5];
+  const growingMs = new Map<string, number>();
+  const growingRows = [];
+  for (const budget of budgets) {
+    const roundMs = GROWING.map((): number[] => []);
+    for (let round = 0; round < rounds; round += 1) {
+      collectGarbage();
+      const spent = GROWING.map(() => 0);
+      for (const [index, conversation] of conversations.entries()) {
+        const history = conversation.messages;
+        const calls = Math.max(1, Math.ceil(history.length / GROWTH_MESSAGES));
+        for (let turn = 0; turn < GROWING.length; turn += 1) {
+          const which = (index + round + turn) % GROWING.length;
+          const prepared = POLICIES[GROWING[which]!]!.prepare(history);
+          for (let call = 1; call <= calls; call += 1) {
+            spent[which]! += await cpuTimeAsync(async () => {
+              try {
+                await prepared.trim(budget, call / calls);
+              } catch {
+                // Refusals are tallied by the fresh trims above.
+              }
+            });
+          }
+        }
+      }
+      spent.forEach((milliseconds, which) => roundMs[which]!.push(milliseconds));
+    }
+    for (const [which, policy] of GROWING.entries()) {
+      const milliseconds = median(roundMs[which]!);
+      growingMs.set(`${budget}:${policy}`, milliseconds);
+      growingRows.push({ budget, policy: POLICIES[policy]!.name, [`CPU time (ms, median of ${rounds} rounds)`]: fixed(milliseconds, 1) });
+    }
+  }
   const targets: BenchTarget[] = [];
   for (const budget of budgets) {
+    const growingTrim = Math.min(growingMs.get(`${budget}:3`)!, growingMs.get(`${budget}:4`)!);
+    const growingOurs = growingMs.get(`${budget}:0`)!;
+    const growingPrune = growingMs.get(`${budget}:5`)!;
+    targets.push(
+      { name: `${budget} tokens, a growing history trimmed before each call: trimHistory faster than trimMessages with a memoized counter (CPU time)`, measured: `${fixed(growingOurs, 1)} ms against ${fixed(growingTrim, 1)} ms (${fixed(growingTrim / growingOurs, 2)}x)`, met: growingOurs < growingTrim },
+      { name: `${budget} tokens, a growing history trimmed before each call: trimHistory faster than the AI SDK's prune-and-drop (CPU time)`, measured: `${fixed(growingOurs, 1)} ms against ${fixed(growingPrune, 1)} ms (${fixed(growingPrune / growingOurs, 2)}x)`, met: growingOurs < growingPrune },
+    );
     const ours = tallies.get(`${budget}:${POLICIES[0]!.name}`)!;
     const oursEstimated = tallies.get(`${budget}:${POLICIES[1]!.name}`)!;
     const oursExact = tallies.get(`${budget}:${POLICIES[2]!.name}`)!;
@@ -260,8 +311,12 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     title: TITLE,
     method:
       `${conversations.length} real histories (${smoke ? 'the first 3 tau-bench runs' : '200 tau-bench airline runs and 3 SWE-agent runs'}), each trimmed once per policy and budget. ` +
-      'The LangChain and AI SDK peers count with the judge itself (o200k over the OpenAI chat shape), per message with a cache as a careful user writes it (trimMessages calls its counter on ever shorter lists); pruneMessages runs with the settings its documentation shows. Time: CPU time of the trim alone (converting the history into each policy\'s own messages and its output to chat is not timed), the median of ' + rounds + ' rounds, every policy in turn on each history, each on fresh message objects; Strata by default (trimHistory told the model: the conservative estimate, exact o200k counts once the estimate reaches the budget), with the estimate only (a model whose tokenizer is unknown), and with the judge. The first user message is the task as the data records it; Strata pins the latest real user request instead. Window use: tokens out over the budget, capped at 100%. Rejectable: the oracle ../shared/tools/provider-rules.mjs finds a violation for OpenAI or Anthropic. Refused: the policy threw before any call (the pinned messages alone do not fit).',
-    tables: [{ title: 'trimming by policy and budget', rows }],
+      'The LangChain and AI SDK peers count with the judge itself (o200k over the OpenAI chat shape), per message with a cache as a careful user writes it (trimMessages calls its counter on ever shorter lists); pruneMessages runs with the settings its documentation shows. Time: CPU time of the trim alone (converting the history into each policy\'s own messages and its output to chat is not timed), the median of ' + rounds + ' rounds, every policy in turn on each history, each on fresh message objects; Strata by default (trimHistory told the model: the conservative estimate, exact o200k counts once the estimate reaches the budget), with the estimate only (a model whose tokenizer is unknown), and with the judge. The first user message is the task as the data records it; Strata pins the latest real user request instead. Window use: tokens out over the budget, capped at 100%. Rejectable: the oracle ../shared/tools/provider-rules.mjs finds a violation for OpenAI or Anthropic. Refused: the policy threw before any call (the pinned messages alone do not fit). ' +
+      `Growing: each history trimmed before each of its calls, ${GROWTH_MESSAGES} messages more each call (its first share, a new array over the same objects; for the AI SDK the same share of its own converted messages), the total CPU time per policy, the median of ${rounds} rounds.`,
+    tables: [
+      { title: 'trimming by policy and budget', rows },
+      { title: `repeated trims of a growing history (${GROWTH_MESSAGES} messages more each call)`, rows: growingRows },
+    ],
     targets: smoke ? [] : targets,
     notes: [],
   };

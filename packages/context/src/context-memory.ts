@@ -36,8 +36,11 @@ export class ContextMemory {
   /** The latest plan call of the checked history (`null`: none). */
   private planCall: { readonly index: number; readonly id: string } | null = null;
   private composed: readonly CanonicalMessage[] = [];
-  /** Per counter: `prefix[i]` is the tokens of `composed[0..i-1]`. */
-  private readonly prefixTokens = new Map<TokenEstimator, number[]>();
+  /**
+   * Per counter: `sums[i]` is the tokens of `composed[0..i-1]`, for `i < valid`. The array is overwritten in
+   * place, never shortened: shortening it would reallocate it, a copy of the whole history every turn.
+   */
+  private readonly prefixTokens = new Map<TokenEstimator, { readonly sums: number[]; valid: number }>();
   /** The composed messages from `recentFrom` on, for `composedMessage`: the window's suffix, looked up without a set of the whole history. */
   private readonly recent = new Set<CanonicalMessage>();
   private recentFrom = 0;
@@ -66,10 +69,12 @@ export class ContextMemory {
   historyTokens(composed: readonly CanonicalMessage[], counter: TokenEstimator): number {
     this.observe(composed);
     let prefix = this.prefixTokens.get(counter);
-    // `observe` already cut every counter's sums back to what this composition shares with the last.
-    if (!prefix) this.prefixTokens.set(counter, (prefix = [0]));
-    for (let index = prefix.length - 1; index < composed.length; index += 1) prefix.push(prefix[index]! + counter.countMessage(composed[index]!));
-    return prefix[composed.length]!;
+    // `observe` already cut every counter's valid sums back to what this composition shares with the last.
+    if (!prefix) this.prefixTokens.set(counter, (prefix = { sums: [0], valid: 1 }));
+    const { sums } = prefix;
+    for (let index = prefix.valid - 1; index < composed.length; index += 1) sums[index + 1] = sums[index]! + counter.countMessage(composed[index]!);
+    prefix.valid = Math.max(prefix.valid, composed.length + 1);
+    return sums[composed.length]!;
   }
 
   /** Whether a history this memory checked held this assistant message with signed reasoning (compaction keeps assistant messages as they are). */
@@ -98,7 +103,7 @@ export class ContextMemory {
   private observe(composed: readonly CanonicalMessage[]): void {
     if (composed === this.composed) return;
     const shared = sharedPrefixLength(this.composed, composed);
-    for (const prefix of this.prefixTokens.values()) if (prefix.length > shared + 1) prefix.length = shared + 1;
+    for (const prefix of this.prefixTokens.values()) if (prefix.valid > shared + 1) prefix.valid = shared + 1;
     this.composed = composed;
     this.recent.clear();
     this.recentFrom = composed.length;

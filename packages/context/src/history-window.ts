@@ -5,7 +5,7 @@ import { BoundedCache } from './bounded-cache.js';
 import type { MessageMark, WindowStartMark } from './context-state.js';
 import { messageFingerprint } from './message-fingerprint.js';
 import type { CanonicalMessage, UserMessage } from './messages.js';
-import { OUTPUT_INDEX_SHARE, outputIndexMessage } from './output-index.js';
+import { OUTPUT_INDEX_SHARE, outputIndexOfEntries, storedEntries, type OutputIndexEntry } from './output-index.js';
 import { isVerbatimSigned } from './signed-reasoning.js';
 
 export interface HistoryWindowRequest {
@@ -77,6 +77,11 @@ interface UnitIndex {
   readonly openUnits: number[];
   /** Ascending unit indexes of steps whose assistant message carries signed reasoning that can go verbatim. */
   readonly signed: number[];
+  /**
+   * Per unit, its stored results as the index of dropped outputs lists them, made when it is first dropped
+   * (`null`: an orphan result, whose call is looked for in the units before it, so listed from the messages).
+   */
+  readonly entries: (readonly OutputIndexEntry[] | null | undefined)[];
   /**
    * The last index of dropped outputs, by the cut it was made for (the kept
    * units, ascending, of the `units` there were) and its bound: an unchanged
@@ -160,7 +165,7 @@ export class AtomicHistoryWindowPolicy implements HistoryWindowPolicy {
       while (from > 0 && index.units[from - 1]!.end >= same) from -= 1;
       truncate(index, from);
     } else {
-      index = { messages, count, units: [], prefixTokens: [0], anchors: [], checkpoints: [], openUnits: [], signed: [] };
+      index = { messages, count, units: [], prefixTokens: [0], anchors: [], checkpoints: [], openUnits: [], signed: [], entries: [] };
     }
     index.messages = messages;
     extend(index, messages);
@@ -237,14 +242,28 @@ function droppedOutputIndex(index: UnitIndex, order: readonly number[], maxToken
     if (kept.length - keptBefore === index.units.length - listed.units && sameNumbers(listed.kept, kept.slice(0, keptBefore))) return listed.result;
   }
   const keptSet = new Set(kept);
-  const dropped: CanonicalMessage[] = [];
+  // The dropped units' entries, each unit's made once: a tool step holds the calls its results answer.
+  let entries: OutputIndexEntry[] | undefined = [];
   let lastDropped = -1;
   index.units.forEach((unit, position) => {
     if (keptSet.has(position)) return;
     lastDropped = position;
-    for (let message = unit.start; message < unit.end; message += 1) dropped.push(index.messages[message]!);
+    let own = index.entries[position];
+    if (own === undefined) {
+      const messages = index.messages.slice(unit.start, unit.end);
+      own = index.entries[position] = messages[0]!.role === 'tool' ? null : storedEntries(messages);
+    }
+    if (own === null) entries = undefined;
+    else if (entries !== undefined) for (const entry of own) entries.push(entry);
   });
-  const message = outputIndexMessage(dropped, maxTokens, count);
+  if (entries === undefined) {
+    const dropped: CanonicalMessage[] = [];
+    index.units.forEach((unit, position) => {
+      if (!keptSet.has(position)) for (let message = unit.start; message < unit.end; message += 1) dropped.push(index.messages[message]!);
+    });
+    entries = storedEntries(dropped);
+  }
+  const message = outputIndexOfEntries(entries, maxTokens, count);
   const result = message && { message, tokens: count(message) };
   index.listed = { kept, units: index.units.length, lastDropped, maxTokens, result };
   return result;
@@ -260,6 +279,7 @@ function truncate(index: UnitIndex, from: number): void {
   if (index.listed && index.listed.lastDropped >= from) index.listed = undefined;
   index.units.length = from;
   index.prefixTokens.length = from + 1;
+  if (index.entries.length > from) index.entries.length = from;
   for (const list of [index.anchors, index.checkpoints, index.openUnits, index.signed]) while (list.length > 0 && list.at(-1)! >= from) list.pop();
 }
 

@@ -225,6 +225,8 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
   private readonly options: MessageComposerOptions;
   /** Previews are made once per result, so each turn sends (and counts) the same objects. */
   private readonly previews = new WeakMap<ToolResultMessage, ToolResultMessage | null>();
+  /** The newest step's full copies, made once per result, so each turn sends (and counts) the same objects. */
+  private readonly fullCopies = new WeakMap<ToolResultMessage, UserMessage>();
   /** A cache: the same messages without it, only slower. */
   private readonly compositions = new BoundedCache<string, Composition>(CONTEXTS_KEPT);
 
@@ -274,12 +276,18 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
     const composed = composition.history.concat(newest?.messages ?? []);
     const diagnostics = composition.diagnostics.concat(newest?.diagnostics ?? []);
     const opened = this.withUserOpener(composition, composed, newest, diagnostics);
-    const fullCopies = newest && !shrink ? newest.previewed.map(fullCopy) : [];
+    const fullCopies = newest && !shrink ? newest.previewed.map((result) => this.fullCopyOf(result)) : [];
     const callLocal = [...fullCopies, ...request.attachments.map(wrapAttachment), ...request.messages.map(wrapContributedMessage)];
     if (shrink && newest && newest.previewed.length > 0) {
       diagnostics.push({ code: 'CONTEXT_NEWEST_STEP_SHRUNK', severity: 'info', subject: 'history', message: `the newest step does not fit whole: ${newest.previewed.length} of its stored results are shown as head/tail previews with their references` });
     }
     return { history: opened, callLocal, diagnostics };
+  }
+
+  private fullCopyOf(result: ToolResultMessage): UserMessage {
+    let copy = this.fullCopies.get(result);
+    if (copy === undefined) this.fullCopies.set(result, (copy = fullCopy(result)));
+    return copy;
   }
 
   /**

@@ -1,6 +1,8 @@
 import type { CanonicalMessage, ToolCall, UserMessage } from './messages.js';
 import { escapeWrapped } from './wrapper-markup.js';
 
+type Entry = OutputIndexEntry;
+
 // The way back to what the window drops: every stored result of a dropped
 // step stays listed by reference, so the model can read any earlier output
 // with one read_tool_output call. Seed 000: nothing leaves the input
@@ -18,7 +20,7 @@ const ARGUMENT_CHARS = 80;
 const HEAD_CHARS = 100;
 
 /** One stored result the window left out, with what the index may say of it. */
-interface Entry {
+export interface OutputIndexEntry {
   readonly ref: string;
   readonly tool: string;
   readonly args: string;
@@ -53,7 +55,11 @@ const BOUND_STEP = 128;
  * less than a step, so an unchanged cut keeps the prompt prefix.
  */
 export function outputIndexMessage(dropped: readonly CanonicalMessage[], maxTokens: number, count: (message: CanonicalMessage) => number): UserMessage | undefined {
-  const entries = storedEntries(dropped);
+  return outputIndexOfEntries(storedEntries(dropped), maxTokens, count);
+}
+
+/** `outputIndexMessage` over the entries `storedEntries` gave for the dropped messages (a caller may keep them per unit). */
+export function outputIndexOfEntries(entries: readonly Entry[], maxTokens: number, count: (message: CanonicalMessage) => number): UserMessage | undefined {
   return folded(entries, maxTokens, (omitted, refsUpTo, briefUpTo) => indexMessage(entries, omitted, refsUpTo, briefUpTo), count);
 }
 
@@ -79,14 +85,33 @@ function folded(entries: readonly Entry[], maxTokens: number, render: (omitted: 
   if (entries.length === 0 || bound <= 0) return undefined;
   const fits = (message: UserMessage) => count(message) <= bound;
   const refsUpTo = Math.max(0, entries.length - WHOLE_ENTRIES - BRIEF_ENTRIES);
-  const byAge = render(0, refsUpTo, Math.max(0, entries.length - WHOLE_ENTRIES));
-  if (fits(byAge)) return byAge;
-  // The fewest steps of omitted references that fit, by bisection (fewer references, fewer tokens).
+  const byAge = () => render(0, refsUpTo, Math.max(0, entries.length - WHOLE_ENTRIES));
+  // The fewest steps of omitted references that fit (fewer references, fewer tokens). Searched from the most
+  // omitted down, doubling the distance, then by bisection: each rendering costs the entries it lists, not the
+  // run, and the listing by age (longer than every listing of references alone) is rendered only when even
+  // no omission fits.
   const withOmitted = (steps: number) => render(Math.min(entries.length, steps * OMITTED_STEP), entries.length, entries.length);
   const most = Math.ceil(entries.length / OMITTED_STEP);
-  if (!fits(withOmitted(most))) return undefined;
-  let low = 0;
+  if (!fits(withOmitted(most))) {
+    const whole = byAge();
+    return fits(whole) ? whole : undefined;
+  }
   let high = most;
+  let distance = 1;
+  let low = -1;
+  while (high > 0) {
+    const next = Math.max(0, high - distance);
+    if (!fits(withOmitted(next))) {
+      low = next + 1;
+      break;
+    }
+    high = next;
+    distance *= 2;
+  }
+  if (low < 0) {
+    const whole = byAge();
+    return fits(whole) ? whole : withOmitted(0);
+  }
   while (low < high) {
     const middle = (low + high) >>> 1;
     if (fits(withOmitted(middle))) high = middle;
@@ -112,16 +137,27 @@ function listedInCheckpoint(message: CanonicalMessage): Entry[] {
   return entries;
 }
 
-/** Every stored result of the messages, with its call's arguments. */
-function storedEntries(messages: readonly CanonicalMessage[]): Entry[] {
+/** Each stored result's entry with the call input it was made from: made once per result, not per listing. */
+const entryCache = new WeakMap<CanonicalMessage, { readonly input: unknown; readonly entry: Entry }>();
+
+/** Every stored result of the messages, with its call's arguments (looked for among the messages before it). */
+export function storedEntries(messages: readonly CanonicalMessage[]): Entry[] {
   const calls = new Map<string, ToolCall>();
   const entries: Entry[] = [];
   for (const message of messages) {
     if (message.role === 'assistant') for (const call of message.toolCalls ?? []) calls.set(call.id, call);
     if (message.role !== 'tool' || message.outputRef === undefined) continue;
+    const input = calls.get(message.toolCallId)?.input;
+    const cached = entryCache.get(message);
+    if (cached !== undefined && cached.input === input) {
+      entries.push(cached.entry);
+      continue;
+    }
     // A preview or a projected body opens with its reference header: its head is what follows it.
     const body = message.masked === true ? message.content.slice(message.content.indexOf('\n') + 1) : message.content;
-    entries.push({ ref: message.outputRef.id, tool: message.toolName, args: brief(JSON.stringify(calls.get(message.toolCallId)?.input ?? {}), ARGUMENT_CHARS), head: brief(body, HEAD_CHARS) });
+    const entry: Entry = { ref: message.outputRef.id, tool: message.toolName, args: brief(JSON.stringify(input ?? {}), ARGUMENT_CHARS), head: brief(body, HEAD_CHARS) };
+    entryCache.set(message, { input, entry });
+    entries.push(entry);
   }
   return entries;
 }
