@@ -3,7 +3,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readTraceDirectory, type TraceRun } from '../trace/read-traces.js';
-import { renderViewerHtml, viewerTurns } from './render-viewer.js';
+import { renderViewerHtml, viewerDetailAt, viewerTurns } from './render-viewer.js';
 
 export interface ServeViewerOptions {
   readonly directory: string;
@@ -21,13 +21,23 @@ async function currentRuns(directory: string): Promise<TraceRun[]> {
 }
 
 export async function serveViewer(options: ServeViewerOptions): Promise<{ url: string; close(): Promise<void> }> {
+  // The runs the page was last given: a turn's detail is read from them, so opening a turn reads no file.
+  let shown: TraceRun[] = [];
   const server = createServer((request, response) => {
     const reply = async () => {
-      const runs = await currentRuns(options.directory);
+      const detail = /^\/turn\/(\d+)$/.exec(request.url ?? '');
+      if (detail) {
+        const found = viewerDetailAt(shown, Number(detail[1]));
+        if (found) response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(found));
+        else response.writeHead(404).end();
+        return;
+      }
       if (request.url === '/turns.json') {
-        response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify({ turns: viewerTurns(runs) }));
+        shown = await currentRuns(options.directory);
+        response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify({ turns: viewerTurns(shown) }));
       } else if (request.url === '/' || request.url === '/index.html') {
-        response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(await renderViewerHtml(runs, { followUrl: '/turns.json' }));
+        shown = await currentRuns(options.directory);
+        response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(await renderViewerHtml(shown, { followUrl: '/turns.json', detailUrl: '/turn/' }));
       } else response.writeHead(404).end();
     };
     reply().catch((error: unknown) => response.writeHead(500).end(String(error)));
