@@ -247,7 +247,8 @@ export function readableIds(trajectories: readonly { readonly file: string; read
   const seen = new Map<string, number>();
   return trajectories.map(({ file, record }) => {
     const stem = (file.split(/[\\/]/).at(-1) ?? file).replace(/\.[^.]*$/, '');
-    const base = `${stem}.${record}`.replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^[.-]+/, '') || 'trajectory';
+    const readable = (text: string) => text.replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^[.-]+|-+$/g, '');
+    const base = [readable(stem), readable(record)].filter(Boolean).join('.') || 'trajectory';
     const count = (seen.get(base) ?? 0) + 1;
     seen.set(base, count);
     return count === 1 ? base : `${base}-${count}`;

@@ -27,8 +27,13 @@ const TRACE_FILE = /^turn-(\d+)(?:-recovery-(\d+))?\.json$/;
  * Every trace under `path` (a trace file, a context's folder or a trace
  * directory, searched to any depth), grouped by context id. A file that is
  * not a v5 trace is a `CliInputError` naming it; a path with no trace is one too.
+ * With `cache`, a file of the same size and modification time as when it was
+ * last read is not parsed again (`trace serve` reads a growing directory on every poll).
  */
-export async function readTraceDirectory(path: string): Promise<TraceRun[]> {
+/** Traces already parsed, by file, with the size and time they were read at; see `readTraceDirectory`. */
+export type TraceFileCache = Map<string, { readonly size: number; readonly mtimeMs: number; readonly trace: ContextTraceV5 }>;
+
+export async function readTraceDirectory(path: string, cache?: TraceFileCache): Promise<TraceRun[]> {
   const root = resolve(path);
   let info;
   try {
@@ -43,14 +48,20 @@ export async function readTraceDirectory(path: string): Promise<TraceRun[]> {
   for (const file of files) {
     const name = relative(process.cwd(), file) || file;
     let trace: ContextTraceV5;
-    try {
-      trace = JSON.parse(await readFile(file, 'utf8')) as ContextTraceV5;
-    } catch (error) {
-      throw new CliInputError({ culprit: name, message: `${name}: not JSON (${(error as Error).message})`, cause: error });
+    const seen = cache ? await stat(file) : undefined;
+    const cached = seen ? cache!.get(file) : undefined;
+    if (cached && seen && cached.size === seen.size && cached.mtimeMs === seen.mtimeMs) trace = cached.trace;
+    else {
+      try {
+        trace = JSON.parse(await readFile(file, 'utf8')) as ContextTraceV5;
+      } catch (error) {
+        throw new CliInputError({ culprit: name, message: `${name}: not JSON (${(error as Error).message})`, cause: error });
+      }
     }
     if (typeof trace !== 'object' || trace === null || trace.schemaVersion !== 5 || typeof trace.contextId !== 'string' || typeof trace.turn !== 'number') {
       throw new CliInputError({ culprit: name, message: `${name}: not a context trace of schema version 5 (schemaVersion, contextId and turn are required)` });
     }
+    if (seen) cache!.set(file, { size: seen.size, mtimeMs: seen.mtimeMs, trace });
     const list = runs.get(trace.contextId) ?? [];
     list.push({ file: name, trace });
     runs.set(trace.contextId, list);

@@ -264,7 +264,8 @@ const PAGE_SCRIPT = `
       axes: [{ label: 'turn', incrs: integerTicks, values: function (u, ticks) { return ticks.map(function (v) { return Number.isInteger(v) && rows[v - 1] ? String(rows[v - 1].turn) : ''; }); } }, { label: 'input tokens', size: 70 }],
       cursor: { drag: { x: false, y: false } }
     }, values, chart);
-    current.plot.over.addEventListener('click', function () { var idx = current.plot.cursor.idx; if (idx != null) show(idx); });
+    // The bar under the pointer, from the click itself (the cursor may not have caught up with the pointer yet).
+    current.plot.over.addEventListener('click', function (event) { var idx = current.plot.posToIdx(event.offsetX); if (idx != null && idx >= 0) show(idx); });
   }
 
   function drawTimeline() {
@@ -311,9 +312,21 @@ const PAGE_SCRIPT = `
     return box;
   }
 
+  // Fetched details, the most recent few; a turn's neighbours are fetched once it is shown, so the arrow keys open them at once.
+  var fetched = new Map();
   function loadDetail(position) {
     if (details) return Promise.resolve(JSON.parse(details[position]));
-    return fetch(data.detailUrl + position).then(function (r) { return r.json(); });
+    var known = fetched.get(position);
+    if (known) return known;
+    var loading = fetch(data.detailUrl + position).then(function (r) { if (!r.ok) throw new Error('turn ' + position + ': ' + r.status); return r.json(); });
+    loading.catch(function () { fetched.delete(position); });
+    fetched.set(position, loading);
+    if (fetched.size > 64) fetched.delete(fetched.keys().next().value);
+    return loading;
+  }
+  function prefetchAround(index) {
+    if (details || !current.run) return;
+    [index + 1, index - 1].forEach(function (i) { if (i >= 0 && i < current.run.positions.length) loadDetail(current.run.positions[i]); });
   }
 
   function show(index) {
@@ -370,6 +383,12 @@ const PAGE_SCRIPT = `
       detail.appendChild(input);
       performance.mark('strata-turn-open-end');
       performance.measure('strata-turn-open', 'strata-turn-open-start', 'strata-turn-open-end');
+      prefetchAround(index);
+    }).catch(function (error) {
+      if (request !== current.request) return;
+      var detail = document.getElementById('detail');
+      detail.textContent = '';
+      detail.appendChild(el('p', 'could not load the turn: ' + error.message));
     });
   }
 
