@@ -15,6 +15,7 @@ import { chooseCounter } from './counting-policy.js';
 import { OutputReferenceCheck } from './output-references.js';
 import { ContextValidationError } from './errors/context-validation-error.js';
 import { EMPTY_COMPACTION_TRACE, type CompactionReason, type CompactionTrace, type HistoryCompactor } from './history-compactor.js';
+import type { CompactionTrigger } from './compaction-receipts.js';
 import type { HistoryWindow, HistoryWindowPolicy } from './history-window.js';
 import type { ContextMessageComposer } from './message-composer.js';
 import type { CanonicalHistory, CanonicalMessage } from './messages.js';
@@ -215,7 +216,8 @@ export class ContextAssembler {
     let compaction: CompactionTrace = { ...EMPTY_COMPACTION_TRACE, recovery: tracedRecovery(request.recovery) };
     if (this.options.compactor?.exceedsMessageCount(history)) {
       const limits = { targetHistoryTokens: budget.pressureTokens, limitHistoryTokens: budget.inputCapTokens };
-      ({ history, compaction } = await this.timed(turn, 'message-count-compaction', () => this.compact(turn, history, 'message-count', limits, this.options.estimator)));
+      const trigger = compactionTrigger('message-count', null, budget, history);
+      ({ history, compaction } = await this.timed(turn, 'message-count-compaction', () => this.compact(turn, history, 'message-count', limits, this.options.estimator, trigger)));
       if (history !== request.history) reachCapacity(turn, history);
     }
     // 2. Collect → 3. budget → 4. render → 5. compose: the candidate input, before any window.
@@ -225,8 +227,11 @@ export class ContextAssembler {
     const pressure = this.timedSync(turn, 'pressure', () => this.stages.pressure.measure({ totalTokens: unwindowedTokens(candidate), fixedTokens: fixedTokens(candidate), budget }));
     // 7. Compaction under pressure, or forced by overflow recovery; counted in the units pressure was measured in.
     if (this.options.compactor && (request.recovery || pressure.compact)) {
-      const compacted = await this.timed(turn, 'compaction', () => this.compact(turn, history, request.recovery ? 'forced' : 'token-pressure', pressure, candidate.counter));
-      compaction = compacted.compaction;
+      const reason = request.recovery ? 'forced' : 'token-pressure';
+      const trigger = compactionTrigger(reason, unwindowedTokens(candidate), budget, history);
+      const compacted = await this.timed(turn, 'compaction', () => this.compact(turn, history, reason, pressure, candidate.counter, trigger));
+      // A pass that changed nothing keeps the message-count pass's record, if any.
+      if (compacted.compaction.reason !== null || compaction.reason === null) compaction = compacted.compaction;
       // 8. Re-collect only if the model-visible history changed.
       if (compacted.history !== history) {
         history = compacted.history;
@@ -340,9 +345,15 @@ export class ContextAssembler {
     reason: CompactionReason,
     limits: { readonly targetHistoryTokens: number; readonly limitHistoryTokens: number },
     estimator: TokenEstimator,
+    trigger: CompactionTrigger,
   ): Promise<{ history: CanonicalHistory; compaction: CompactionTrace }> {
     const result = await this.options.compactor!.compact({ contextId: turn.contextId, history, reason, ...limits, estimator, signal: turn.signal });
-    return { history: result.changed ? result.history : history, compaction: { ...result.trace, recovery: tracedRecovery(turn.recovery) } };
+    const recovery = tracedRecovery(turn.recovery);
+    // A pass that changed nothing is not a compaction: only its summary attempts are kept, for the record.
+    if (!result.changed || result.history === history) {
+      return { history, compaction: { ...EMPTY_COMPACTION_TRACE, summaryAttempts: result.trace.summaryAttempts, summaryRejections: result.trace.summaryRejections, recovery } };
+    }
+    return { history: result.history, compaction: { ...result.trace, trigger, recovery } };
   }
 
   /**
@@ -508,4 +519,10 @@ function precountDiagnostics(report: unknown): ContextDiagnostic[] {
     const { code, message } = (typeof entry === 'object' && entry !== null ? entry : {}) as { code?: unknown; message?: unknown };
     return typeof code === 'string' && typeof message === 'string' ? [{ code, severity: 'warning' as const, message }] : [];
   });
+}
+
+/** Why a compaction runs: what the turn would send (null when not measured) against the pressure threshold and the cap. */
+function compactionTrigger(reason: CompactionReason, tokens: number | null, budget: ResolvedContextBudget, history: CanonicalHistory): CompactionTrigger {
+  const capTokens = budget.inputCapTokens;
+  return { reason, tokens, thresholdTokens: budget.pressureTokens, capTokens, pressure: tokens === null ? null : Math.round((tokens / capTokens) * 1000) / 1000, historyMessages: history.length };
 }

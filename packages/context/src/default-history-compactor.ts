@@ -4,6 +4,8 @@ import { OUTPUT_INDEX_SHARE, storedOutputsSection } from './output-index.js';
 import { buildHistoryUnits, isOpenUnit, isTaskAnchorCandidate, type HistoryUnit } from './history-units.js';
 import { EMPTY_COMPACTION_TRACE, type CompactionRequest, type CompactionResult, type CompactionTrace, type HistoryCompactor } from './history-compactor.js';
 import { CompactionIndex } from './compaction-index.js';
+import { maskedReceipt, reindexed, summarizedReceipt, type CompactionReceipt } from './compaction-receipts.js';
+import { messageFingerprint } from './message-fingerprint.js';
 import type { CanonicalHistory, CanonicalMessage, ToolOutputRef, ToolResultMessage } from './messages.js';
 import type { Summarizer } from './ports.js';
 import { isVerbatimSigned } from './signed-reasoning.js';
@@ -114,14 +116,21 @@ export class DefaultHistoryCompactor implements HistoryCompactor {
     let history = old.history;
     let current = old.current;
     const compactedOutputRefs = [...old.refs];
+    const receipts: CompactionReceipt[] = [...old.receipts];
     let trace: CompactionTrace = { ...EMPTY_COMPACTION_TRACE, reason: request.reason };
 
+    /** Set once a checkpoint rewrote the history: each carried message's place in the request's history. */
+    let origin: Map<CanonicalMessage, number> | undefined;
     // 2. Summarize the oldest finished steps while pressure remains.
     const needsSummary = request.reason === 'message-count' ? this.exceedsMessageCount(history) : current > goal;
     if (needsSummary && this.options.summarizer) {
       const summarized = await this.summarize(history, request, protectedOf());
       trace = { ...trace, ...summarized.trace };
+      receipts.push(...summarized.receipts);
       if (summarized.history) {
+        // Receipts name places in the request's history; a checkpoint moves what follows it.
+        const summarizedFrom = history;
+        origin = new Map(summarizedFrom.map((message, position) => [message, position]));
         history = summarized.history;
         current = sumTokens(history, estimator);
         // A checkpoint rewrites the history: the next pass indexes it afresh.
@@ -135,7 +144,7 @@ export class DefaultHistoryCompactor implements HistoryCompactor {
     const limit = request.reason === 'forced' ? goal : request.limitHistoryTokens ?? request.targetHistoryTokens;
     for (const [stepGoal, newest] of [[goal, false], [limit, true]] as const) {
       if (current <= stepGoal) continue;
-      let recent: { history: CanonicalHistory; current: number; refs: ToolOutputRef[] };
+      let recent: Projected;
       if (index) {
         const { units } = index;
         recent = this.projectIndexed(index, { current, goal: stepGoal, eligible: (unit) => !units[unit]!.open && (newest || unit < units.length - 1) });
@@ -143,13 +152,15 @@ export class DefaultHistoryCompactor implements HistoryCompactor {
         const newestStart = buildHistoryUnits(history).at(-1)?.start ?? 0;
         recent = this.project({ history, estimator, current, goal: stepGoal, forced, eligible: (unit) => !isOpenUnit(unit) && (newest || unit.start < newestStart) });
       }
+      const from = history;
       history = recent.history;
       current = recent.current;
       compactedOutputRefs.push(...recent.refs);
+      receipts.push(...(origin ? recent.receipts.map((receipt) => reindexed(receipt, origin!.get(from[receipt.item.index]!) ?? receipt.item.index)) : recent.receipts));
     }
     const changed = history !== request.history;
     // `current` is the count of `history`: every step above added exactly what it changed.
-    return { history, changed, trace: { ...trace, estimatedTokensBefore: before, estimatedTokensAfter: current, compactedOutputRefs } };
+    return { history, changed, trace: { ...trace, estimatedTokensBefore: before, estimatedTokensAfter: current, compactedOutputRefs, receipts } };
   }
 
   /** The context's index under this counter, brought to the request's history. */
@@ -186,10 +197,11 @@ export class DefaultHistoryCompactor implements HistoryCompactor {
    * most `goal` (checked before each unit, as `project` does). A result it
    * visits is settled; the index follows the projected history.
    */
-  private projectIndexed(index: CompactionIndex, options: { current: number; goal: number; eligible: (unit: number) => boolean }): { history: CanonicalHistory; current: number; refs: ToolOutputRef[] } {
+  private projectIndexed(index: CompactionIndex, options: { current: number; goal: number; eligible: (unit: number) => boolean }): Projected {
     const { history, counter } = index;
     let projected: CanonicalMessage[] | undefined;
     const refs: ToolOutputRef[] = [];
+    const receipts: CompactionReceipt[] = [];
     const replaced: number[] = [];
     const pending: number[] = [];
     let current = options.current;
@@ -215,9 +227,10 @@ export class DefaultHistoryCompactor implements HistoryCompactor {
       replaced.push(position);
       current += previewTokens - bodyTokens;
       refs.push(message.outputRef!);
+      receipts.push(maskedReceipt(message, position, bodyTokens, previewTokens));
     }
     index.replace(projected ?? history, replaced, pending);
-    return { history: projected ?? history, current, refs };
+    return { history: projected ?? history, current, refs, receipts };
   }
 
   /**
@@ -232,10 +245,11 @@ export class DefaultHistoryCompactor implements HistoryCompactor {
     goal: number;
     forced: boolean;
     eligible: (unit: HistoryUnit, index: number) => boolean;
-  }): { history: CanonicalHistory; current: number; refs: ToolOutputRef[] } {
+  }): Projected {
     const units = buildHistoryUnits(options.history);
     const projected = [...options.history];
     const refs: ToolOutputRef[] = [];
+    const receipts: CompactionReceipt[] = [];
     let current = options.current;
     for (let unitIndex = 0; unitIndex < units.length && current > options.goal; unitIndex += 1) {
       const unit = units[unitIndex]!;
@@ -250,9 +264,10 @@ export class DefaultHistoryCompactor implements HistoryCompactor {
         projected[unit.start + offset] = preview;
         current += previewTokens - bodyTokens;
         refs.push(message.outputRef!);
+        receipts.push(maskedReceipt(message, unit.start + offset, bodyTokens, previewTokens));
       });
     }
-    return refs.length > 0 ? { history: projected, current, refs } : { history: options.history, current, refs };
+    return refs.length > 0 ? { history: projected, current, refs, receipts } : { history: options.history, current, refs, receipts };
   }
 
   /**
@@ -295,7 +310,7 @@ export class DefaultHistoryCompactor implements HistoryCompactor {
     history: CanonicalHistory,
     request: CompactionRequest,
     protectedUnits: ReadonlySet<number>,
-  ): Promise<{ history?: CanonicalHistory; trace: Partial<CompactionTrace> }> {
+  ): Promise<{ history?: CanonicalHistory; trace: Partial<CompactionTrace>; receipts: CompactionReceipt[] }> {
     const units = buildHistoryUnits(history);
     // The prefix ends where the protected recent suffix begins.
     let boundary = units.length;
@@ -304,14 +319,19 @@ export class DefaultHistoryCompactor implements HistoryCompactor {
     // The latest signed step stays where it was; older ones go into the summary whole.
     const signedUnit = latestSignedUnit(units);
     const source: CanonicalMessage[] = [];
+    /** Each source message's place in `history`. */
+    const sourceIndexes: number[] = [];
     const keptFromPrefix: CanonicalMessage[] = [];
     const leading: CanonicalMessage[] = [];
     units.slice(0, boundary).forEach((unit, index) => {
       if (isLeadingSystem(units, index)) leading.push(...unit.messages);
       else if (isOpenUnit(unit) || index === signedUnit || index === anchorUnit) keptFromPrefix.push(...unit.messages);
-      else source.push(...unit.messages);
+      else {
+        source.push(...unit.messages);
+        unit.messages.forEach((_, offset) => sourceIndexes.push(unit.start + offset));
+      }
     });
-    if (source.length === 0) return { trace: {} };
+    if (source.length === 0) return { trace: {}, receipts: [] };
     const sourceTokens = sumTokens(source, request.estimator);
     const knownRefs = new Set(source.flatMap((message) => (message.role === 'tool' && message.outputRef ? [message.outputRef.id] : [])));
     const rejections: Array<{ attempt: number; reason: string }> = [];
@@ -335,9 +355,11 @@ export class DefaultHistoryCompactor implements HistoryCompactor {
         continue;
       }
       const compacted = [...leading, checkpoint, ...keptFromPrefix, ...units.slice(boundary).flatMap((unit) => unit.messages)];
-      return { history: compacted, trace: { ...base, checkpointTokens, summaryAttempts: attempt, summaryRejections: rejections, summarizedMessages: source.length } };
+      const checkpointId = messageFingerprint(checkpoint);
+      const receipts = source.map((message, at) => summarizedReceipt(message, sourceIndexes[at]!, request.estimator.countMessage(message), checkpointId));
+      return { history: compacted, trace: { ...base, checkpointTokens, summaryAttempts: attempt, summaryRejections: rejections, summarizedMessages: source.length }, receipts };
     }
-    return { trace: { ...base, summaryAttempts: this.options.summaryAttempts, summaryRejections: rejections } };
+    return { trace: { ...base, summaryAttempts: this.options.summaryAttempts, summaryRejections: rejections }, receipts: [] };
   }
 
   private async callSummarizer(source: readonly CanonicalMessage[], runSignal: AbortSignal): Promise<string> {
@@ -353,6 +375,14 @@ export class DefaultHistoryCompactor implements HistoryCompactor {
       throw error instanceof TimeLimitExceeded ? new Error(`no checkpoint within ${limitMs} ms`) : error;
     }
   }
+}
+
+/** A projection pass: the history, its count, and what it stored. */
+interface Projected {
+  readonly history: CanonicalHistory;
+  readonly current: number;
+  readonly refs: ToolOutputRef[];
+  readonly receipts: CompactionReceipt[];
 }
 
 function isLeadingSystem(units: readonly HistoryUnit[], index: number): boolean {

@@ -1,3 +1,4 @@
+import type { CompactionReceipt, CompactionTrigger } from './compaction-receipts.js';
 import type { CanonicalHistory, ToolOutputRef } from './messages.js';
 import type { TokenEstimator } from './token-estimator.js';
 
@@ -31,6 +32,14 @@ export interface CompactionTrace {
   readonly summaryRejections: ReadonlyArray<{ readonly attempt: number; readonly reason: string }>;
   readonly summarizedMessages: number;
   readonly recovery: { readonly reason: string; readonly attempt: number } | null;
+  /**
+   * Every item that left the window in this compaction, in the order it left,
+   * with its tokens before and after, where it lives now and how to get it back.
+   * Present when a compaction changed the history; absent in traces written before receipts.
+   */
+  readonly receipts?: readonly CompactionReceipt[];
+  /** Why it ran: the threshold and the pressure that crossed it (set by the assembler). */
+  readonly trigger?: CompactionTrigger;
 }
 
 export const EMPTY_COMPACTION_TRACE: CompactionTrace = Object.freeze({

@@ -124,6 +124,8 @@ export { withDefaults } from './with-defaults.js';
 export { BoundedCache } from './bounded-cache.js';
 export type { HistoryCompactorOptions } from './default-history-compactor.js';
 export type { CompactionReason, CompactionRequest, CompactionResult, CompactionTrace, HistoryCompactor } from './history-compactor.js';
+export { describeReceipt, readBackCall } from './compaction-receipts.js';
+export type { CompactionReceipt, CompactionReceiptItem, CompactionReceiptLocation, CompactionTrigger } from './compaction-receipts.js';
 export { CHECKPOINT_INSTRUCTIONS, CHECKPOINT_SECTIONS } from './checkpoint-format.js';
 export { formatToolResultPreview, MASK_PREVIEW_SHARE, PREVIEW_DEFAULTS, previewToolResult } from './tool-result-preview.js';
 export type { PreviewOptions } from './tool-result-preview.js';

@@ -68,9 +68,10 @@ export async function replayCommand(args: readonly string[], io: CliIo): Promise
     }
   }
   const progress = progressBar(io.stderr, imported.length);
-  const byId = new Map(imported.map((trajectory) => [`${trajectory.file}#${trajectory.record}`, trajectory]));
+  const ids = readableIds(imported);
+  const byId = new Map(imported.map((trajectory, index) => [ids[index]!, trajectory]));
   const { total, assembled, compared } = await replayTrajectories({
-    trajectories: imported.map((trajectory) => ({ id: `${trajectory.file}#${trajectory.record}`, messages: trajectory.messages })),
+    trajectories: imported.map((trajectory, index) => ({ id: ids[index]!, messages: trajectory.messages })),
     windowTokens,
     policies,
     encoding,
@@ -237,4 +238,22 @@ export function formatTable(header: readonly string[], rows: readonly (readonly 
   const widths = header.map((cell, column) => Math.max(cell.length, ...rows.map((row) => (row[column] ?? '').length)));
   const line = (row: readonly string[]) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
   return [line(header), ...rows.map(line)].join('\n');
+}
+
+/**
+ * A run id per trajectory that reads as a trace folder name: the file's name
+ * without its folders and extension, then the record (`airline-tasks.3`),
+ * other characters as `-`; later trajectories of the same name get `-2`,
+ * `-3`, so ids stay distinct. No `%` escapes in the trace folders.
+ */
+export function readableIds(trajectories: readonly { readonly file: string; readonly record: string }[]): string[] {
+  const seen = new Map<string, number>();
+  return trajectories.map(({ file, record }) => {
+    const stem = (file.split(/[\\/]/).at(-1) ?? file).replace(/\.[^.]*$/, '');
+    const readable = (text: string) => text.replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^[.-]+|-+$/g, '');
+    const base = [readable(stem), readable(record)].filter(Boolean).join('.') || 'trajectory';
+    const count = (seen.get(base) ?? 0) + 1;
+    seen.set(base, count);
+    return count === 1 ? base : `${base}-${count}`;
+  });
 }

@@ -74,7 +74,7 @@ export async function replayRun(options: RunReplayOptions): Promise<RunReplayRes
     const { store, originals } = recordingStore(contextId);
     let run;
     try {
-      run = await runPolicy({ policy, trajectory, contextId: `${contextId}/${policy}`, windowTokens: options.windowTokens, counter: options.counter, exactEstimator: options.exactEstimator, store });
+      run = await runPolicy({ policy, trajectory, contextId: policyContextId(contextId, policy), windowTokens: options.windowTokens, counter: options.counter, exactEstimator: options.exactEstimator, store });
     } catch (error) {
       if (!ContextBudgetError.isInstance(error) && !ContextValidationError.isInstance(error)) throw error;
       failures.set(policy, error.message);
@@ -114,10 +114,10 @@ export async function replayRun(options: RunReplayOptions): Promise<RunReplayRes
         if (ref === undefined || checked.has(ref) || !RECOVERABLE_POLICIES.has(policy)) continue;
         checked.add(ref);
         tally.masked += 1;
-        if ((await readBack(tool, `${contextId}/${policy}`, ref)) === originals.get(ref)) tally.recovered += 1;
+        if ((await readBack(tool, policyContextId(contextId, policy), ref)) === originals.get(ref)) tally.recovered += 1;
       }
       // Later-use recall: what the recorded answer used from earlier in the run, visible or behind a reference the input shows.
-      const recall = await laterUseRecall({ trajectory, callIndex: turn.trajectoryIndex, input: turn.messages, store: RECOVERABLE_POLICIES.has(policy) ? store : undefined, contextId: `${contextId}/${policy}` });
+      const recall = await laterUseRecall({ trajectory, callIndex: turn.trajectoryIndex, input: turn.messages, store: RECOVERABLE_POLICIES.has(policy) ? store : undefined, contextId: policyContextId(contextId, policy) });
       tally.needed += recall.needed.length;
       tally.visible += recall.visible.length;
       tally.byReference += recall.byReference.length;
@@ -127,4 +127,12 @@ export async function replayRun(options: RunReplayOptions): Promise<RunReplayRes
     tallies.set(policy, tally);
   }
   return { tallies, failures };
+}
+
+/**
+ * The context id of a trajectory's run under a policy: `<trajectory id>.<policy>`,
+ * only characters a trace folder keeps as they are when the trajectory id has them.
+ */
+export function policyContextId(contextId: string, policy: string): string {
+  return `${contextId}.${policy}`;
 }

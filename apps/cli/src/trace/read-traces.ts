@@ -1,8 +1,8 @@
 // Trace files (`<dir>/<context-id>/turn-0001.json`, schema v5) read back and
 // summarised per turn, for `trace show`, `trace diff`, the viewer and `examples`.
 import { readdir, readFile, stat } from 'node:fs/promises';
-import { join, relative, resolve } from 'node:path';
-import type { CanonicalMessage, ContextTraceV5 } from '@strata/context';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { describeReceipt, type CanonicalMessage, type ContextTraceV5 } from '@strata/context';
 import { CliInputError } from '../cli-input-error.js';
 
 export interface TraceTurn {
@@ -13,6 +13,11 @@ export interface TraceTurn {
 /** The turns of one context, in turn order (recovery attempts after their turn). */
 export interface TraceRun {
   readonly contextId: string;
+  /**
+   * The folder holding the run's context folder, relative to the directory
+   * read (a replay's policy); absent or '' at the top.
+   */
+  readonly group?: string;
   readonly turns: readonly TraceTurn[];
 }
 
@@ -22,8 +27,13 @@ const TRACE_FILE = /^turn-(\d+)(?:-recovery-(\d+))?\.json$/;
  * Every trace under `path` (a trace file, a context's folder or a trace
  * directory, searched to any depth), grouped by context id. A file that is
  * not a v5 trace is a `CliInputError` naming it; a path with no trace is one too.
+ * With `cache`, a file of the same size and modification time as when it was
+ * last read is not parsed again (`trace serve` reads a growing directory on every poll).
  */
-export async function readTraceDirectory(path: string): Promise<TraceRun[]> {
+/** Traces already parsed, by file, with the size and time they were read at; see `readTraceDirectory`. */
+export type TraceFileCache = Map<string, { readonly size: number; readonly mtimeMs: number; readonly trace: ContextTraceV5 }>;
+
+export async function readTraceDirectory(path: string, cache?: TraceFileCache): Promise<TraceRun[]> {
   const root = resolve(path);
   let info;
   try {
@@ -34,24 +44,33 @@ export async function readTraceDirectory(path: string): Promise<TraceRun[]> {
   const files = info.isDirectory() ? await traceFiles(root) : [root];
   if (files.length === 0) throw new CliInputError({ culprit: path, message: `${path}: no trace files (turn-NNNN.json) found` });
   const runs = new Map<string, TraceTurn[]>();
+  const groups = new Map<string, string>();
   for (const file of files) {
     const name = relative(process.cwd(), file) || file;
     let trace: ContextTraceV5;
-    try {
-      trace = JSON.parse(await readFile(file, 'utf8')) as ContextTraceV5;
-    } catch (error) {
-      throw new CliInputError({ culprit: name, message: `${name}: not JSON (${(error as Error).message})`, cause: error });
+    const seen = cache ? await stat(file) : undefined;
+    const cached = seen ? cache!.get(file) : undefined;
+    if (cached && seen && cached.size === seen.size && cached.mtimeMs === seen.mtimeMs) trace = cached.trace;
+    else {
+      try {
+        trace = JSON.parse(await readFile(file, 'utf8')) as ContextTraceV5;
+      } catch (error) {
+        throw new CliInputError({ culprit: name, message: `${name}: not JSON (${(error as Error).message})`, cause: error });
+      }
     }
     if (typeof trace !== 'object' || trace === null || trace.schemaVersion !== 5 || typeof trace.contextId !== 'string' || typeof trace.turn !== 'number') {
       throw new CliInputError({ culprit: name, message: `${name}: not a context trace of schema version 5 (schemaVersion, contextId and turn are required)` });
     }
+    if (seen) cache!.set(file, { size: seen.size, mtimeMs: seen.mtimeMs, trace });
     const list = runs.get(trace.contextId) ?? [];
     list.push({ file: name, trace });
     runs.set(trace.contextId, list);
+    const group = relative(root, dirname(dirname(file))).split(sep).join('/');
+    groups.set(trace.contextId, group.startsWith('..') ? '' : group);
   }
   return [...runs.entries()]
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([contextId, turns]) => ({ contextId, turns: turns.sort((a, b) => a.trace.turn - b.trace.turn || (a.trace.recoveryAttempt ?? 0) - (b.trace.recoveryAttempt ?? 0)) }));
+    .map(([contextId, turns]) => ({ contextId, group: groups.get(contextId) ?? '', turns: turns.sort((a, b) => a.trace.turn - b.trace.turn || (a.trace.recoveryAttempt ?? 0) - (b.trace.recoveryAttempt ?? 0)) }));
 }
 
 async function traceFiles(directory: string): Promise<string[]> {
@@ -92,12 +111,38 @@ export function sectionOutcomes(trace: ContextTraceV5): { admitted: string[]; tr
   return { admitted, truncated, dropped };
 }
 
-/** A one-line description of a turn's compaction, or null when none ran. */
-export function compactionSummary(trace: ContextTraceV5): string | null {
+/**
+ * Whether the turn's trace records a compaction that changed something. Traces
+ * written before receipts may record a pass that changed nothing ("4024 -> 4024
+ * tokens, 0 outputs stored"): that is not a compaction.
+ */
+export function compacted(trace: ContextTraceV5): boolean {
   const compaction = trace.compaction;
-  if (!compaction.reason) return null;
+  if (!compaction.reason) return false;
+  if (compaction.receipts) return compaction.receipts.length > 0 || compaction.summarizedMessages > 0;
+  return compaction.compactedOutputRefs.length > 0 || compaction.summarizedMessages > 0 || compaction.estimatedTokensBefore !== compaction.estimatedTokensAfter;
+}
+
+/** Why the turn's compaction ran, in words: the pressure against the threshold and the cap; null when unknown. */
+export function compactionWhy(trace: ContextTraceV5): string | null {
+  const trigger = trace.compaction.trigger;
+  if (!trigger) return null;
+  const measured = trigger.tokens === null ? `${trigger.historyMessages} messages` : `${trigger.tokens} tokens, ${(trigger.pressure! * 100).toFixed(1)}% of the ${trigger.capTokens}-token cap`;
+  return `${trigger.reason} at ${measured} (threshold ${trigger.thresholdTokens})`;
+}
+
+/** A one-line description of a turn's compaction, or null when none changed anything. */
+export function compactionSummary(trace: ContextTraceV5): string | null {
+  if (!compacted(trace)) return null;
+  const compaction = trace.compaction;
   const refs = compaction.compactedOutputRefs.length;
-  return `${compaction.reason}: ${compaction.estimatedTokensBefore ?? '?'} -> ${compaction.estimatedTokensAfter ?? '?'} tokens${refs > 0 ? `, ${refs} outputs stored` : ''}${compaction.summarizedMessages > 0 ? `, ${compaction.summarizedMessages} messages summarized` : ''}`;
+  const why = compactionWhy(trace);
+  return `${compaction.reason}: ${compaction.estimatedTokensBefore ?? '?'} -> ${compaction.estimatedTokensAfter ?? '?'} tokens${refs > 0 ? `, ${refs} outputs stored` : ''}${compaction.summarizedMessages > 0 ? `, ${compaction.summarizedMessages} messages summarized` : ''}${why ? `; ${why}` : ''}`;
+}
+
+/** The receipts of a turn's compaction, one line each (empty when none ran or the trace predates receipts). */
+export function receiptLines(trace: ContextTraceV5): string[] {
+  return compacted(trace) ? (trace.compaction.receipts ?? []).map(describeReceipt) : [];
 }
 
 /** A stable key for a message, to compare two turns' inputs. */
@@ -125,12 +170,12 @@ export function diffTurns(before: ContextTraceV5, after: ContextTraceV5): TurnDi
   const keysAfter = new Set(after.llmInput.messages.map(messageKey));
   const resultsBefore = new Map(before.llmInput.messages.flatMap((message) => (message.role === 'tool' ? [[message.toolCallId, messageKey(message)] as const] : [])));
   let added = 0;
-  let compacted = 0;
+  let changedForm = 0;
   let kept = 0;
   for (const message of after.llmInput.messages) {
     const key = messageKey(message);
     if (keysBefore.has(key)) kept += 1;
-    else if (message.role === 'tool' && resultsBefore.has(message.toolCallId)) compacted += 1;
+    else if (message.role === 'tool' && resultsBefore.has(message.toolCallId)) changedForm += 1;
     else added += 1;
   }
   const resultsAfter = new Set(after.llmInput.messages.flatMap((message) => (message.role === 'tool' ? [message.toolCallId] : [])));
@@ -142,7 +187,8 @@ export function diffTurns(before: ContextTraceV5, after: ContextTraceV5): TurnDi
       truncated: b.truncated,
       dropped: b.dropped,
     },
-    messages: { added, removed, compacted, kept },
+    // What the later turn's own compaction took out, when its trace lists it; else what changed form between the two inputs.
+    messages: { added, removed, compacted: compacted(after) && after.compaction.receipts ? Math.max(after.compaction.receipts.length, changedForm) : changedForm, kept },
     tokens: { before: tokensByPart(before), after: tokensByPart(after) },
   };
 }

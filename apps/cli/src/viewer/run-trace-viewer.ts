@@ -2,7 +2,7 @@
 // at GET /runs/:id/view (the service owns the route, the CLI owns the page).
 import type { ContextTraceV5 } from '@strata/context';
 import type { TraceRun } from '../trace/read-traces.js';
-import { renderViewerHtml, viewerTurns } from './render-viewer.js';
+import { renderViewerHtml, viewerDetails, viewerTurns } from './render-viewer.js';
 
 /** A run's trace documents as the viewer's runs: one per context (the run, then its sub-agents), turns in order. */
 export function traceRunsOf(documents: readonly unknown[]): TraceRun[] {
@@ -22,5 +22,9 @@ export function traceRunsOf(documents: readonly unknown[]): TraceRun[] {
 /** What `strata serve` gives the service: the page that follows a run, and the turns it polls. */
 export const runTraceViewer = {
   page: (documents: readonly unknown[], followUrl: string): Promise<string> => renderViewerHtml(traceRunsOf(documents), { followUrl }),
-  turns: (documents: readonly unknown[]): unknown => ({ turns: viewerTurns(traceRunsOf(documents)) }),
+  turns: (documents: readonly unknown[]): unknown => {
+    const runs = traceRunsOf(documents);
+    // The page embeds each turn's detail; a poll brings the new ones with the summaries.
+    return { turns: viewerTurns(runs), details: viewerDetails(runs).map((detail) => JSON.stringify(detail)) };
+  },
 };

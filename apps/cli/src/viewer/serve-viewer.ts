@@ -2,8 +2,8 @@
 // so it follows a run that is still writing traces.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readTraceDirectory, type TraceRun } from '../trace/read-traces.js';
-import { renderViewerHtml, viewerTurns } from './render-viewer.js';
+import { readTraceDirectory, type TraceFileCache, type TraceRun } from '../trace/read-traces.js';
+import { renderViewerHtml, viewerDetailAt, viewerTurns } from './render-viewer.js';
 
 export interface ServeViewerOptions {
   readonly directory: string;
@@ -11,23 +11,35 @@ export interface ServeViewerOptions {
   readonly port: number;
 }
 
-/** Traces read fresh on every request; a directory with no trace yet shows an empty page. */
-async function currentRuns(directory: string): Promise<TraceRun[]> {
+/** Traces read on every request (a file parsed once, while it is unchanged); a directory with no trace yet shows an empty page. */
+async function currentRuns(directory: string, cache: TraceFileCache): Promise<TraceRun[]> {
   try {
-    return await readTraceDirectory(directory);
+    return await readTraceDirectory(directory, cache);
   } catch {
     return [];
   }
 }
 
 export async function serveViewer(options: ServeViewerOptions): Promise<{ url: string; close(): Promise<void> }> {
+  // The runs the page was last given: a turn's detail is read from them, so opening a turn reads no file.
+  const cache: TraceFileCache = new Map();
+  // Read once before serving, so the first page comes from parsed traces.
+  let shown: TraceRun[] = await currentRuns(options.directory, cache);
   const server = createServer((request, response) => {
     const reply = async () => {
-      const runs = await currentRuns(options.directory);
+      const detail = /^\/turn\/(\d+)$/.exec(request.url ?? '');
+      if (detail) {
+        const found = viewerDetailAt(shown, Number(detail[1]));
+        if (found) response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(found));
+        else response.writeHead(404).end();
+        return;
+      }
       if (request.url === '/turns.json') {
-        response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify({ turns: viewerTurns(runs) }));
+        shown = await currentRuns(options.directory, cache);
+        response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify({ turns: viewerTurns(shown) }));
       } else if (request.url === '/' || request.url === '/index.html') {
-        response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(await renderViewerHtml(runs, { followUrl: '/turns.json' }));
+        shown = await currentRuns(options.directory, cache);
+        response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(await renderViewerHtml(shown, { followUrl: '/turns.json', detailUrl: '/turn/' }));
       } else response.writeHead(404).end();
     };
     reply().catch((error: unknown) => response.writeHead(500).end(String(error)));

@@ -1,0 +1,91 @@
+import type { CompactionReason } from './history-compactor.js';
+import type { CanonicalMessage } from './messages.js';
+
+/** What left the window: a tool result, an assistant message (with the calls it made), or another message. */
+export type CompactionReceiptItem =
+  | { readonly kind: 'tool-result'; readonly index: number; readonly toolName: string; readonly toolCallId: string }
+  | { readonly kind: 'tool-call'; readonly index: number; readonly calls: ReadonlyArray<{ readonly toolName: string; readonly toolCallId: string }> }
+  | { readonly kind: 'message'; readonly index: number; readonly role: CanonicalMessage['role'] };
+
+/** Where an item that left now lives. */
+export type CompactionReceiptLocation =
+  /** The full body is stored; the window shows a head/tail preview with this reference. */
+  | { readonly kind: 'output-ref'; readonly ref: string }
+  /** Summarized into the resident checkpoint (its message fingerprint); a stored body keeps its reference. */
+  | { readonly kind: 'checkpoint'; readonly checkpointId: string; readonly ref: string | null };
+
+/**
+ * One item a compaction took out of the window, and how to get it back.
+ * `index` is the item's place in the history the compaction was asked to compact.
+ */
+export interface CompactionReceipt {
+  readonly item: CompactionReceiptItem;
+  /** `masked`: body replaced by a preview; `summarized`: replaced by the checkpoint. */
+  readonly action: 'masked' | 'summarized';
+  /** The item's tokens before it left, counted as the pass counted. */
+  readonly tokensBefore: number;
+  /** Its tokens after (the preview's; 0 when summarized: the checkpoint's tokens are in `checkpointTokens`). */
+  readonly tokensAfter: number;
+  readonly location: CompactionReceiptLocation;
+  /** The tool call that reads it back byte-exact, or null when only the checkpoint's summary remains. */
+  readonly retrieve: string | null;
+}
+
+/** Why a compaction ran: the trigger, the thresholds, and the pressure that crossed them. */
+export interface CompactionTrigger {
+  readonly reason: CompactionReason;
+  /** Everything the turn would send before compaction (tools, system prompt, data, history); null when not measured (message-count trigger). */
+  readonly tokens: number | null;
+  /** The budget's pressure threshold (`pressureTokens`). */
+  readonly thresholdTokens: number;
+  /** The input cap (`inputCapTokens`). */
+  readonly capTokens: number;
+  /** `tokens / capTokens`, rounded to 3 places; null when tokens were not measured. */
+  readonly pressure: number | null;
+  /** Messages in the history when it ran. */
+  readonly historyMessages: number;
+}
+
+/** The call that reads a stored output back whole: `read_tool_output({"ref":"..."})`. */
+export function readBackCall(ref: string): string {
+  return `read_tool_output(${JSON.stringify({ ref })})`;
+}
+
+/** What `message` at `index` was, for a receipt. */
+export function receiptItem(message: CanonicalMessage, index: number): CompactionReceiptItem {
+  if (message.role === 'tool') return { kind: 'tool-result', index, toolName: message.toolName, toolCallId: message.toolCallId };
+  if (message.role === 'assistant' && message.toolCalls && message.toolCalls.length > 0) {
+    return { kind: 'tool-call', index, calls: message.toolCalls.map((call) => ({ toolName: call.name, toolCallId: call.id })) };
+  }
+  return { kind: 'message', index, role: message.role };
+}
+
+/** The receipt of a stored body replaced by its preview. */
+export function maskedReceipt(message: CanonicalMessage & { role: 'tool' }, index: number, tokensBefore: number, tokensAfter: number): CompactionReceipt {
+  const ref = message.outputRef!.id;
+  return { item: receiptItem(message, index), action: 'masked', tokensBefore, tokensAfter, location: { kind: 'output-ref', ref }, retrieve: readBackCall(ref) };
+}
+
+/** The receipt of a message summarized into the checkpoint `checkpointId`. */
+export function summarizedReceipt(message: CanonicalMessage, index: number, tokensBefore: number, checkpointId: string): CompactionReceipt {
+  const ref = message.role === 'tool' && message.outputRef ? message.outputRef.id : null;
+  return { item: receiptItem(message, index), action: 'summarized', tokensBefore, tokensAfter: 0, location: { kind: 'checkpoint', checkpointId, ref }, retrieve: ref === null ? null : readBackCall(ref) };
+}
+
+/** A receipt as one line of text: what, tokens, where, how back. */
+export function describeReceipt(receipt: CompactionReceipt): string {
+  const { item } = receipt;
+  const what =
+    item.kind === 'tool-result'
+      ? `tool result ${item.toolName} (${item.toolCallId})`
+      : item.kind === 'tool-call'
+        ? `tool call ${item.calls.map((call) => `${call.toolName} (${call.toolCallId})`).join(', ')}`
+        : `${item.role} message`;
+  const where = receipt.location.kind === 'output-ref' ? `ref ${receipt.location.ref}` : `checkpoint ${receipt.location.checkpointId}`;
+  return `#${item.index} ${what} ${receipt.action}: ${receipt.tokensBefore} -> ${receipt.tokensAfter} tokens, in ${where}${receipt.retrieve ? `; back: ${receipt.retrieve}` : ''}`;
+}
+
+/** The receipt with its item at `index`. */
+export function reindexed(receipt: CompactionReceipt, index: number): CompactionReceipt {
+  return receipt.item.index === index ? receipt : { ...receipt, item: { ...receipt.item, index } };
+}
