@@ -1,0 +1,239 @@
+import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { getEncoding } from 'js-tiktoken';
+import OpenAI from 'openai';
+import { openSqliteStores } from '@strata/store';
+import { loadProviderRules, readSharedData } from '@strata/testing';
+import { nextArgumentsOf } from '@strata/tools';
+import { CONTEXT_HEADER, SESSION_HEADER } from './index.js';
+import { startGateway } from './gateway-server.js';
+
+const STEPS = 30;
+const WINDOW = 24_000;
+const TASK = 'TASK: find why marshmallow serialises a TimeDelta field with a rounding error and propose the fix.';
+const directory = mkdtempSync(join(tmpdir(), 'strata-gateway-'));
+after(() => rmSync(directory, { recursive: true, force: true }));
+
+/** Real recorded text (a SWE-agent trajectory of marshmallow), cut into outputs of 2-9 KB on line ends. */
+function recordedOutputs(): string[] | undefined {
+  const text = readSharedData('swe-agent/marshmallow-1867.function_calling_replace_from_source.traj');
+  if (text === undefined) return undefined;
+  const trajectory = JSON.parse(text) as { history: Array<{ content?: unknown }> };
+  const corpus = trajectory.history.map((entry) => (typeof entry.content === 'string' ? entry.content : JSON.stringify(entry.content))).join('\n');
+  const outputs: string[] = [];
+  let offset = 0;
+  for (let step = 0; step < STEPS; step += 1) {
+    const size = 2_048 + ((step * 2_731) % 7_169);
+    let end = corpus.indexOf('\n', offset + size);
+    if (end < 0 || end - offset > 9_216) end = offset + size;
+    outputs.push(corpus.slice(offset, end));
+    offset = end % (corpus.length - 10_000);
+  }
+  return outputs;
+}
+
+interface UpstreamRequest {
+  readonly headers: IncomingMessage['headers'];
+  readonly body: { messages: Array<Record<string, any>>; tools?: Array<Record<string, any>>; [field: string]: unknown };
+}
+
+/**
+ * A scripted OpenAI chat upstream. It calls the client's `run_step` tool STEPS
+ * times; whenever a request shows a masked output it has not read, it reads it
+ * whole through `read_tool_output` (part by part) and checks it against the original.
+ */
+function fakeOpenAI(outputs: readonly string[]): { server: Server; requests: UpstreamRequest[]; readBack: Map<string, string>; fail?: { status: number; body: string } } {
+  const requests: UpstreamRequest[] = [];
+  const readBack = new Map<string, string>();
+  let reading: { ref: string; callId: string; text: string } | undefined;
+  let readCount = 0;
+  // The model's own count of the steps it asked for: the window may no longer show the early ones.
+  let made = 0;
+  const state: { server: Server; requests: UpstreamRequest[]; readBack: Map<string, string>; fail?: { status: number; body: string } } = { server: undefined as unknown as Server, requests, readBack };
+  state.server = createServer(async (request, response) => {
+    let raw = '';
+    for await (const chunk of request) raw += chunk;
+    const body = JSON.parse(raw) as UpstreamRequest['body'];
+    requests.push({ headers: request.headers, body });
+    if (state.fail) {
+      response.writeHead(state.fail.status, { 'content-type': 'application/json' }).end(state.fail.body);
+      return;
+    }
+    const messages = body.messages;
+    const last = messages.at(-1)!;
+    const call = (name: string, args: unknown) => ({ role: 'assistant', content: null, tool_calls: [{ id: name === 'read_tool_output' ? `read-${readCount++}` : `call-${made}`, type: 'function', function: { name, arguments: JSON.stringify(args) } }] });
+    let message: Record<string, unknown>;
+    if (reading && last.role === 'tool' && String(last.tool_call_id).startsWith('read-')) {
+      const answer = String(last.content);
+      reading.text += answer.slice(answer.indexOf('\n') + 1);
+      const next = nextArgumentsOf(answer);
+      if (next) message = call('read_tool_output', next);
+      else {
+        readBack.set(reading.callId, reading.text);
+        reading = undefined;
+      }
+    }
+    message ??= (() => {
+      const masked = messages.find((m) => m.role === 'tool' && typeof m.content === 'string' && m.content.startsWith('[stored output ref="') && Number(String(m.tool_call_id).slice('call-'.length)) % 5 === 0 && !readBack.has(m.tool_call_id));
+      if (masked) {
+        reading = { ref: /ref="([^"]+)"/.exec(masked.content)![1]!, callId: masked.tool_call_id, text: '' };
+        return call('read_tool_output', { ref: reading.ref, lines: { start: 1 } });
+      }
+      if (made >= STEPS) return { role: 'assistant', content: 'The fix: round the microseconds instead of truncating them.' };
+      const next = call('run_step', { step: made });
+      made += 1;
+      return next;
+    })();
+    const completion = { id: `chatcmpl-${requests.length}`, object: 'chat.completion', created: 1_700_000_000, model: body.model, choices: [{ index: 0, message, finish_reason: message.tool_calls ? 'tool_calls' : 'stop' }], usage: { prompt_tokens: 1_000, completion_tokens: 20, total_tokens: 1_020 } };
+    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(completion));
+  });
+  void outputs;
+  return state;
+}
+
+async function listen(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/v1`;
+}
+
+const encoding = getEncoding('o200k_base');
+/** An independent count of a request's input: every text it carries, by o200k. */
+function inputTokens(body: UpstreamRequest['body']): number {
+  let total = 0;
+  for (const message of body.messages) total += encoding.encode(`${message.role} ${typeof message.content === 'string' ? message.content : JSON.stringify(message.content ?? '')} ${JSON.stringify(message.tool_calls ?? '')}`).length + 4;
+  return total + encoding.encode(JSON.stringify(body.tools ?? [])).length;
+}
+
+const tools: OpenAI.Chat.Completions.ChatCompletionTool[] = [
+  { type: 'function', function: { name: 'run_step', description: 'Runs one investigation step and returns its output.', parameters: { type: 'object', properties: { step: { type: 'integer' } }, required: ['step'] } } },
+];
+
+test(`openai client: a ${STEPS}-step tool loop through the gateway at a ${WINDOW}-token window stays valid, masks and reads back byte-exact, and the client never sees read_tool_output`, async (t) => {
+  const outputs = recordedOutputs();
+  const rules = await loadProviderRules();
+  if (!outputs) return t.skip('../shared is absent');
+  const upstream = fakeOpenAI(outputs);
+  const upstreamUrl = await listen(upstream.server);
+  t.after(() => upstream.server.close());
+  const gateway = await startGateway({ upstream: upstreamUrl, windowTokens: WINDOW, store: `sqlite:${join(directory, 'loop.db')}`, port: 0 });
+  t.after(() => gateway.close());
+  const client = new OpenAI({ baseURL: gateway.url, apiKey: 'client-key' });
+
+  const history: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [
+    { role: 'system', content: 'You are a careful maintainer of marshmallow.' },
+    { role: 'user', content: TASK },
+  ];
+  const contexts = new Set<string>();
+  let final: string | undefined;
+  for (let round = 0; round <= STEPS + 1 && final === undefined; round += 1) {
+    let message: { content: string | null; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }> };
+    if (round % 2 === 0) {
+      const { data, response } = await client.chat.completions.create({ model: 'gpt-test', messages: history, tools, temperature: 0 }).withResponse();
+      contexts.add(response.headers.get(CONTEXT_HEADER)!);
+      assert.equal((data as unknown as { strata?: { contextId?: string } }).strata?.contextId, response.headers.get(CONTEXT_HEADER));
+      message = data.choices[0]!.message as typeof message;
+    } else {
+      // Streamed: the client's own stream reader rebuilds the message from the chunks.
+      const stream = await client.chat.completions.create({ model: 'gpt-test', messages: history, tools, stream: true });
+      let content = '';
+      const calls: Array<{ id: string; function: { name: string; arguments: string } }> = [];
+      for await (const chunk of stream) {
+        for (const choice of chunk.choices) {
+          content += choice.delta.content ?? '';
+          for (const call of choice.delta.tool_calls ?? []) {
+            calls[call.index] ??= { id: '', function: { name: '', arguments: '' } };
+            calls[call.index]!.id += call.id ?? '';
+            calls[call.index]!.function.name += call.function?.name ?? '';
+            calls[call.index]!.function.arguments += call.function?.arguments ?? '';
+          }
+        }
+      }
+      message = { content: content || null, tool_calls: calls.length > 0 ? calls : undefined };
+    }
+    const calls = message.tool_calls ?? [];
+    assert.ok(calls.every((call) => call.function.name === 'run_step'), `round ${round}: the client saw only its own tools' calls: ${JSON.stringify(calls)}`);
+    if (calls.length === 0) {
+      final = message.content ?? '';
+      break;
+    }
+    history.push({ role: 'assistant', content: message.content, tool_calls: calls.map((call) => ({ id: call.id, type: 'function', function: call.function })) });
+    for (const call of calls) {
+      const { step } = JSON.parse(call.function.arguments) as { step: number };
+      history.push({ role: 'tool', tool_call_id: call.id, content: outputs[step]! });
+    }
+  }
+  assert.match(final ?? '', /round the microseconds/, `requests ${upstream.requests.length}, read back ${upstream.readBack.size}, last: ${JSON.stringify(upstream.requests.at(-1)?.body.messages.slice(-2)).slice(0, 1500)}`);
+  assert.equal(contexts.size, 1, 'one context for the conversation');
+
+  // Every upstream request: provider-valid, within the window, the task present, the client's key forwarded.
+  assert.ok(upstream.requests.length > STEPS + 1, 'the gateway made its own read calls too');
+  for (const [index, { body, headers }] of upstream.requests.entries()) {
+    if (rules) assert.deepEqual(rules.violations(body.messages, 'openai'), [], `request ${index}`);
+    assert.ok(inputTokens(body) <= WINDOW, `request ${index}: ${inputTokens(body)} tokens`);
+    assert.ok(body.messages.some((m) => typeof m.content === 'string' && m.content.includes(TASK)), `request ${index}: the task`);
+    assert.ok(body.tools?.some((tool) => tool.function?.name === 'read_tool_output'), `request ${index}: read_tool_output offered`);
+    assert.equal(headers.authorization, 'Bearer client-key');
+    assert.equal(body.temperature === undefined || body.temperature === 0, true, 'unknown fields passed through');
+  }
+  // Masking happened and every masked output read back byte-exact.
+  assert.ok(upstream.readBack.size >= 3, `outputs read back: ${upstream.readBack.size}`);
+  t.diagnostic(`upstream requests ${upstream.requests.length}, largest ${Math.max(...upstream.requests.map(({ body }) => inputTokens(body)))} o200k tokens, outputs read back ${upstream.readBack.size}`);
+  for (const [callId, text] of upstream.readBack) assert.equal(text, outputs[Number(callId.slice('call-'.length))], callId);
+});
+
+test('sessions: the x-strata-session header names the context, two openings never share one, and contexts survive a restart on the same SQLite file', async (t) => {
+  if (!recordedOutputs()) return t.skip('../shared is absent');
+  const upstream = fakeOpenAI([]);
+  const upstreamUrl = await listen(upstream.server);
+  t.after(() => upstream.server.close());
+  const store = `sqlite:${join(directory, 'sessions.db')}`;
+  const opening = (task: string): OpenAI.Chat.Completions.ChatCompletionMessageParam[] => [{ role: 'system', content: 'sys' }, { role: 'user', content: task }];
+  let gateway = await startGateway({ upstream: upstreamUrl, windowTokens: WINDOW, store, port: 0 });
+  const contextOf = async (url: string, messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[], session?: string) => {
+    const client = new OpenAI({ baseURL: url, apiKey: 'k', defaultHeaders: session ? { [SESSION_HEADER]: session } : {} });
+    const { response } = await client.chat.completions.create({ model: 'm', messages, tools }).withResponse();
+    return response.headers.get(CONTEXT_HEADER)!;
+  };
+  const first = await contextOf(gateway.url, opening('task one'));
+  const second = await contextOf(gateway.url, opening('task two'));
+  assert.notEqual(first, second);
+  const continued = [...opening('task one'), { role: 'assistant' as const, content: 'ok' }, { role: 'user' as const, content: 'go on' }];
+  assert.equal(await contextOf(gateway.url, continued), first, 'a history that continues the opening continues its context');
+  assert.notEqual(await contextOf(gateway.url, opening('task one')), first, 'another client with the same opening gets its own context');
+  assert.equal(await contextOf(gateway.url, opening('task two'), 'thread-7'), 'thread-7');
+  await gateway.close();
+  gateway = await startGateway({ upstream: upstreamUrl, windowTokens: WINDOW, store, port: 0 });
+  t.after(() => gateway.close());
+  assert.equal(await contextOf(gateway.url, [...continued, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'and then' }]), first, 'after a restart');
+  // The context and its state are in the SQLite file.
+  const stores = await openSqliteStores({ path: join(directory, 'sessions.db') });
+  t.after(() => stores.close());
+  assert.ok(await stores.sessions.load(first));
+});
+
+test('an upstream error keeps its status and body; a malformed request is a 400 naming the field', async (t) => {
+  const upstream = fakeOpenAI([]);
+  upstream.fail = { status: 429, body: JSON.stringify({ error: { message: 'slow down', type: 'rate_limit_error', code: 'rate_limited' } }) };
+  const upstreamUrl = await listen(upstream.server);
+  t.after(() => upstream.server.close());
+  const gateway = await startGateway({ upstream: upstreamUrl, windowTokens: WINDOW, store: 'memory:', port: 0 });
+  t.after(() => gateway.close());
+  const client = new OpenAI({ baseURL: gateway.url, apiKey: 'k', maxRetries: 0 });
+  await assert.rejects(client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }), (error: unknown) => {
+    assert.ok(error instanceof OpenAI.APIError);
+    assert.equal(error.status, 429);
+    assert.match(error.message, /slow down/);
+    return true;
+  });
+  const bad = await fetch(`${gateway.url}/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'm', messages: 'hello' }) });
+  assert.equal(bad.status, 400);
+  assert.match(((await bad.json()) as { error: { message: string } }).error.message, /messages/);
+  const notJson = await fetch(`${gateway.url}/chat/completions`, { method: 'POST', body: '{' });
+  assert.equal(notJson.status, 400);
+  assert.equal((await fetch(`${gateway.url.replace(/\/v1$/, '')}/health`)).status, 200);
+});
