@@ -2,6 +2,7 @@
 import { COMMAND_HELP, type CommandHelp, type HelpTable } from './cli-help.js';
 import type { CliIo } from './cli-io.js';
 import { examplesCommand } from './commands/examples-command.js';
+import { gatewayCommand } from './commands/gateway-command.js';
 import { migrateCommand } from './commands/migrate-command.js';
 import { replayCommand } from './commands/replay-command.js';
 import { runCommand } from './commands/run-command.js';
@@ -20,7 +21,7 @@ export type CliCommands = Readonly<Record<string, CliCommand>>;
 
 /**
  * The commands `strata` has. A new command is one entry here (its help
- * beside its code, e.g. `gateway: { help: GATEWAY_HELP, run: gatewayCommand }`):
+ * beside its code, e.g. `gateway: { help: COMMAND_HELP.gateway, run: gatewayCommand }`):
  * `--help`, `--version`, `strata help <command>` and the overview then
  * cover it with nothing else to change.
  */
@@ -32,6 +33,7 @@ export const CLI_COMMANDS: CliCommands = Object.freeze({
   serve: { help: COMMAND_HELP.serve, run: serveCommand },
   worker: { help: COMMAND_HELP.worker, run: workerCommand },
   migrate: { help: COMMAND_HELP.migrate, run: migrateCommand },
+  gateway: { help: COMMAND_HELP.gateway, run: gatewayCommand },
 });
 
 /** The help of each command of `commands`, by name, in their order. */

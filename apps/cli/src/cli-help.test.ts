@@ -7,6 +7,7 @@ import { COMMAND_HELP, helpText, type CommandHelp } from './cli-help.js';
 import type { CliIo } from './cli-io.js';
 import { runCli, USAGE } from './run-cli.js';
 import { EXAMPLES_OPTIONS } from './commands/examples-command.js';
+import { GATEWAY_OPTIONS } from './commands/gateway-command.js';
 import { MIGRATE_OPTIONS } from './commands/migrate-command.js';
 import { REPLAY_OPTIONS } from './commands/replay-command.js';
 import { RUN_OPTIONS } from './commands/run-command.js';
@@ -79,7 +80,7 @@ test('strata --help lists every command and subcommand; an unknown command is an
   for (const args of [['frobnicate', '--help'], ['help', 'frobnicate']]) {
     const unknown = await strata(args);
     assert.equal(unknown.code, 2, args.join(' '));
-    assert.match(unknown.stderr, /^strata: unknown command "frobnicate"; run strata --help \(commands: examples, replay, run, trace, serve, worker, migrate\)\n$/);
+    assert.match(unknown.stderr, /^strata: unknown command "frobnicate"; run strata --help \(commands: examples, replay, run, trace, serve, worker, migrate, gateway\)\n$/);
   }
 });
 
@@ -104,8 +105,8 @@ test('a command registered in the table gets --help, --version, `strata help` an
   assert.deepEqual(calls, [['--port', '9000']]);
   const unknown = await strata(['frobnicate'], commands);
   assert.match(unknown.stderr, /\(commands: examples, replay, run, trace, serve, worker, migrate, gateway\)/);
-  // The default table stays as it was.
-  assert.equal((await strata(['gateway', '--help'])).code, 2);
+  // The default table has the real gateway, untouched by the stand-in.
+  assert.match((await strata(['gateway', '--help'])).stdout, /--upstream URL/);
 });
 
 test('every option a command parses is documented in its help, and its help documents no option it does not parse', () => {
@@ -116,6 +117,7 @@ test('every option a command parses is documented in its help, and its help docu
     [['serve'], SERVE_OPTIONS],
     [['worker'], WORKER_OPTIONS],
     [['migrate'], MIGRATE_OPTIONS],
+    [['gateway'], GATEWAY_OPTIONS],
     ...Object.entries(TRACE_OPTIONS).map(([sub, options]): [string[], Readonly<Record<string, unknown>>] => [['trace', sub], options]),
   ];
   assert.deepEqual(parsed.map(([words]) => words.join(' ')).sort(), everyCommand.filter(([, help]) => !help.subcommands).map(([words]) => words.join(' ')).sort(), 'every command that parses options is checked');

@@ -2,6 +2,7 @@
 // --help`, `strata help <command>`, and the usage lines errors quote.
 import { createRequire } from 'node:module';
 import { TRAJECTORY_FORMATS } from '@strata/context';
+import { GATEWAY_HELP } from './commands/gateway-command.js';
 import { REPLAY_POLICIES } from './replay/policy-turns.js';
 import { REPLAY_ENCODINGS } from './replay/replay-trajectories.js';
 
@@ -97,6 +98,7 @@ export const COMMAND_HELP = Object.freeze({
     summary: 'create the run service tables in STRATA_SERVICE_DATABASE_URL (workers then need no DDL rights)',
     options: [['--application-role ROLE', 'the role the workers connect as, granted what they need']],
   },
+  gateway: GATEWAY_HELP,
 } satisfies Record<string, CommandHelp>);
 
 export type CommandName = keyof typeof COMMAND_HELP;
