@@ -6,10 +6,11 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { getEncoding } from 'js-tiktoken';
 import OpenAI from 'openai';
-import { openSqliteStores } from '@strata/store';
+import { ConfigurationError } from '@strata/context';
+import { createMemoryStores, openSqliteStores } from '@strata/store';
 import { loadProviderRules, readSharedData } from '@strata/testing';
 import { nextArgumentsOf } from '@strata/tools';
-import { CONTEXT_HEADER, SESSION_HEADER } from './index.js';
+import { CONTEXT_HEADER, createGatewayApp, SESSION_HEADER } from './index.js';
 import { startGateway } from './gateway-server.js';
 
 const STEPS = 30;
@@ -236,4 +237,28 @@ test('an upstream error keeps its status and body; a malformed request is a 400 
   const notJson = await fetch(`${gateway.url}/chat/completions`, { method: 'POST', body: '{' });
   assert.equal(notJson.status, 400);
   assert.equal((await fetch(`${gateway.url.replace(/\/v1$/, '')}/health`)).status, 200);
+});
+
+test('createGatewayApp and startGateway refuse any malformed option with a ConfigurationError naming it', async () => {
+  const stores = createMemoryStores();
+  const good = { upstream: 'http://127.0.0.1:1/v1', windowTokens: WINDOW, sessionStore: stores.sessions, outputStore: stores.toolOutputs };
+  const named = (setting: string) => (error: unknown) => ConfigurationError.isInstance(error) && error.setting === setting;
+  for (const [options, setting] of [
+    [undefined, 'gateway options'],
+    [{ ...good, upstream: 'not a url' }, 'upstream'],
+    [{ ...good, windowTokens: '24000' }, 'windowTokens'],
+    [{ ...good, windowTokens: 12.5 }, 'windowTokens'],
+    [{ ...good, sessionStore: {} }, 'sessionStore'],
+    [{ ...good, outputStore: null }, 'outputStore'],
+    [{ ...good, upstreamApiKey: 42 }, 'upstreamApiKey'],
+    [{ ...good, fetch: 'fetch' }, 'fetch'],
+  ] as const) {
+    assert.throws(() => createGatewayApp(options as never), named(setting), setting);
+  }
+  assert.ok(createGatewayApp(good));
+  await assert.rejects(startGateway(null as never), named('gateway options'));
+  await assert.rejects(startGateway({ upstream: good.upstream, windowTokens: WINDOW, store: 7 } as never), named('store'));
+  await assert.rejects(startGateway({ upstream: good.upstream, windowTokens: WINDOW, store: 'memory:', port: -1 }), named('port'));
+  await assert.rejects(startGateway({ upstream: good.upstream, windowTokens: WINDOW, store: 'ftp://x' }), named('gateway store'));
+  await assert.rejects(startGateway({ upstream: 'nope', windowTokens: WINDOW, store: 'memory:' }), named('upstream'));
 });

@@ -152,6 +152,14 @@ function checkOptions(options: GatewayOptions): { upstream: string; windowTokens
   if (!Number.isSafeInteger(options.windowTokens) || options.windowTokens < 1_000) {
     throw new ConfigurationError({ setting: 'windowTokens', message: `gateway options.windowTokens must be an integer of at least 1000, got ${JSON.stringify(options.windowTokens)}` });
   }
+  for (const [name, methods] of [['sessionStore', ['load', 'append', 'replace']], ['outputStore', ['get', 'put']]] as const) {
+    const store = options[name] as unknown as Record<string, unknown> | undefined;
+    if (typeof store !== 'object' || store === null || methods.some((method) => typeof store[method] !== 'function')) {
+      throw new ConfigurationError({ setting: name, message: `gateway options.${name} must be a store with ${methods.join(' and ')} (see @strata/store)` });
+    }
+  }
+  if (options.upstreamApiKey !== undefined && typeof options.upstreamApiKey !== 'string') throw new ConfigurationError({ setting: 'upstreamApiKey', message: 'gateway options.upstreamApiKey must be a string when given' });
+  if (options.fetch !== undefined && typeof options.fetch !== 'function') throw new ConfigurationError({ setting: 'fetch', message: 'gateway options.fetch must be a function when given' });
   return { upstream: upstream.toString().replace(/\/+$/, ''), windowTokens: options.windowTokens };
 }
 

@@ -1,5 +1,6 @@
 // The gateway on Node's HTTP server, over the stores a store URL names.
 import { serve } from '@hono/node-server';
+import { ConfigurationError } from '@strata/context';
 import { openStores } from '@strata/store';
 import { createGatewayApp } from './gateway-app.js';
 
@@ -30,7 +31,10 @@ export const DEFAULT_GATEWAY_STORE = 'sqlite:strata-gateway.db';
 
 /** Opens the stores, then serves the gateway; resolves once it listens. */
 export async function startGateway(options: StartGatewayOptions): Promise<RunningGateway> {
-  const stores = await openStores(options?.store ?? DEFAULT_GATEWAY_STORE, { setting: 'gateway store' });
+  if (typeof options !== 'object' || options === null) throw new ConfigurationError({ setting: 'gateway options', message: 'startGateway: an options object is required' });
+  if (options.store !== undefined && typeof options.store !== 'string') throw new ConfigurationError({ setting: 'store', message: 'startGateway: options.store must be a store URL string when given' });
+  if (options.port !== undefined && !(Number.isSafeInteger(options.port) && options.port >= 0 && options.port <= 65_535)) throw new ConfigurationError({ setting: 'port', message: `startGateway: options.port must be an integer from 0 to 65535, got ${JSON.stringify(options.port)}` });
+  const stores = await openStores(options.store ?? DEFAULT_GATEWAY_STORE, { setting: 'gateway store' });
   let app;
   try {
     app = createGatewayApp({ upstream: options.upstream, windowTokens: options.windowTokens, sessionStore: stores.sessions, outputStore: stores.toolOutputs, upstreamApiKey: options.upstreamApiKey });
