@@ -1,8 +1,9 @@
-// The gateway's HTTP front ends: an OpenAI-compatible chat endpoint whose every upstream request Strata assembles.
+// The gateway's HTTP front ends: OpenAI chat and Anthropic messages endpoints whose every upstream request Strata assembles.
 import { createHash } from 'node:crypto';
 import { Hono } from 'hono';
-import { BoundedCache, ConfigurationError, createHostLoopContext, fromOpenAIChat, toOpenAIChat, type CanonicalMessage, type HostLoopContext, type ImportedMessage, type JsonValue, type SessionStore, type ToolOutputStore, type ToolSchema } from '@strata/context';
+import { BoundedCache, ConfigurationError, createHostLoopContext, type HostLoopContext, type ImportedMessage, type SessionStore, type ToolOutputStore } from '@strata/context';
 import { createReadToolOutputTool, hostToolResultStore } from '@strata/tools';
+import { ANTHROPIC_WIRE, OPENAI_WIRE, relay, type ChatMessage, type Wire } from './wires.js';
 
 /** The header a client names its conversation with; without it the conversation is keyed by its opening (system + first user message). */
 export const SESSION_HEADER = 'x-strata-session';
@@ -28,12 +29,6 @@ export interface GatewayOptions {
   readonly fetch?: typeof fetch;
 }
 
-interface ChatMessage {
-  readonly role?: unknown;
-  readonly content?: unknown;
-  readonly tool_calls?: unknown;
-  readonly [field: string]: unknown;
-}
 
 /**
  * An OpenAI-compatible gateway (`POST /v1/chat/completions`, streamed and
@@ -50,7 +45,6 @@ export function createGatewayApp(options: GatewayOptions): Hono {
   const settings = checkOptions(options);
   const fetchUpstream = options.fetch ?? fetch;
   const readTool = createReadToolOutputTool({ store: options.outputStore });
-  const readSchema = { type: 'function', function: { name: readTool.name, description: readTool.description ?? '', parameters: readTool.parameters } };
   const storeClientResult = hostToolResultStore(options.outputStore);
   const context: HostLoopContext<ChatMessage | null> = createHostLoopContext<ChatMessage | null>({
     budget: { inputCapTokens: settings.windowTokens },
@@ -63,83 +57,66 @@ export function createGatewayApp(options: GatewayOptions): Hono {
   // history that starts with those messages, so it still continues its context. Held in this process only (README, "left to do").
   const rounds = new BoundedCache<string, readonly ChatMessage[]>(ROUNDS_KEPT);
 
-  const app = new Hono();
-  app.get('/health', (c) => c.json({ ok: true }));
-  app.get('/v1/models', async (c) => relay(await fetchUpstream(`${settings.upstream}/models`, { headers: upstreamHeaders(c.req.raw.headers, options.upstreamApiKey) })));
-  app.post('/v1/chat/completions', async (c) => {
+  /** One client request through the loop: what the wire reads, Strata assembles, the upstream answers and the gateway reads itself. */
+  const converse = async (wire: Wire, c: { req: { raw: Request; header(name: string): string | undefined } }): Promise<Response> => {
     const body = await readJsonObject(c.req.raw);
-    if (typeof body === 'string') return openAIError(400, body);
-    if (!Array.isArray(body.messages) || body.messages.some((message) => typeof message !== 'object' || message === null)) return openAIError(400, 'messages: an array of message objects is required');
+    if (typeof body === 'string') return wire.error(400, body);
+    if (!Array.isArray(body.messages) || body.messages.some((message) => typeof message !== 'object' || message === null)) return wire.error(400, 'messages: an array of message objects is required');
     const clientMessages = body.messages as ChatMessage[];
     const clientTools = Array.isArray(body.tools) ? (body.tools as unknown[]) : [];
-    const tools = [...toolSchemas(clientTools).filter((tool) => tool.name !== readTool.name), { name: readTool.name, description: readTool.description, parameters: readTool.parameters }];
+    const tools = [...wire.toolSchemas(clientTools).filter((tool) => tool.name !== readTool.name), { name: readTool.name, description: readTool.description, parameters: readTool.parameters }];
     const sessionId = c.req.header(SESSION_HEADER) || undefined;
-    const headers = upstreamHeaders(c.req.raw.headers, options.upstreamApiKey);
-    const stream = body.stream === true;
-
-    const prefixes = prefixHashes(clientMessages);
+    const headers = wire.headers(c.req.raw.headers, options.upstreamApiKey);
+    const prefixes = prefixHashes(wire.opening(body), clientMessages);
     const history = withRounds(clientMessages, prefixes, rounds);
     let added: ChatMessage[] = [];
     let calls = 0;
+    let readCalls = 0;
     for (;;) {
       let imported: ImportedMessage<ChatMessage | null>[];
       try {
-        imported = importChat([...history, ...added]);
+        imported = wire.import(body, [...history, ...added]);
       } catch (error) {
-        return openAIError(400, error instanceof Error ? error.message : String(error));
+        return wire.error(400, error instanceof Error ? error.message : String(error));
       }
       const turn = await context.prepare({ contextId: sessionId, scope: 'gateway', messages: imported, tools });
-      const messages = turn.messages.flatMap(({ message, origin }) => (origin ? [origin] : (toOpenAIChat([message]) as unknown as ChatMessage[])));
-      const { stream: _stream, stream_options: _streamOptions, ...rest } = body;
-      const upstreamBody = { ...rest, messages, tools: [...clientTools.filter((tool) => toolName(tool) !== readTool.name), readSchema] };
+      const upstreamBody = { ...wire.upstreamBody(body, turn.messages), tools: [...clientTools.filter((tool) => wire.toolName(tool) !== readTool.name), wire.toolEntry(readTool)] };
       calls += 1;
-      const response = await fetchUpstream(`${settings.upstream}/chat/completions`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(upstreamBody) });
+      const response = await fetchUpstream(`${settings.upstream}${wire.path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(upstreamBody) });
       if (!response.ok) {
         await context.recordUsage(turn, { error: response.status });
         return relay(response);
       }
       const completion = (await response.json()) as Record<string, unknown>;
-      const usage = completion.usage as { prompt_tokens?: unknown; completion_tokens?: unknown } | undefined;
-      await context.recordUsage(turn, { usage: { inputTokens: usage?.prompt_tokens, outputTokens: usage?.completion_tokens } });
-      const choice = (completion.choices as Array<{ message?: ChatMessage }> | undefined)?.[0];
-      const message = choice?.message;
-      const toolCalls = Array.isArray(message?.tool_calls) ? (message.tool_calls as Array<{ id?: unknown; function?: { name?: unknown; arguments?: unknown } }>) : [];
-      const reads = toolCalls.filter((call) => call.function?.name === readTool.name);
-      if (reads.length === 0 || reads.length < toolCalls.length || calls > MAX_READ_ROUNDS) {
+      await context.recordUsage(turn, { usage: wire.usage(completion) });
+      const { reads, total } = wire.calls(completion, readTool.name);
+      if (reads.length === 0 || reads.length < total || calls > MAX_READ_ROUNDS) {
         if (added.length > 0) rounds.set(prefixes.at(-1)!, added);
         // The client never sees a `read_tool_output` call: beside its own calls, or past MAX_READ_ROUNDS, they are left out.
-        const shown = reads.length === 0 ? completion : withoutReads(completion, readTool.name);
-        const extended = { ...shown, strata: { contextId: turn.contextId, upstreamCalls: calls, readToolOutputCalls: added.filter((m) => m.role === 'tool').length } };
+        const shown = reads.length === 0 ? completion : wire.withoutReads(completion, readTool.name);
+        const extended = { ...shown, strata: { contextId: turn.contextId, upstreamCalls: calls, readToolOutputCalls: readCalls } };
         const responseHeaders = { [CONTEXT_HEADER]: turn.contextId, [UPSTREAM_CALLS_HEADER]: String(calls) };
-        return stream ? sse(extended, responseHeaders) : Response.json(extended, { headers: responseHeaders });
+        return body.stream === true ? wire.stream(extended, responseHeaders) : Response.json(extended, { headers: responseHeaders });
       }
       // Every call is the gateway's own: answer them and call the model again.
-      added = [...added, message as ChatMessage];
+      const answers: Array<{ id: string; content: string }> = [];
       for (const call of reads) {
-        const id = typeof call.id === 'string' ? call.id : '';
-        let input: JsonValue;
-        try {
-          input = JSON.parse(typeof call.function?.arguments === 'string' ? call.function.arguments : '{}') as JsonValue;
-        } catch {
-          input = {};
-        }
-        const outcome = await readTool.execute(input, { contextId: turn.contextId, toolCallId: id, signal: c.req.raw.signal });
-        added.push({ role: 'tool', tool_call_id: id, content: outcome.content });
+        const outcome = await readTool.execute(call.input, { contextId: turn.contextId, toolCallId: call.id, signal: c.req.raw.signal });
+        answers.push({ id: call.id, content: outcome.content });
       }
+      readCalls += answers.length;
+      added = [...added, ...wire.round(completion, answers)];
     }
-  });
+  };
+
+  const app = new Hono();
+  app.get('/health', (c) => c.json({ ok: true }));
+  app.get('/v1/models', async (c) => relay(await fetchUpstream(`${settings.upstream}/models`, { headers: OPENAI_WIRE.headers(c.req.raw.headers, options.upstreamApiKey) })));
+  app.post('/v1/chat/completions', (c) => converse(OPENAI_WIRE, c));
+  app.post('/v1/messages', (c) => converse(ANTHROPIC_WIRE, c));
   return app;
 }
 
-/** The completion with the gateway's own tool calls left out of its first choice. */
-function withoutReads(completion: Record<string, unknown>, name: string): Record<string, unknown> {
-  const [first, ...others] = (completion.choices as Array<{ message?: ChatMessage; finish_reason?: unknown }>) ?? [];
-  if (!first?.message) return completion;
-  const calls = (first.message.tool_calls as Array<{ function?: { name?: unknown } }>).filter((call) => call.function?.name !== name);
-  const { tool_calls: _calls, ...message } = first.message;
-  const choice = { ...first, message: calls.length > 0 ? { ...message, tool_calls: calls } : message, finish_reason: calls.length > 0 ? first.finish_reason : 'stop' };
-  return { ...completion, choices: [choice, ...others] };
-}
 
 function checkOptions(options: GatewayOptions): { upstream: string; windowTokens: number } {
   if (typeof options !== 'object' || options === null) throw new ConfigurationError({ setting: 'gateway options', message: 'gateway options: an object is required' });
@@ -163,9 +140,9 @@ function checkOptions(options: GatewayOptions): { upstream: string; windowTokens
   return { upstream: upstream.toString().replace(/\/+$/, ''), windowTokens: options.windowTokens };
 }
 
-/** For each n from 0 to the number of messages, a hash of the first n messages (each chained on the one before). */
-function prefixHashes(messages: readonly ChatMessage[]): string[] {
-  const hashes = [createHash('sha256').digest('hex')];
+/** For each n from 0 to the number of messages, a hash of what precedes them (the system field) and the first n messages, chained. */
+function prefixHashes(opening: string, messages: readonly ChatMessage[]): string[] {
+  const hashes = [createHash('sha256').update(opening).digest('hex')];
   for (const message of messages) hashes.push(createHash('sha256').update(hashes.at(-1)!).update(JSON.stringify(message)).digest('hex'));
   return hashes;
 }
@@ -181,36 +158,9 @@ function withRounds(messages: readonly ChatMessage[], prefixes: readonly string[
   return result;
 }
 
-/** Each chat message with its canonical form; the message itself goes upstream while Strata leaves it unchanged. */
-function importChat(messages: readonly ChatMessage[]): ImportedMessage<ChatMessage | null>[] {
-  const canonical: CanonicalMessage[] = fromOpenAIChat(messages, { path: 'messages' });
-  // The reader maps one message to one canonical message, except parts it splits; then every message is converted anew.
-  if (canonical.length !== messages.length) return canonical.map((message) => ({ message, origin: null }));
-  return canonical.map((message, index) => ({ message, origin: messages[index]! }));
-}
 
-function toolName(tool: unknown): unknown {
-  return (tool as { function?: { name?: unknown } } | null)?.function?.name;
-}
 
-function toolSchemas(tools: readonly unknown[]): ToolSchema[] {
-  return tools.flatMap((tool) => {
-    const fn = (tool as { function?: { name?: unknown; description?: unknown; parameters?: unknown } } | null)?.function;
-    if (typeof fn?.name !== 'string') return [];
-    return [{ name: fn.name, description: typeof fn.description === 'string' ? fn.description : undefined, parameters: (typeof fn.parameters === 'object' && fn.parameters !== null ? fn.parameters : {}) as Record<string, unknown> }];
-  });
-}
 
-function upstreamHeaders(incoming: Headers, apiKey: string | undefined): Record<string, string> {
-  const headers: Record<string, string> = {};
-  const authorization = apiKey ? `Bearer ${apiKey}` : incoming.get('authorization');
-  if (authorization) headers.authorization = authorization;
-  for (const name of ['openai-organization', 'openai-project']) {
-    const value = incoming.get(name);
-    if (value) headers[name] = value;
-  }
-  return headers;
-}
 
 async function readJsonObject(request: Request): Promise<Record<string, unknown> | string> {
   let value: unknown;
@@ -223,29 +173,5 @@ async function readJsonObject(request: Request): Promise<Record<string, unknown>
   return value as Record<string, unknown>;
 }
 
-function openAIError(status: number, message: string): Response {
-  return Response.json({ error: { message, type: 'invalid_request_error', param: null, code: null } }, { status });
-}
 
-/** The upstream's response as it came: status, body and content type. */
-async function relay(response: Response): Promise<Response> {
-  const contentType = response.headers.get('content-type');
-  return new Response(await response.arrayBuffer(), { status: response.status, headers: contentType ? { 'content-type': contentType } : {} });
-}
 
-/** A completion as the chat stream's chunks: the message in one delta, then the finish reason and usage, then `[DONE]`. */
-function sse(completion: Record<string, unknown>, headers: Record<string, string>): Response {
-  const choices = (completion.choices as Array<{ index?: number; message?: ChatMessage; finish_reason?: unknown }> | undefined) ?? [];
-  const base = { id: completion.id, object: 'chat.completion.chunk', created: completion.created, model: completion.model };
-  const events: unknown[] = [];
-  for (const choice of choices) {
-    const message = choice.message ?? {};
-    const toolCalls = Array.isArray(message.tool_calls) ? (message.tool_calls as Array<Record<string, unknown>>).map((call, index) => ({ index, ...call })) : undefined;
-    const delta = { role: 'assistant', content: message.content ?? null, ...(toolCalls ? { tool_calls: toolCalls } : {}) };
-    events.push({ ...base, choices: [{ index: choice.index ?? 0, delta, finish_reason: null }] });
-    events.push({ ...base, choices: [{ index: choice.index ?? 0, delta: {}, finish_reason: choice.finish_reason ?? 'stop' }] });
-  }
-  events.push({ ...base, choices: [], usage: completion.usage ?? null, strata: completion.strata });
-  const text = events.map((event) => `data: ${JSON.stringify(event)}\n\n`).join('') + 'data: [DONE]\n\n';
-  return new Response(text, { headers: { ...headers, 'content-type': 'text/event-stream', 'cache-control': 'no-cache' } });
-}
