@@ -8,34 +8,15 @@ import { getEncoding } from 'js-tiktoken';
 import OpenAI from 'openai';
 import { ConfigurationError } from '@strata/context';
 import { createMemoryStores, openSqliteStores } from '@strata/store';
-import { loadProviderRules, readSharedData } from '@strata/testing';
+import { loadProviderRules } from '@strata/testing';
 import { nextArgumentsOf } from '@strata/tools';
 import { CONTEXT_HEADER, createGatewayApp, SESSION_HEADER } from './index.js';
 import { startGateway } from './gateway-server.js';
+import { listen, recordedOutputs, STEPS, WINDOW } from './testing/gateway-fixtures.js';
 
-const STEPS = 30;
-const WINDOW = 24_000;
 const TASK = 'TASK: find why marshmallow serialises a TimeDelta field with a rounding error and propose the fix.';
 const directory = mkdtempSync(join(tmpdir(), 'strata-gateway-'));
 after(() => rmSync(directory, { recursive: true, force: true }));
-
-/** Real recorded text (a SWE-agent trajectory of marshmallow), cut into outputs of 2-9 KB on line ends. */
-function recordedOutputs(): string[] | undefined {
-  const text = readSharedData('swe-agent/marshmallow-1867.function_calling_replace_from_source.traj');
-  if (text === undefined) return undefined;
-  const trajectory = JSON.parse(text) as { history: Array<{ content?: unknown }> };
-  const corpus = trajectory.history.map((entry) => (typeof entry.content === 'string' ? entry.content : JSON.stringify(entry.content))).join('\n');
-  const outputs: string[] = [];
-  let offset = 0;
-  for (let step = 0; step < STEPS; step += 1) {
-    const size = 2_048 + ((step * 2_731) % 7_169);
-    let end = corpus.indexOf('\n', offset + size);
-    if (end < 0 || end - offset > 9_216) end = offset + size;
-    outputs.push(corpus.slice(offset, end));
-    offset = end % (corpus.length - 10_000);
-  }
-  return outputs;
-}
 
 interface UpstreamRequest {
   readonly headers: IncomingMessage['headers'];
@@ -96,11 +77,6 @@ function fakeOpenAI(outputs: readonly string[]): { server: Server; requests: Ups
   return state;
 }
 
-async function listen(server: Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/v1`;
-}
 
 const encoding = getEncoding('o200k_base');
 /** An independent count of a request's input: every text it carries, by o200k. */
