@@ -17,7 +17,7 @@ export const MAX_READ_ROUNDS = 32;
 const ROUNDS_KEPT = 4_096;
 
 export interface GatewayOptions {
-  /** The upstream's base URL, e.g. `https://api.openai.com/v1` (the gateway appends `/chat/completions`, `/models`). */
+  /** The upstream's base URL, e.g. `https://api.openai.com/v1` (the gateway appends `/chat/completions`, `/messages`, `/models`). */
   readonly upstream: string;
   /** Input tokens of every upstream request at most (the window less nothing: the output reserve is the client's `max_tokens`). */
   readonly windowTokens: number;
@@ -31,8 +31,9 @@ export interface GatewayOptions {
 
 
 /**
- * An OpenAI-compatible gateway (`POST /v1/chat/completions`, streamed and
- * not; `GET /v1/models` passed through; `GET /health`). Each conversation is
+ * An OpenAI- and Anthropic-compatible gateway (`POST /v1/chat/completions`
+ * and `POST /v1/messages`, streamed and not, each forwarded in its own API;
+ * `GET /v1/models` passed through; `GET /health`). Each conversation is
  * one Strata context (the `x-strata-session` header, else its opening),
  * kept in `sessionStore`; the upstream request is the window Strata
  * assembles within `windowTokens`, with `read_tool_output` added to the

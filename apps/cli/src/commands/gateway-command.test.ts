@@ -41,10 +41,10 @@ test('strata gateway prints its base URL first, binds 127.0.0.1, passes /v1/mode
   assert.equal(await exit, 0);
 });
 
-test('strata gateway refuses a missing --upstream or --window and an unserved provider, naming the option', async () => {
+test('strata gateway refuses a missing --upstream or --window and an unknown provider, naming the option', async () => {
   const io: CliIo = { stdout: { write: () => undefined }, stderr: { write: () => undefined }, env: {}, cwd: tmpdir() };
   await assert.rejects(CLI_COMMANDS.gateway!.run(['--window', '1000'], io), /--upstream/);
   await assert.rejects(CLI_COMMANDS.gateway!.run(['--upstream', 'http://127.0.0.1:1/v1'], io), /--window/);
-  await assert.rejects(CLI_COMMANDS.gateway!.run(['--upstream', 'http://127.0.0.1:1/v1', '--window', '1000', '--provider', 'anthropic'], io), /anthropic/);
+  await assert.rejects(CLI_COMMANDS.gateway!.run(['--upstream', 'http://127.0.0.1:1/v1', '--window', '1000', '--provider', 'gemini'], io), /--provider/);
   await assert.rejects(CLI_COMMANDS.gateway!.run(['--upstream', 'http://127.0.0.1:1/v1', '--window', 'many'], io), /--window must be a positive integer/);
 });

@@ -1,4 +1,4 @@
-// strata gateway --upstream URL: an OpenAI-compatible endpoint on 127.0.0.1 whose every upstream request Strata assembles.
+// strata gateway --upstream URL: OpenAI- and Anthropic-compatible endpoints on 127.0.0.1 whose every upstream request Strata assembles.
 import { parseCommandArguments, oneOf, positiveInteger } from '../cli-arguments.js';
 import type { CommandHelp } from '../cli-help.js';
 import { CliInputError } from '../cli-input-error.js';
@@ -9,12 +9,12 @@ import { stopRequested } from './service-catalog-loader.js';
 export const GATEWAY_OPTIONS = Object.freeze({ upstream: { type: 'string' }, provider: { type: 'string' }, port: { type: 'string' }, window: { type: 'string' }, store: { type: 'string' } } as const);
 
 export const GATEWAY_HELP: CommandHelp = Object.freeze<CommandHelp>({
-  usage: 'gateway --upstream URL --window N [--provider openai] [--port N] [--store sqlite:<path>|postgres://...|memory:]',
-  summary: 'an OpenAI-compatible endpoint on 127.0.0.1: each conversation one Strata context, every upstream request assembled within the window',
+  usage: 'gateway --upstream URL --window N [--provider openai|anthropic] [--port N] [--store sqlite:<path>|postgres://...|memory:]',
+  summary: 'OpenAI chat and Anthropic messages endpoints on 127.0.0.1: each conversation one Strata context, every upstream request assembled within the window',
   options: [
     ['--upstream URL', "the upstream's base URL, e.g. https://api.openai.com/v1 (required)"],
     ['--window N', 'input tokens of every upstream request at most (required)'],
-    ['--provider openai', 'the API the clients and the upstream speak (default openai; anthropic is not served yet)'],
+    ['--provider openai|anthropic', 'the API the upstream speaks (default openai); /v1/chat/completions and /v1/messages are forwarded each in its own API'],
     ['--port N', 'the port (default 8788; 0 picks a free one)'],
     ['--store URL', 'where contexts and stored outputs are kept (default sqlite:strata-gateway.db)'],
   ],
@@ -28,8 +28,8 @@ export async function gatewayCommand(args: readonly string[], io: CliIo): Promis
   const { values } = parseCommandArguments('strata gateway', args, GATEWAY_OPTIONS);
   if (!values.upstream) throw new CliInputError({ culprit: '--upstream', message: 'strata gateway: --upstream <base URL> is required' });
   if (values.window === undefined) throw new CliInputError({ culprit: '--window', message: 'strata gateway: --window <tokens> is required' });
-  const provider = oneOf(values.provider, '--provider', ['openai', 'anthropic'] as const, 'openai');
-  if (provider !== 'openai') throw new CliInputError({ culprit: '--provider', message: 'strata gateway: --provider anthropic is not served yet; use openai' });
+  // Both front ends are served, each forwarded in its own API; the upstream's provider is checked, not yet used (no translation).
+  oneOf(values.provider, '--provider', ['openai', 'anthropic'] as const, 'openai');
   const { DEFAULT_GATEWAY_STORE, startGateway } = await import('@strata/gateway');
   const gateway = await startGateway({
     upstream: values.upstream,
