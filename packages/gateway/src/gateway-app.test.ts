@@ -10,7 +10,7 @@ import { ConfigurationError } from '@strata/context';
 import { createMemoryStores, openSqliteStores } from '@strata/store';
 import { loadProviderRules } from '@strata/testing';
 import { nextArgumentsOf } from '@strata/tools';
-import { CONTEXT_HEADER, createGatewayApp, SESSION_HEADER } from './index.js';
+import { CONTEXT_HEADER, createGatewayApp, SAVED_TOKENS_HEADER, SESSION_HEADER } from './index.js';
 import { startGateway } from './gateway-server.js';
 import { listen, recordedOutputs, STEPS, WINDOW } from './testing/gateway-fixtures.js';
 
@@ -106,13 +106,18 @@ test(`openai client: a ${STEPS}-step tool loop through the gateway at a ${WINDOW
     { role: 'user', content: TASK },
   ];
   const contexts = new Set<string>();
+  const saved: number[] = [];
   let final: string | undefined;
   for (let round = 0; round <= STEPS + 1 && final === undefined; round += 1) {
     let message: { content: string | null; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }> };
     if (round % 2 === 0) {
       const { data, response } = await client.chat.completions.create({ model: 'gpt-test', messages: history, tools, temperature: 0 }).withResponse();
       contexts.add(response.headers.get(CONTEXT_HEADER)!);
-      assert.equal((data as unknown as { strata?: { contextId?: string } }).strata?.contextId, response.headers.get(CONTEXT_HEADER));
+      const strata = (data as unknown as { strata?: { contextId?: string; savedTokens?: number } }).strata;
+      assert.equal(strata?.contextId, response.headers.get(CONTEXT_HEADER));
+      assert.equal(String(strata?.savedTokens), response.headers.get(SAVED_TOKENS_HEADER));
+      assert.equal(data.usage?.prompt_tokens, 1_000, "the upstream's usage untouched");
+      saved.push(strata!.savedTokens!);
       message = data.choices[0]!.message as typeof message;
     } else {
       // Streamed: the client's own stream reader rebuilds the message from the chunks.
@@ -146,6 +151,8 @@ test(`openai client: a ${STEPS}-step tool loop through the gateway at a ${WINDOW
   }
   assert.match(final ?? '', /round the microseconds/, `requests ${upstream.requests.length}, read back ${upstream.readBack.size}, last: ${JSON.stringify(upstream.requests.at(-1)?.body.messages.slice(-2)).slice(0, 1500)}`);
   assert.equal(contexts.size, 1, 'one context for the conversation');
+  // Past the window the gateway sends less than the client's whole history.
+  assert.ok(saved.at(-1)! > 0, `saved by the last call: ${saved.at(-1)}`);
 
   // Every upstream request: provider-valid, within the window, the task present, the client's key forwarded.
   assert.ok(upstream.requests.length > STEPS + 1, 'the gateway made its own read calls too');
@@ -159,7 +166,7 @@ test(`openai client: a ${STEPS}-step tool loop through the gateway at a ${WINDOW
   }
   // Masking happened and every masked output read back byte-exact.
   assert.ok(upstream.readBack.size >= 3, `outputs read back: ${upstream.readBack.size}`);
-  t.diagnostic(`upstream requests ${upstream.requests.length}, largest ${Math.max(...upstream.requests.map(({ body }) => inputTokens(body)))} o200k tokens, outputs read back ${upstream.readBack.size}`);
+  t.diagnostic(`upstream requests ${upstream.requests.length}, largest ${Math.max(...upstream.requests.map(({ body }) => inputTokens(body)))} o200k tokens, outputs read back ${upstream.readBack.size}, saved by the last call ${saved.at(-1)} tokens`);
   for (const [callId, text] of upstream.readBack) assert.equal(text, outputs[Number(callId.slice('call-'.length))], callId);
 });
 

@@ -1,7 +1,7 @@
 // The gateway's HTTP front ends: OpenAI chat and Anthropic messages endpoints whose every upstream request Strata assembles.
 import { createHash } from 'node:crypto';
 import { Hono } from 'hono';
-import { BoundedCache, ConfigurationError, createHostLoopContext, type HostLoopContext, type ImportedMessage, type SessionStore, type ToolOutputStore } from '@strata/context';
+import { BoundedCache, ConfigurationError, ConservativeTokenEstimator, createHostLoopContext, type HostLoopContext, type ImportedMessage, type SessionStore, type ToolOutputStore } from '@strata/context';
 import { createReadToolOutputTool, hostToolResultStore } from '@strata/tools';
 import { ANTHROPIC_WIRE, OPENAI_WIRE, relay, type ChatMessage, type Wire } from './wires.js';
 
@@ -11,6 +11,8 @@ export const SESSION_HEADER = 'x-strata-session';
 export const CONTEXT_HEADER = 'x-strata-context';
 /** The response header with the upstream calls the gateway made for this request (more than 1 when it answered `read_tool_output` itself). */
 export const UPSTREAM_CALLS_HEADER = 'x-strata-upstream-calls';
+/** The response header with the input tokens the gateway saved on the last upstream call: the client's whole history and tools less what was sent, both by the conservative estimate. */
+export const SAVED_TOKENS_HEADER = 'x-strata-saved-tokens';
 /** Rounds of `read_tool_output` the gateway answers in one client request before it returns what the model said last. */
 export const MAX_READ_ROUNDS = 32;
 /** Read rounds remembered for the histories that continue them (the newest first). */
@@ -47,6 +49,8 @@ export function createGatewayApp(options: GatewayOptions): Hono {
   const fetchUpstream = options.fetch ?? fetch;
   const readTool = createReadToolOutputTool({ store: options.outputStore });
   const storeClientResult = hostToolResultStore(options.outputStore);
+  // The pipeline's default estimator: what the history would have cost is counted as what was sent is.
+  const estimator = new ConservativeTokenEstimator();
   const context: HostLoopContext<ChatMessage | null> = createHostLoopContext<ChatMessage | null>({
     budget: { inputCapTokens: settings.windowTokens },
     sessionStore: options.sessionStore,
@@ -95,8 +99,13 @@ export function createGatewayApp(options: GatewayOptions): Hono {
         if (added.length > 0) rounds.set(prefixes.at(-1)!, added);
         // The client never sees a `read_tool_output` call: beside its own calls, or past MAX_READ_ROUNDS, they are left out.
         const shown = reads.length === 0 ? completion : wire.withoutReads(completion, readTool.name);
-        const extended = { ...shown, strata: { contextId: turn.contextId, upstreamCalls: calls, readToolOutputCalls: readCalls } };
-        const responseHeaders = { [CONTEXT_HEADER]: turn.contextId, [UPSTREAM_CALLS_HEADER]: String(calls) };
+        const budget = turn.assembled.trace.budget;
+        // No budget: the legacy path assembled the turn, and nothing is measured.
+        const whole = budget === null ? 0 : imported.reduce((sum, { message }) => sum + estimator.countMessage(message), budget.toolTokens);
+        const savedTokens = budget === null ? null : Math.max(0, whole - budget.totalTokens);
+        // The extension field beside the upstream's own usage, which is passed on untouched.
+        const extended = { ...shown, strata: { contextId: turn.contextId, upstreamCalls: calls, readToolOutputCalls: readCalls, sentTokens: budget?.totalTokens ?? null, savedTokens } };
+        const responseHeaders = { [CONTEXT_HEADER]: turn.contextId, [UPSTREAM_CALLS_HEADER]: String(calls), ...(savedTokens === null ? {} : { [SAVED_TOKENS_HEADER]: String(savedTokens) }) };
         return body.stream === true ? wire.stream(extended, responseHeaders) : Response.json(extended, { headers: responseHeaders });
       }
       // Every call is the gateway's own: answer them and call the model again.
