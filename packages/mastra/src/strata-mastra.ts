@@ -1,0 +1,127 @@
+import { createTool } from '@mastra/core/tools';
+import { z } from 'zod';
+import { exportSdkMessages, importSdkMessages, asImportedImages, type SdkMessage, type SdkOrigin } from '@strata/ai-sdk';
+import { ConfigurationError, createHostLoopContext, toAiSdkMessages, ToolCallContexts, type CanonicalMessage, type CreateHostLoopContextOptions, type JsonValue, type SessionStore, type ToolOutputStore, type ToolSchema } from '@strata/context';
+import { createMemorySessionStore, createMemoryToolOutputStore } from '@strata/store';
+import { createReadToolOutputTool, hostToolResultStore, type ReadToolOutputToolOptions } from '@strata/tools';
+
+/** A Mastra tool as far as the budget reads it: its description and its (zod) input schema. */
+export interface MastraToolLike {
+  readonly description?: string;
+  readonly inputSchema?: unknown;
+}
+
+export interface StrataMastraOptions extends Omit<CreateHostLoopContextOptions, 'outputStore' | 'sessionStore'> {
+  /**
+   * The conversation's id in stores and traces. Default: each run its own,
+   * by its opening and the stored context its messages continue (ids
+   * `mastra:<opening>.<n>`), so concurrent runs never share a stored output.
+   */
+  readonly contextId?: string;
+  /** Where tool results are stored for `read_tool_output`. Default: a new in-memory store. */
+  readonly outputStore?: ToolOutputStore;
+  /** Where each context's compacted history and context state are kept between calls. Default: a new in-memory store. */
+  readonly sessionStore?: SessionStore;
+  /**
+   * The agent's tools, so each step charges their schemas to the budget
+   * (Mastra does not tell `prepareStep` its tools). `read_tool_output` is
+   * charged whether given here or not.
+   */
+  readonly tools?: Readonly<Record<string, MastraToolLike>>;
+  /**
+   * The agent's `instructions`. Mastra 0.24 gives `prepareStep` the message
+   * list without its system messages, and a step's returned messages replace
+   * the whole prompt: the instructions are charged to the budget and sent
+   * first in every step. Without them the model gets no system message.
+   */
+  readonly instructions?: string;
+  /** Settings of the `read_tool_output` tool. */
+  readonly readToolOutput?: Omit<ReadToolOutputToolOptions, 'store'>;
+}
+
+/** What Mastra 0.24 passes to `prepareStep` (agent `generate` / `stream`), as far as Strata reads it. */
+export interface MastraPrepareStepArgs {
+  /** The step's whole message list (AI SDK v5 `ModelMessage`s: the agent's instructions, memory, input and responses). */
+  readonly messages: readonly unknown[];
+  readonly stepNumber?: number;
+  /** The run's steps so far; the last one's `usage.inputTokens` is fed back before this step assembles. */
+  readonly steps?: readonly unknown[];
+}
+
+export interface StrataMastra {
+  /**
+   * For `agent.generate(messages, { prepareStep })` / `agent.stream`: each
+   * model call of the agent's loop gets the messages Strata chose; one trace
+   * per call, written as it is assembled.
+   */
+  readonly prepareStep: (args: MastraPrepareStepArgs) => Promise<{ messages: unknown[] }>;
+  /** `read_tool_output` as a Mastra tool; add it to the agent's `tools` under the key `read_tool_output`. */
+  readonly readToolOutput: ReturnType<typeof createTool>;
+  readonly outputStore: ToolOutputStore;
+}
+
+/** The prefix of each run's context id, and the context of a `read_tool_output` call no step issued. */
+const SCOPE = 'mastra';
+
+/**
+ * Strata inside a Mastra 0.24 agent's own loop. Mastra's input processors
+ * run once per `generate` over the call's new input only, so the window is
+ * decided where Mastra asks before every model call: `prepareStep`. Strata
+ * decides the window under the budget, compacts (large tool results become
+ * previews with a `read_tool_output` reference), never splits a tool call
+ * from its results, and writes a trace to `traceSink` when one is given.
+ * Mastra's message list keeps every message: only the model call sees the
+ * window. Unchanged messages go back as Mastra's own values.
+ */
+export function createStrataMastra(options: StrataMastraOptions): StrataMastra {
+  const { contextId, tools, instructions, readToolOutput, ...settings } = options;
+  if (instructions !== undefined && typeof instructions !== 'string') throw new ConfigurationError({ setting: 'instructions', message: `createStrataMastra: instructions must be a string, got ${typeof instructions}` });
+  const outputStore = options.outputStore ?? createMemoryToolOutputStore();
+  const sessionStore = options.sessionStore ?? createMemorySessionStore();
+  const context = createHostLoopContext<SdkOrigin<SdkMessage>>({ ...settings, outputStore, sessionStore, storeResult: hostToolResultStore(outputStore) });
+  const readTool = createReadToolOutputTool({ ...readToolOutput, store: outputStore });
+  const toolSchemas: ToolSchema[] = [...Object.entries(tools ?? {}).filter(([name]) => name !== readTool.name).map(([name, definition]) => toolSchema(name, definition)), readTool];
+  const calls = new ToolCallContexts();
+  // The instructions as a charged system message, its origin the very message returned.
+  const systemMessage = instructions ? { role: 'system' as const, content: instructions } : undefined;
+  const system = systemMessage ? [{ message: systemMessage, origin: { message: systemMessage } }] : [];
+
+  return {
+    outputStore,
+    async prepareStep(args) {
+      const messages = Array.isArray(args?.messages) ? (args.messages as SdkMessage[]) : [];
+      const previous = (Array.isArray(args?.steps) ? args.steps.at(-1) : undefined) as { usage?: { inputTokens?: unknown } } | undefined;
+      const turn = await context.prepare({ contextId, scope: SCOPE, messages: [...system, ...importSdkMessages(messages, asImportedImages)], tools: toolSchemas, previousInputTokens: previous?.usage?.inputTokens });
+      const exported = exportSdkMessages(turn, (message: CanonicalMessage) => toAiSdkMessages([message]) as SdkMessage[]);
+      // The calls the window's assistant messages issued name this context for `read_tool_output`.
+      calls.issued(turn.contextId, exported.flatMap((message) => (message.role === 'assistant' && Array.isArray(message.content) ? message.content.flatMap((part) => (isToolCall(part) ? [part.toolCallId] : [])) : [])));
+      return { messages: exported };
+    },
+    readToolOutput: createTool({
+      id: readTool.name,
+      description: readTool.description ?? '',
+      inputSchema: z.fromJSONSchema(readTool.parameters as Parameters<typeof z.fromJSONSchema>[0]) as z.ZodType<Record<string, unknown>>,
+      execute: async ({ context: input }, invocation) => {
+        const toolCallId = typeof invocation?.toolCallId === 'string' ? invocation.toolCallId : '';
+        const run = contextId ?? (await calls.contextOf(toolCallId, input, outputStore)) ?? SCOPE;
+        const outcome = await readTool.execute(input as JsonValue, { contextId: run, toolCallId, signal: invocation?.abortSignal ?? new AbortController().signal });
+        return outcome.content;
+      },
+    }),
+  };
+}
+
+function isToolCall(part: unknown): part is { type: 'tool-call'; toolCallId: string } {
+  return typeof part === 'object' && part !== null && (part as { type?: unknown }).type === 'tool-call' && typeof (part as { toolCallId?: unknown }).toolCallId === 'string';
+}
+
+/** A Mastra tool as the schema the budget is charged for (a schema zod cannot render: an open object). */
+function toolSchema(name: string, definition: MastraToolLike): ToolSchema {
+  let parameters: { [key: string]: JsonValue } = { type: 'object' };
+  try {
+    if (definition?.inputSchema instanceof z.ZodType) parameters = z.toJSONSchema(definition.inputSchema) as { [key: string]: JsonValue };
+  } catch {
+    // Kept open: the budget still charges the name and description.
+  }
+  return { name, description: typeof definition?.description === 'string' ? definition.description : '', parameters };
+}
