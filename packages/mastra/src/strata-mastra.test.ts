@@ -30,18 +30,23 @@ function recordedOutputs(): string[] | undefined {
 type Prompt = Array<{ role: string; content: unknown }>;
 type Part = { type: string; [key: string]: unknown };
 
+/** What the scripted model does at one step: call a tool, or answer. */
+type Move = { readonly call: string; readonly input: Record<string, unknown> } | { readonly text: string };
+
 /**
- * A LanguageModelV2 (the spec Mastra 0.24 runs: `specificationVersion: 'v2'`),
- * scripted: each step calls `fetch_record` once, then it answers.
+ * A LanguageModelV2 (the spec Mastra 0.24 runs: `specificationVersion: 'v2'`;
+ * ai@6's MockLanguageModelV3 is refused), scripted step by step, reporting
+ * `inputTokens` of each call's usage.
  */
-function scriptedModel(steps: number) {
+export function scriptedModel(script: (step: number, prompt: Prompt) => Move, inputTokens: (prompt: Prompt) => number = () => 10) {
   const prompts: Prompt[] = [];
-  const usage = { inputTokens: 10, outputTokens: 1, totalTokens: 11 };
-  const reply = (prompt: Prompt): { content: Part[]; finishReason: string } => {
+  const reply = (prompt: Prompt): { content: Part[]; finishReason: string; usage: { inputTokens: number; outputTokens: number; totalTokens: number } } => {
     prompts.push(structuredClone(prompt));
     const step = prompts.length;
-    if (step > steps) return { content: [{ type: 'text', text: 'Done.' }], finishReason: 'stop' };
-    return { content: [{ type: 'tool-call', toolCallId: `call-${step}`, toolName: 'fetch_record', input: JSON.stringify({ id: step }) }], finishReason: 'tool-calls' };
+    const move = script(step, prompt);
+    const usage = { inputTokens: inputTokens(prompt), outputTokens: 1, totalTokens: inputTokens(prompt) + 1 };
+    if ('text' in move) return { content: [{ type: 'text', text: move.text }], finishReason: 'stop', usage };
+    return { content: [{ type: 'tool-call', toolCallId: `call-${step}`, toolName: move.call, input: JSON.stringify(move.input) }], finishReason: 'tool-calls', usage };
   };
   return {
     prompts,
@@ -51,10 +56,10 @@ function scriptedModel(steps: number) {
       modelId: 'scripted',
       supportedUrls: {},
       async doGenerate(options: { prompt: Prompt }) {
-        return { ...reply(options.prompt), usage, warnings: [] };
+        return { ...reply(options.prompt), warnings: [] };
       },
       async doStream(options: { prompt: Prompt }) {
-        const { content, finishReason } = reply(options.prompt);
+        const { content, finishReason, usage } = reply(options.prompt);
         const parts: Part[] = [{ type: 'stream-start', warnings: [] }, ...content.flatMap((part): Part[] => (part.type === 'text' ? [{ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: part.text }, { type: 'text-end', id: 't' }] : [part])), { type: 'finish', finishReason, usage }];
         return { stream: new ReadableStream<Part>({ start(controller) { for (const part of parts) controller.enqueue(part); controller.close(); } }) };
       },
@@ -105,12 +110,27 @@ for (const source of ['own fixture', 'recorded outputs'] as const) {
     const traceSink: TraceSink = { async write(document) { traces.push(document.turn); } };
     const fetchRecord = createTool({ id: 'fetch_record', description: 'Fetches one record by id.', inputSchema: z.object({ id: z.number().int() }), execute: async ({ context }) => output(context.id) });
     const strata = createStrataMastra({ budget: { inputCapTokens: CAP }, traceSink, contextId: 'audit', instructions: INSTRUCTIONS, tools: { fetch_record: fetchRecord } });
-    const { model, prompts } = scriptedModel(STEPS);
+    // Each step fetches one record; then the model reads back the first masked output it is shown, through the agent's own tool.
+    let readRef: string | undefined;
+    const { model, prompts } = scriptedModel((step, prompt) => {
+      if (step <= STEPS) return { call: 'fetch_record', input: { id: step } };
+      if (step === STEPS + 1) {
+        readRef = [...toolTexts(prompt).values()].map((text) => /ref="([^"]+)"/.exec(text)?.[1]).find((ref) => ref !== undefined);
+        return readRef ? { call: 'read_tool_output', input: { ref: readRef, lines: { start: 1, end: 3 } } } : { text: 'Done.' };
+      }
+      return { text: 'Done.' };
+    });
     const agent = new Agent({ name: 'auditor', instructions: INSTRUCTIONS, model: model as never, tools: { fetch_record: fetchRecord, read_tool_output: strata.readToolOutput } });
-    const result = await agent.generate('Audit every record and report the late ones.', { maxSteps: STEPS + 2, prepareStep: strata.prepareStep as never });
+    const result = await agent.generate('Audit every record and report the late ones.', { maxSteps: STEPS + 3, prepareStep: strata.prepareStep as never });
 
     assert.equal(result.text, 'Done.');
-    assert.equal(prompts.length, STEPS + 1);
+    assert.equal(prompts.length, STEPS + 2);
+    // The agent ran read_tool_output itself: its result, the first lines of the stored output byte-exact, reached the last call.
+    assert.ok(readRef, 'a masked output was shown before the read');
+    const readResult = toolTexts(prompts.at(-1)!).get(`call-${STEPS + 1}`);
+    assert.ok(readResult, 'the read result reached the model');
+    const firstId = Number([...toolTexts(prompts[STEPS]!).entries()].find(([, text]) => text.includes(readRef!))![0].slice('call-'.length));
+    assert.equal(readResult.slice(readResult.indexOf('\n') + 1), output(firstId).split(/(?<=\n)/).slice(0, 3).join(''));
     // One trace per model call, numbered from 1.
     assert.deepEqual(traces, prompts.map((_, index) => index + 1));
     let maskedSeen = 0;
@@ -125,7 +145,7 @@ for (const source of ['own fixture', 'recorded outputs'] as const) {
       assert.ok(JSON.stringify(prompt).length / 4 < CAP * 1.5, `call ${index}: ${JSON.stringify(prompt).length} characters`);
       for (const [callId, text] of toolTexts(prompt)) {
         const id = Number(callId.slice('call-'.length));
-        if (text === output(id)) continue;
+        if (id > STEPS || text === output(id)) continue;
         // A masked output names its reference; read_tool_output gives the whole output back byte-exact, page by page.
         const ref = /ref="([^"]+)"/.exec(text)?.[1];
         assert.ok(ref, `call ${index}: ${callId} is masked with a reference: ${text.slice(0, 200)}`);
