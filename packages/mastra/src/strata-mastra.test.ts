@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { Agent } from '@mastra/core/agent';
 import { createTool } from '@mastra/core/tools';
 import { z } from 'zod';
-import type { TraceSink } from '@strata/context';
+import { ConfigurationError, StrataError, type ContextDiagnostic, type TraceSink } from '@strata/context';
+import { createMemorySessionStore } from '@strata/store';
 import { loadProviderRules, loadSweAgentConversations } from '@strata/testing';
 import { nextArgumentsOf } from '@strata/tools';
 import { createStrataMastra } from './strata-mastra.js';
@@ -38,7 +39,7 @@ type Move = { readonly call: string; readonly input: Record<string, unknown> } |
  * ai@6's MockLanguageModelV3 is refused), scripted step by step, reporting
  * `inputTokens` of each call's usage.
  */
-export function scriptedModel(script: (step: number, prompt: Prompt) => Move, inputTokens: (prompt: Prompt) => number = () => 10) {
+function scriptedModel(script: (step: number, prompt: Prompt) => Move, inputTokens: (prompt: Prompt) => number = () => 10) {
   const prompts: Prompt[] = [];
   const reply = (prompt: Prompt): { content: Part[]; finishReason: string; usage: { inputTokens: number; outputTokens: number; totalTokens: number } } => {
     prompts.push(structuredClone(prompt));
@@ -163,3 +164,35 @@ for (const source of ['own fixture', 'recorded outputs'] as const) {
     assert.ok(maskedSeen > 0, 'the window masked some outputs');
   });
 }
+
+test('Agent.generate: the usage Mastra reports with each step is fed back before the next step assembles, stored with the session', async () => {
+  const diagnostics: ContextDiagnostic[] = [];
+  const sessionStore = createMemorySessionStore();
+  const fetchRecord = createTool({ id: 'fetch_record', description: 'Fetches one record by id.', inputSchema: z.object({ id: z.number().int() }), execute: async ({ context }) => recordBody(context.id) });
+  const strata = createStrataMastra({ budget: { inputCapTokens: 30_000 }, contextId: 'calibrated', instructions: INSTRUCTIONS, sessionStore, tools: { fetch_record: fetchRecord }, onDiagnostic: (diagnostic) => diagnostics.push(diagnostic) });
+  // The provider counts a token per character of the prompt, and more for the tools it is not shown: our estimate is low.
+  const { model, prompts } = scriptedModel((step) => (step <= 3 ? { call: 'fetch_record', input: { id: step } } : { text: 'Done.' }), (prompt) => JSON.stringify(prompt).length + 1_000);
+  const agent = new Agent({ name: 'auditor', instructions: INSTRUCTIONS, model: model as never, tools: { fetch_record: fetchRecord, read_tool_output: strata.readToolOutput } });
+  const result = await agent.generate('Fetch records 1 to 3.', { maxSteps: 6, prepareStep: strata.prepareStep as never });
+  assert.equal(result.text, 'Done.');
+  assert.equal(prompts.length, 4);
+  const calibrated = diagnostics.filter((diagnostic) => diagnostic.code === 'CONTEXT_USAGE_CALIBRATED');
+  assert.equal(calibrated[0]?.subject, 'turn 1', "the first step's count was fed back with the second step");
+  // Each step continues the stored context (Mastra's merged steps split back): the ratio stays in the session.
+  const ratio = (await sessionStore.load('calibrated'))?.state?.context?.inputTokenRatio ?? 0;
+  assert.ok(ratio > 1.2, `the stored calibration is ${ratio}`);
+});
+
+test('createStrataMastra: instructions that are not a string are a ConfigurationError naming the setting', () => {
+  assert.throws(() => createStrataMastra({ budget: { inputCapTokens: 4_000 }, instructions: 42 as never }), (error: unknown) => ConfigurationError.isInstance(error) && error.setting === 'instructions');
+});
+
+test('prepareStep: any value for its arguments is a typed error or a window, never a crash on the shape', async () => {
+  const strata = createStrataMastra({ budget: { inputCapTokens: 4_000 }, instructions: INSTRUCTIONS });
+  for (const args of [undefined, null, 7, {}, { messages: 'no' }, { messages: [], steps: 'no' }]) {
+    // No user message to answer: the context says so with its own error.
+    await assert.rejects(strata.prepareStep(args as never), (error: unknown) => StrataError.isInstance(error), JSON.stringify(args));
+  }
+  const { messages } = await strata.prepareStep({ messages: [{ role: 'user', content: 'hi' }], steps: 'no' as never });
+  assert.deepEqual(messages, [{ role: 'system', content: INSTRUCTIONS }, { role: 'user', content: 'hi' }]);
+});

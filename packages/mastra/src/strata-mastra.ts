@@ -62,6 +62,8 @@ export interface StrataMastra {
 
 /** The prefix of each run's context id, and the context of a `read_tool_output` call no step issued. */
 const SCOPE = 'mastra';
+/** How many tool calls' steps are remembered to split Mastra's merged steps. */
+const ISSUED_CALLS = 65_536;
 
 /**
  * Strata inside a Mastra 0.24 agent's own loop. Mastra's input processors
@@ -82,6 +84,13 @@ export function createStrataMastra(options: StrataMastraOptions): StrataMastra {
   const readTool = createReadToolOutputTool({ ...readToolOutput, store: outputStore });
   const toolSchemas: ToolSchema[] = [...Object.entries(tools ?? {}).filter(([name]) => name !== readTool.name).map(([name, definition]) => toolSchema(name, definition)), readTool];
   const calls = new ToolCallContexts();
+  // The prepareStep each tool call was first seen by (the newest ISSUED_CALLS kept), to split Mastra's merged steps.
+  const issuedAt = new Map<string, number>();
+  let seen = 0;
+  const remember = (id: string, at: number): void => {
+    issuedAt.set(id, at);
+    if (issuedAt.size > ISSUED_CALLS) issuedAt.delete(issuedAt.keys().next().value!);
+  };
   // The instructions as a charged system message, its origin the very message returned.
   const systemMessage = instructions ? { role: 'system' as const, content: instructions } : undefined;
   const system = systemMessage ? [{ message: systemMessage, origin: { message: systemMessage } }] : [];
@@ -89,7 +98,11 @@ export function createStrataMastra(options: StrataMastraOptions): StrataMastra {
   return {
     outputStore,
     async prepareStep(args) {
-      const messages = Array.isArray(args?.messages) ? (args.messages as SdkMessage[]) : [];
+      const given = Array.isArray(args?.messages) ? (args.messages as SdkMessage[]) : [];
+      // Calls first seen by the same prepareStep were issued by the same step.
+      seen += 1;
+      for (const message of given) if (message?.role === 'assistant' && Array.isArray(message.content)) for (const part of message.content) if (isToolCall(part) && !issuedAt.has(part.toolCallId)) remember(part.toolCallId, seen);
+      const messages = splitSteps(given, (id) => issuedAt.get(id));
       const previous = (Array.isArray(args?.steps) ? args.steps.at(-1) : undefined) as { usage?: { inputTokens?: unknown } } | undefined;
       const turn = await context.prepare({ contextId, scope: SCOPE, messages: [...system, ...importSdkMessages(messages, asImportedImages)], tools: toolSchemas, previousInputTokens: previous?.usage?.inputTokens });
       const exported = exportSdkMessages(turn, (message: CanonicalMessage) => toAiSdkMessages([message]) as SdkMessage[]);
@@ -109,6 +122,55 @@ export function createStrataMastra(options: StrataMastraOptions): StrataMastra {
       },
     }),
   };
+}
+
+type Part = { readonly type?: unknown; readonly toolCallId?: unknown };
+
+/**
+ * Mastra 0.24 keeps all the steps of one `generate` in one assistant message
+ * and one tool message, so each step would rewrite the history before it and
+ * the context would start over. `stepOf` (the step a call was issued in, as
+ * far as known) splits them back into one assistant message and its tool
+ * message per step, in order; text after a call opens the next step.
+ */
+export function splitSteps(messages: readonly SdkMessage[], stepOf: (toolCallId: string) => number | undefined): SdkMessage[] {
+  const split: SdkMessage[] = [];
+  for (let index = 0; index < messages.length; index += 1) {
+    const message = messages[index]!;
+    const next = messages[index + 1];
+    if (message.role !== 'assistant' || !Array.isArray(message.content) || next?.role !== 'tool' || !Array.isArray(next.content)) {
+      split.push(message);
+      continue;
+    }
+    // Groups of the assistant's parts, one per step: a new one at a call of another step, or at text after a call.
+    type Group = { parts: unknown[]; calls: Set<string>; step?: number | undefined };
+    const groups: Group[] = [];
+    let current: Group | undefined;
+    for (const part of message.content as Part[]) {
+      const call = isToolCall(part) ? part.toolCallId : undefined;
+      const step = call === undefined ? undefined : stepOf(call);
+      const opens = current === undefined || (call !== undefined && current.calls.size > 0 && step !== current.step) || (call === undefined && current.calls.size > 0);
+      if (opens) groups.push((current = { parts: [], calls: new Set(), step }));
+      current!.parts.push(part);
+      if (call !== undefined) {
+        current!.calls.add(call);
+        current!.step = step;
+      }
+    }
+    const results = next.content as Part[];
+    const placed = new Set<unknown>();
+    for (const group of groups) {
+      split.push({ ...message, content: group.parts } as SdkMessage);
+      const own = results.filter((part) => typeof part.toolCallId === 'string' && group.calls.has(part.toolCallId));
+      own.forEach((part) => placed.add(part));
+      if (own.length > 0) split.push({ ...next, content: own } as SdkMessage);
+    }
+    // Results no call of this message names stay after it, as they came.
+    const rest = results.filter((part) => !placed.has(part));
+    if (rest.length > 0) split.push({ ...next, content: rest } as SdkMessage);
+    index += 1;
+  }
+  return split;
 }
 
 function isToolCall(part: unknown): part is { type: 'tool-call'; toolCallId: string } {
