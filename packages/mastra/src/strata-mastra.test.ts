@@ -101,14 +101,15 @@ function toolTexts(prompt: Prompt): Map<string, string> {
   return texts;
 }
 
-for (const source of ['own fixture', 'recorded outputs'] as const) {
-  test(`Agent.generate (${source}): a ${STEPS}-step Mastra loop stays provider-valid under the cap, masks, reads back byte-exact and traces every call`, async (t) => {
+for (const [method, source] of [['generate', 'own fixture'], ['generate', 'recorded outputs'], ['stream', 'own fixture']] as const) {
+  test(`Agent.${method} (${source}): a ${STEPS}-step Mastra loop stays provider-valid under the cap, masks, reads back byte-exact and traces every call`, async (t) => {
     const recorded = source === 'recorded outputs' ? recordedOutputs() : undefined;
     if (source === 'recorded outputs' && !recorded) return t.skip('../shared is absent');
     const output = (id: number): string => (recorded ? recorded[(id - 1) % recorded.length]! : recordBody(id));
     const rules = await loadProviderRules();
     const traces: number[] = [];
-    const traceSink: TraceSink = { async write(document) { traces.push(document.turn); } };
+    const budgets: number[] = [];
+    const traceSink: TraceSink = { async write(document) { traces.push(document.turn); budgets.push((document.body as { budget?: { totalTokens?: number } }).budget?.totalTokens ?? Infinity); } };
     const fetchRecord = createTool({ id: 'fetch_record', description: 'Fetches one record by id.', inputSchema: z.object({ id: z.number().int() }), execute: async ({ context }) => output(context.id) });
     const strata = createStrataMastra({ budget: { inputCapTokens: CAP }, traceSink, contextId: 'audit', instructions: INSTRUCTIONS, tools: { fetch_record: fetchRecord } });
     // Each step fetches one record; then the model reads back the first masked output it is shown, through the agent's own tool.
@@ -122,9 +123,11 @@ for (const source of ['own fixture', 'recorded outputs'] as const) {
       return { text: 'Done.' };
     });
     const agent = new Agent({ name: 'auditor', instructions: INSTRUCTIONS, model: model as never, tools: { fetch_record: fetchRecord, read_tool_output: strata.readToolOutput } });
-    const result = await agent.generate('Audit every record and report the late ones.', { maxSteps: STEPS + 3, prepareStep: strata.prepareStep as never });
+    const task = 'Audit every record and report the late ones.';
+    const settings = { maxSteps: STEPS + 3, prepareStep: strata.prepareStep as never };
+    const text = method === 'generate' ? (await agent.generate(task, settings)).text : await (await agent.stream(task, settings)).text;
 
-    assert.equal(result.text, 'Done.');
+    assert.equal(text, 'Done.');
     assert.equal(prompts.length, STEPS + 2);
     // The agent ran read_tool_output itself: its result, the first lines of the stored output byte-exact, reached the last call.
     assert.ok(readRef, 'a masked output was shown before the read');
@@ -134,6 +137,8 @@ for (const source of ['own fixture', 'recorded outputs'] as const) {
     assert.equal(readResult.slice(readResult.indexOf('\n') + 1), output(firstId).split(/(?<=\n)/).slice(0, 3).join(''));
     // One trace per model call, numbered from 1.
     assert.deepEqual(traces, prompts.map((_, index) => index + 1));
+    // The window cap: every call was assembled within it, tools and instructions charged.
+    budgets.forEach((tokens, index) => assert.ok(tokens <= CAP, `call ${index}: ${tokens} tokens`));
     let maskedSeen = 0;
     for (const [index, prompt] of prompts.entries()) {
       if (rules) {
