@@ -111,7 +111,8 @@ for (const [method, source] of [['generate', 'own fixture'], ['generate', 'recor
     const budgets: number[] = [];
     const traceSink: TraceSink = { async write(document) { traces.push(document.turn); budgets.push((document.body as { budget?: { totalTokens?: number } }).budget?.totalTokens ?? Infinity); } };
     const fetchRecord = createTool({ id: 'fetch_record', description: 'Fetches one record by id.', inputSchema: z.object({ id: z.number().int() }), execute: async ({ context }) => output(context.id) });
-    const strata = createStrataMastra({ budget: { inputCapTokens: CAP }, traceSink, contextId: 'audit', instructions: INSTRUCTIONS, tools: { fetch_record: fetchRecord } });
+    const strata = createStrataMastra({ budget: { inputCapTokens: CAP }, traceSink, // Under stream no context id is given: the run is its own context, found again by its messages; read_tool_output finds it by the call.
+    contextId: method === 'stream' ? undefined : 'audit', instructions: INSTRUCTIONS, tools: { fetch_record: fetchRecord } });
     // Each step fetches one record; then the model reads back the first masked output it is shown, through the agent's own tool.
     let readRef: string | undefined;
     const { model, prompts } = scriptedModel((step, prompt) => {
@@ -152,13 +153,14 @@ for (const [method, source] of [['generate', 'own fixture'], ['generate', 'recor
       for (const [callId, text] of toolTexts(prompt)) {
         const id = Number(callId.slice('call-'.length));
         if (id > STEPS || text === output(id)) continue;
-        // A masked output names its reference; read_tool_output gives the whole output back byte-exact, page by page.
+        // A masked output names its reference; read_tool_output gives the whole output back byte-exact, page by page
+        // (called as Mastra calls a tool: with the call's input messages, which name the run's context when no id is given).
         const ref = /ref="([^"]+)"/.exec(text)?.[1];
         assert.ok(ref, `call ${index}: ${callId} is masked with a reference: ${text.slice(0, 200)}`);
         let read = '';
         let input: Record<string, unknown> | undefined = { ref, lines: { start: 1 } };
         while (input) {
-          const answer = (await strata.readToolOutput.execute!({ context: input } as never, { toolCallId: 'read', messages: [] } as never)) as string;
+          const answer = (await strata.readToolOutput.execute!({ context: input } as never, { toolCallId: 'read', messages: [{ role: 'user', content: [{ type: 'text', text: task }] }] } as never)) as string;
           read += answer.slice(answer.indexOf('\n') + 1);
           input = nextArgumentsOf(answer) as Record<string, unknown> | undefined;
         }

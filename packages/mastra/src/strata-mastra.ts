@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createTool } from '@mastra/core/tools';
 import { z } from 'zod';
 import { exportSdkMessages, importSdkMessages, asImportedImages, type SdkMessage, type SdkOrigin } from '@strata/ai-sdk';
@@ -16,6 +17,9 @@ export interface StrataMastraOptions extends Omit<CreateHostLoopContextOptions, 
    * The conversation's id in stores and traces. Default: each run its own,
    * by its opening and the stored context its messages continue (ids
    * `mastra:<opening>.<n>`), so concurrent runs never share a stored output.
+   * `read_tool_output` finds a run's context by the request Mastra gives the
+   * tool (the call's newest user message); of runs with the same request,
+   * the one that stored the output it reads.
    */
   readonly contextId?: string;
   /** Where tool results are stored for `read_tool_output`. Default: a new in-memory store. */
@@ -83,7 +87,8 @@ export function createStrataMastra(options: StrataMastraOptions): StrataMastra {
   const context = createHostLoopContext<SdkOrigin<SdkMessage>>({ ...settings, outputStore, sessionStore, storeResult: hostToolResultStore(outputStore) });
   const readTool = createReadToolOutputTool({ ...readToolOutput, store: outputStore });
   const toolSchemas: ToolSchema[] = [...Object.entries(tools ?? {}).filter(([name]) => name !== readTool.name).map(([name, definition]) => toolSchema(name, definition)), readTool];
-  const calls = new ToolCallContexts();
+  // The contexts of each newest request (its JSON), newest first: the same bounded, ref-owner-first lookup as tool calls'.
+  const contexts = new ToolCallContexts();
   // The prepareStep each tool call was first seen by (the newest ISSUED_CALLS kept), to split Mastra's merged steps.
   const issuedAt = new Map<string, number>();
   let seen = 0;
@@ -106,8 +111,9 @@ export function createStrataMastra(options: StrataMastraOptions): StrataMastra {
       const previous = (Array.isArray(args?.steps) ? args.steps.at(-1) : undefined) as { usage?: { inputTokens?: unknown } } | undefined;
       const turn = await context.prepare({ contextId, scope: SCOPE, messages: [...system, ...importSdkMessages(messages, asImportedImages)], tools: toolSchemas, previousInputTokens: previous?.usage?.inputTokens });
       const exported = exportSdkMessages(turn, (message: CanonicalMessage) => toAiSdkMessages([message]) as SdkMessage[]);
-      // The calls the window's assistant messages issued name this context for `read_tool_output`.
-      calls.issued(turn.contextId, exported.flatMap((message) => (message.role === 'assistant' && Array.isArray(message.content) ? message.content.flatMap((part) => (isToolCall(part) ? [part.toolCallId] : [])) : [])));
+      // Mastra tells a tool only the call's input messages: the newest request names the run's context for `read_tool_output`.
+      const request = newestRequest(given);
+      if (request !== undefined) contexts.issued(turn.contextId, [request]);
       return { messages: exported };
     },
     readToolOutput: createTool({
@@ -116,7 +122,10 @@ export function createStrataMastra(options: StrataMastraOptions): StrataMastra {
       inputSchema: z.fromJSONSchema(readTool.parameters as Parameters<typeof z.fromJSONSchema>[0]) as z.ZodType<Record<string, unknown>>,
       execute: async ({ context: input }, invocation) => {
         const toolCallId = typeof invocation?.toolCallId === 'string' ? invocation.toolCallId : '';
-        const run = contextId ?? (await calls.contextOf(toolCallId, input, outputStore)) ?? SCOPE;
+        // Mastra gives a tool the call's input messages: of the contexts whose newest request they end with, the one that stored the ref.
+        const request = newestRequest(Array.isArray(invocation?.messages) ? (invocation.messages as SdkMessage[]) : []);
+        let run = contextId ?? (request === undefined ? undefined : await contexts.contextOf(request, input, outputStore));
+        run ??= SCOPE;
         const outcome = await readTool.execute(input as JsonValue, { contextId: run, toolCallId, signal: invocation?.abortSignal ?? new AbortController().signal });
         return outcome.content;
       },
@@ -171,6 +180,12 @@ export function splitSteps(messages: readonly SdkMessage[], stepOf: (toolCallId:
     index += 1;
   }
   return split;
+}
+
+/** The hash of the list's last user message, the key of its run's context; undefined without one. */
+function newestRequest(messages: readonly SdkMessage[]): string | undefined {
+  const request = messages.findLast((message) => message?.role === 'user');
+  return request === undefined ? undefined : createHash('sha256').update(JSON.stringify(request.content) ?? '').digest('base64url');
 }
 
 function isToolCall(part: unknown): part is { type: 'tool-call'; toolCallId: string } {
