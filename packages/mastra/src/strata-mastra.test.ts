@@ -5,7 +5,7 @@ import { createTool } from '@mastra/core/tools';
 import { z } from 'zod';
 import { ConfigurationError, StrataError, type ContextDiagnostic, type TraceSink } from '@strata/context';
 import { createMemorySessionStore } from '@strata/store';
-import { loadProviderRules, loadSweAgentConversations } from '@strata/testing';
+import { contextsShown, loadProviderRules, loadSweAgentConversations } from '@strata/testing';
 import { nextArgumentsOf } from '@strata/tools';
 import { createStrataMastra } from './strata-mastra.js';
 
@@ -202,4 +202,37 @@ test('prepareStep: any value for its arguments is a typed error or a window, nev
   }
   const { messages } = await strata.prepareStep({ messages: [{ role: 'user', content: 'hi' }], steps: 'no' as never });
   assert.deepEqual(messages, [{ role: 'system', content: INSTRUCTIONS }, { role: 'user', content: 'hi' }]);
+});
+
+test('two concurrent runs without a context id are kept apart: each is shown and reads back only its own outputs', async () => {
+  const strata = createStrataMastra({ budget: { inputCapTokens: CAP }, instructions: INSTRUCTIONS });
+  const order: string[] = [];
+  const runs = (['A', 'B'] as const).map((name) => {
+    const body = (id: number): string => `run ${name} ${recordBody(id)}`;
+    const fetchRecord = createTool({ id: 'fetch_record', description: 'Fetches one record by id.', inputSchema: z.object({ id: z.number().int() }), execute: async ({ context }) => body(context.id) });
+    let readRef: string | undefined;
+    const scripted = scriptedModel((step, prompt) => {
+      order.push(name);
+      if (step <= 8) return { call: 'fetch_record', input: { id: step } };
+      readRef ??= [...toolTexts(prompt).values()].map((text) => /ref="([^"]+)"/.exec(text)?.[1]).find((ref) => ref !== undefined);
+      return step === 9 && readRef ? { call: 'read_tool_output', input: { ref: readRef, lines: { start: 1, end: 1 } } } : { text: 'Done.' };
+    });
+    const agent = new Agent({ name: `auditor-${name}`, instructions: INSTRUCTIONS, model: scripted.model as never, tools: { fetch_record: fetchRecord, read_tool_output: strata.readToolOutput } });
+    return { name, body, scripted, agent };
+  });
+  await Promise.all(runs.map(({ name, agent }) => agent.generate(`Audit run ${name}'s records.`, { maxSteps: 12, prepareStep: strata.prepareStep as never })));
+  // The runs' model calls interleaved: B called the model before A was done.
+  assert.ok(order.indexOf('B') < order.lastIndexOf('A'), order.join(''));
+  const shown = await contextsShown(strata.outputStore, runs.map(({ scripted }) => scripted.prompts));
+  for (const [index, { name, scripted }] of runs.entries()) {
+    assert.equal(shown.refContexts[index]!.size, 1, `run ${name} is shown references of one context`);
+    const [context] = shown.refContexts[index]!;
+    // Its records and its own read of one: nothing of the other run.
+    const other = name === 'A' ? 'B' : 'A';
+    assert.ok(shown.bodies.get(context!)!.every((body) => body.includes(`run ${name} record`) && !body.includes(`run ${other} record`)), `run ${name}'s context stores only its own outputs`);
+    // The agent's own read found its run's context and its record.
+    const read = toolTexts(scripted.prompts.at(-1)!).get('call-9');
+    assert.match(read ?? '', new RegExp(`\\nrun ${name} record \\d+ line 1:`), `run ${name} read back its own output`);
+  }
+  assert.notDeepEqual([...shown.refContexts[0]!], [...shown.refContexts[1]!]);
 });
