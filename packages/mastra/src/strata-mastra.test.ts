@@ -190,13 +190,14 @@ test('Agent.generate: the usage Mastra reports with each step is fed back before
   assert.ok(ratio > 1.2, `the stored calibration is ${ratio}`);
 });
 
-test('createStrataMastra: instructions that are not a string are a ConfigurationError naming the setting', () => {
+test('createStrataMastra: instructions that are not a string, or options that are not an object, are a ConfigurationError naming the setting', () => {
+  for (const options of [undefined, null, 'budget']) assert.throws(() => createStrataMastra(options as never), (error: unknown) => ConfigurationError.isInstance(error) && error.setting === 'options');
   assert.throws(() => createStrataMastra({ budget: { inputCapTokens: 4_000 }, instructions: 42 as never }), (error: unknown) => ConfigurationError.isInstance(error) && error.setting === 'instructions');
 });
 
 test('prepareStep: any value for its arguments is a typed error or a window, never a crash on the shape', async () => {
   const strata = createStrataMastra({ budget: { inputCapTokens: 4_000 }, instructions: INSTRUCTIONS });
-  for (const args of [undefined, null, 7, {}, { messages: 'no' }, { messages: [], steps: 'no' }]) {
+  for (const args of [undefined, null, 7, {}, { messages: 'no' }, { messages: [], steps: 'no' }, { messages: [5] }, { messages: [{ role: 'assistant', content: 7 }] }, { messages: [{ role: 'user', content: [{ type: 'tool-call' }] }] }]) {
     // No user message to answer: the context says so with its own error.
     await assert.rejects(strata.prepareStep(args as never), (error: unknown) => StrataError.isInstance(error), JSON.stringify(args));
   }

@@ -80,6 +80,7 @@ const ISSUED_CALLS = 65_536;
  * window. Unchanged messages go back as Mastra's own values.
  */
 export function createStrataMastra(options: StrataMastraOptions): StrataMastra {
+  if (typeof options !== 'object' || options === null) throw new ConfigurationError({ setting: 'options', message: `createStrataMastra: options must be an object with a budget, got ${options === null ? 'null' : typeof options}` });
   const { contextId, tools, instructions, readToolOutput, ...settings } = options;
   if (instructions !== undefined && typeof instructions !== 'string') throw new ConfigurationError({ setting: 'instructions', message: `createStrataMastra: instructions must be a string, got ${typeof instructions}` });
   const outputStore = options.outputStore ?? createMemoryToolOutputStore();
@@ -87,7 +88,7 @@ export function createStrataMastra(options: StrataMastraOptions): StrataMastra {
   const context = createHostLoopContext<SdkOrigin<SdkMessage>>({ ...settings, outputStore, sessionStore, storeResult: hostToolResultStore(outputStore) });
   const readTool = createReadToolOutputTool({ ...readToolOutput, store: outputStore });
   const toolSchemas: ToolSchema[] = [...Object.entries(tools ?? {}).filter(([name]) => name !== readTool.name).map(([name, definition]) => toolSchema(name, definition)), readTool];
-  // The contexts of each newest request (its JSON), newest first: the same bounded, ref-owner-first lookup as tool calls'.
+  // The contexts of each newest request (its hash), newest first: the same bounded, ref-owner-first lookup as tool calls'.
   const contexts = new ToolCallContexts();
   // The prepareStep each tool call was first seen by (the newest ISSUED_CALLS kept), to split Mastra's merged steps.
   const issuedAt = new Map<string, number>();
@@ -124,8 +125,7 @@ export function createStrataMastra(options: StrataMastraOptions): StrataMastra {
         const toolCallId = typeof invocation?.toolCallId === 'string' ? invocation.toolCallId : '';
         // Mastra gives a tool the call's input messages: of the contexts whose newest request they end with, the one that stored the ref.
         const request = newestRequest(Array.isArray(invocation?.messages) ? (invocation.messages as SdkMessage[]) : []);
-        let run = contextId ?? (request === undefined ? undefined : await contexts.contextOf(request, input, outputStore));
-        run ??= SCOPE;
+        const run = contextId ?? (request === undefined ? undefined : await contexts.contextOf(request, input, outputStore)) ?? SCOPE;
         const outcome = await readTool.execute(input as JsonValue, { contextId: run, toolCallId, signal: invocation?.abortSignal ?? new AbortController().signal });
         return outcome.content;
       },
