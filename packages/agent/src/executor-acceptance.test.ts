@@ -135,7 +135,9 @@ test('one overflow: exactly one forced retry of the same turn', async () => {
   assert.equal(run.model.calls.length, 2);
   assert.deepEqual(events.filter((event) => event.type === 'overflow-recovery').length, 1);
   assert.deepEqual(run.traces.map((trace) => [trace.turn, trace.recoveryAttempt]), [[1, null], [1, 1]]);
-  assert.equal(run.traces[1]!.compaction.reason, 'forced');
+  // The retry is traced as a recovery; its forced pass found nothing to compact in a one-message history, so it is not a compaction.
+  assert.equal(run.traces[1]!.compaction.recovery?.attempt, 1);
+  assert.equal(run.traces[1]!.compaction.reason, null);
 });
 
 test('abort mid-tool and the idle timeout end the run with their reasons; the step is closed as interrupted', async () => {

@@ -1,4 +1,3 @@
-import type { CompactionReason } from './history-compactor.js';
 import type { CanonicalMessage } from './messages.js';
 
 /** What left the window: a tool result, an assistant message (with the calls it made), or another message. */
@@ -29,21 +28,6 @@ export interface CompactionReceipt {
   readonly location: CompactionReceiptLocation;
   /** The tool call that reads it back byte-exact, or null when only the checkpoint's summary remains. */
   readonly retrieve: string | null;
-}
-
-/** Why a compaction ran: the trigger, the thresholds, and the pressure that crossed them. */
-export interface CompactionTrigger {
-  readonly reason: CompactionReason;
-  /** Everything the turn would send before compaction (tools, system prompt, data, history); null when not measured (message-count trigger). */
-  readonly tokens: number | null;
-  /** The budget's pressure threshold (`pressureTokens`). */
-  readonly thresholdTokens: number;
-  /** The input cap (`inputCapTokens`). */
-  readonly capTokens: number;
-  /** `tokens / capTokens`, rounded to 3 places; null when tokens were not measured. */
-  readonly pressure: number | null;
-  /** Messages in the history when it ran. */
-  readonly historyMessages: number;
 }
 
 /** The call that reads a stored output back whole: `read_tool_output({"ref":"..."})`. */

@@ -14,8 +14,7 @@ import type { CollectionResult, ContextContributorRegistry } from './contributor
 import { chooseCounter } from './counting-policy.js';
 import { OutputReferenceCheck } from './output-references.js';
 import { ContextValidationError } from './errors/context-validation-error.js';
-import { EMPTY_COMPACTION_TRACE, type CompactionReason, type CompactionTrace, type HistoryCompactor } from './history-compactor.js';
-import type { CompactionTrigger } from './compaction-receipts.js';
+import { EMPTY_COMPACTION_TRACE, type CompactionReason, type CompactionTrace, type CompactionTrigger, type HistoryCompactor } from './history-compactor.js';
 import type { HistoryWindow, HistoryWindowPolicy } from './history-window.js';
 import type { ContextMessageComposer } from './message-composer.js';
 import type { CanonicalHistory, CanonicalMessage } from './messages.js';

@@ -1,4 +1,4 @@
-import type { CompactionReceipt, CompactionTrigger } from './compaction-receipts.js';
+import type { CompactionReceipt } from './compaction-receipts.js';
 import type { CanonicalHistory, ToolOutputRef } from './messages.js';
 import type { TokenEstimator } from './token-estimator.js';
 
@@ -72,4 +72,19 @@ export interface HistoryCompactor {
   /** True when the compatibility message-count threshold is crossed. */
   exceedsMessageCount(history: CanonicalHistory): boolean;
   compact(request: CompactionRequest): Promise<CompactionResult>;
+}
+
+/** Why a compaction ran: the trigger, the thresholds, and the pressure that crossed them. */
+export interface CompactionTrigger {
+  readonly reason: CompactionReason;
+  /** Everything the turn would send before compaction (tools, system prompt, data, history); null when not measured (message-count trigger). */
+  readonly tokens: number | null;
+  /** The budget's pressure threshold (`pressureTokens`). */
+  readonly thresholdTokens: number;
+  /** The input cap (`inputCapTokens`). */
+  readonly capTokens: number;
+  /** `tokens / capTokens`, rounded to 3 places; null when tokens were not measured. */
+  readonly pressure: number | null;
+  /** Messages in the history when it ran. */
+  readonly historyMessages: number;
 }

@@ -1,0 +1,5 @@
+// @strata/mastra: Strata inside a Mastra 0.24 agent's loop (prepareStep, read_tool_output as a Mastra tool).
+
+// The adapter
+export { createStrataMastra } from './strata-mastra.js';
+export type { StrataMastra, StrataMastraOptions, MastraPrepareStepArgs, MastraToolLike } from './strata-mastra.js';

@@ -1,0 +1,239 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Agent } from '@mastra/core/agent';
+import { createTool } from '@mastra/core/tools';
+import { z } from 'zod';
+import { ConfigurationError, StrataError, type ContextDiagnostic, type TraceSink } from '@strata/context';
+import { createMemorySessionStore } from '@strata/store';
+import { contextsShown, loadProviderRules, loadSweAgentConversations } from '@strata/testing';
+import { nextArgumentsOf } from '@strata/tools';
+import { createStrataMastra } from './strata-mastra.js';
+
+const STEPS = 12;
+const CAP = 5_000;
+const INSTRUCTIONS = 'You audit records.';
+
+/** Our own fixture: record bodies of 40 to 160 lines, so a clone without ../shared still tests the core. */
+function recordBody(id: number): string {
+  const lines = 40 + ((id * 37) % 120);
+  return Array.from({ length: lines }, (_, line) => `record ${id} line ${line + 1}: status=${(id + line) % 7 === 0 ? 'late' : 'ok'} amount=${(id * 131 + line * 17) % 1000}`).join('\n');
+}
+
+/** Real recorded tool outputs (SWE-agent trajectories), the longest first; undefined when ../shared is absent. */
+function recordedOutputs(): string[] | undefined {
+  const conversations = loadSweAgentConversations();
+  if (!conversations) return undefined;
+  const outputs = conversations.flatMap((conversation) => conversation.messages.flatMap((message) => (message.role === 'tool' && typeof message.content === 'string' && message.content.length > 400 ? [message.content] : [])));
+  return outputs.sort((a, b) => b.length - a.length).slice(0, STEPS);
+}
+
+/** A call the fake model received: its prompt (LanguageModelV2 messages). */
+type Prompt = Array<{ role: string; content: unknown }>;
+type Part = { type: string; [key: string]: unknown };
+
+/** What the scripted model does at one step: call a tool, or answer. */
+type Move = { readonly call: string; readonly input: Record<string, unknown> } | { readonly text: string };
+
+/**
+ * A LanguageModelV2 (the spec Mastra 0.24 runs: `specificationVersion: 'v2'`;
+ * ai@6's MockLanguageModelV3 is refused), scripted step by step, reporting
+ * `inputTokens` of each call's usage.
+ */
+function scriptedModel(script: (step: number, prompt: Prompt) => Move, inputTokens: (prompt: Prompt) => number = () => 10) {
+  const prompts: Prompt[] = [];
+  const reply = (prompt: Prompt): { content: Part[]; finishReason: string; usage: { inputTokens: number; outputTokens: number; totalTokens: number } } => {
+    prompts.push(structuredClone(prompt));
+    const step = prompts.length;
+    const move = script(step, prompt);
+    const usage = { inputTokens: inputTokens(prompt), outputTokens: 1, totalTokens: inputTokens(prompt) + 1 };
+    if ('text' in move) return { content: [{ type: 'text', text: move.text }], finishReason: 'stop', usage };
+    return { content: [{ type: 'tool-call', toolCallId: `call-${step}`, toolName: move.call, input: JSON.stringify(move.input) }], finishReason: 'tool-calls', usage };
+  };
+  return {
+    prompts,
+    model: {
+      specificationVersion: 'v2' as const,
+      provider: 'fake',
+      modelId: 'scripted',
+      supportedUrls: {},
+      async doGenerate(options: { prompt: Prompt }) {
+        return { ...reply(options.prompt), warnings: [] };
+      },
+      async doStream(options: { prompt: Prompt }) {
+        const { content, finishReason, usage } = reply(options.prompt);
+        const parts: Part[] = [{ type: 'stream-start', warnings: [] }, ...content.flatMap((part): Part[] => (part.type === 'text' ? [{ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: part.text }, { type: 'text-end', id: 't' }] : [part])), { type: 'finish', finishReason, usage }];
+        return { stream: new ReadableStream<Part>({ start(controller) { for (const part of parts) controller.enqueue(part); controller.close(); } }) };
+      },
+    },
+  };
+}
+
+/** The prompt in OpenAI chat shape, mapped field by field, for the independent oracle. */
+function asOpenAIChat(prompt: Prompt): unknown[] {
+  return prompt.flatMap((message): unknown[] => {
+    const parts = (Array.isArray(message.content) ? message.content : []) as Part[];
+    switch (message.role) {
+      case 'system':
+        return [{ role: 'system', content: message.content }];
+      case 'user':
+        return [{ role: 'user', content: parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('') }];
+      case 'assistant': {
+        const calls = parts.flatMap((part) => (part.type === 'tool-call' ? [{ id: part.toolCallId, type: 'function', function: { name: part.toolName, arguments: JSON.stringify(part.input) } }] : []));
+        const text = parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
+        return [{ role: 'assistant', content: text, ...(calls.length > 0 ? { tool_calls: calls } : {}) }];
+      }
+      default:
+        return parts.flatMap((part) => (part.type === 'tool-result' ? [{ role: 'tool', tool_call_id: part.toolCallId, content: JSON.stringify(part.output) }] : []));
+    }
+  });
+}
+
+/** Every tool result text the prompt carries, by call id. */
+function toolTexts(prompt: Prompt): Map<string, string> {
+  const texts = new Map<string, string>();
+  for (const message of prompt) {
+    if (message.role !== 'tool') continue;
+    for (const part of message.content as Part[]) {
+      const output = part.output as { type?: string; value?: unknown } | undefined;
+      if (part.type === 'tool-result' && output?.type === 'text' && typeof output.value === 'string') texts.set(part.toolCallId as string, output.value);
+    }
+  }
+  return texts;
+}
+
+for (const [method, source] of [['generate', 'own fixture'], ['generate', 'recorded outputs'], ['stream', 'own fixture']] as const) {
+  test(`Agent.${method} (${source}): a ${STEPS}-step Mastra loop stays provider-valid under the cap, masks, reads back byte-exact and traces every call`, async (t) => {
+    const recorded = source === 'recorded outputs' ? recordedOutputs() : undefined;
+    if (source === 'recorded outputs' && !recorded) return t.skip('../shared is absent');
+    const output = (id: number): string => (recorded ? recorded[(id - 1) % recorded.length]! : recordBody(id));
+    const rules = await loadProviderRules();
+    const traces: number[] = [];
+    const budgets: number[] = [];
+    const traceSink: TraceSink = { async write(document) { traces.push(document.turn); budgets.push((document.body as { budget?: { totalTokens?: number } }).budget?.totalTokens ?? Infinity); } };
+    const fetchRecord = createTool({ id: 'fetch_record', description: 'Fetches one record by id.', inputSchema: z.object({ id: z.number().int() }), execute: async ({ context }) => output(context.id) });
+    const strata = createStrataMastra({ budget: { inputCapTokens: CAP }, traceSink, // Under stream no context id is given: the run is its own context, found again by its messages; read_tool_output finds it by the call.
+    contextId: method === 'stream' ? undefined : 'audit', instructions: INSTRUCTIONS, tools: { fetch_record: fetchRecord } });
+    // Each step fetches one record; then the model reads back the first masked output it is shown, through the agent's own tool.
+    let readRef: string | undefined;
+    const { model, prompts } = scriptedModel((step, prompt) => {
+      if (step <= STEPS) return { call: 'fetch_record', input: { id: step } };
+      if (step === STEPS + 1) {
+        readRef = [...toolTexts(prompt).values()].map((text) => /ref="([^"]+)"/.exec(text)?.[1]).find((ref) => ref !== undefined);
+        return readRef ? { call: 'read_tool_output', input: { ref: readRef, lines: { start: 1, end: 3 } } } : { text: 'Done.' };
+      }
+      return { text: 'Done.' };
+    });
+    const agent = new Agent({ name: 'auditor', instructions: INSTRUCTIONS, model: model as never, tools: { fetch_record: fetchRecord, read_tool_output: strata.readToolOutput } });
+    const task = 'Audit every record and report the late ones.';
+    const settings = { maxSteps: STEPS + 3, prepareStep: strata.prepareStep as never };
+    const text = method === 'generate' ? (await agent.generate(task, settings)).text : await (await agent.stream(task, settings)).text;
+
+    assert.equal(text, 'Done.');
+    assert.equal(prompts.length, STEPS + 2);
+    // The agent ran read_tool_output itself: its result, the first lines of the stored output byte-exact, reached the last call.
+    assert.ok(readRef, 'a masked output was shown before the read');
+    const readResult = toolTexts(prompts.at(-1)!).get(`call-${STEPS + 1}`);
+    assert.ok(readResult, 'the read result reached the model');
+    const firstId = Number([...toolTexts(prompts[STEPS]!).entries()].find(([, text]) => text.includes(readRef!))![0].slice('call-'.length));
+    assert.equal(readResult.slice(readResult.indexOf('\n') + 1), output(firstId).split(/(?<=\n)/).slice(0, 3).join(''));
+    // One trace per model call, numbered from 1.
+    assert.deepEqual(traces, prompts.map((_, index) => index + 1));
+    // The window cap: every call was assembled within it, tools and instructions charged.
+    budgets.forEach((tokens, index) => assert.ok(tokens <= CAP, `call ${index}: ${tokens} tokens`));
+    let maskedSeen = 0;
+    for (const [index, prompt] of prompts.entries()) {
+      if (rules) {
+        assert.deepEqual(rules.violations(asOpenAIChat(prompt), 'openai'), [], `call ${index} (openai)`);
+        assert.deepEqual(rules.violations(asOpenAIChat(prompt), 'anthropic'), [], `call ${index} (anthropic)`);
+      }
+      // The agent's instructions reach every call.
+      assert.ok(prompt.some((message) => message.role === 'system' && String(message.content).includes(INSTRUCTIONS)), `call ${index}: the instructions`);
+      // The window cap: what reached the model stays near the cap (4 characters a token bounds our estimate from above).
+      assert.ok(JSON.stringify(prompt).length / 4 < CAP * 1.5, `call ${index}: ${JSON.stringify(prompt).length} characters`);
+      for (const [callId, text] of toolTexts(prompt)) {
+        const id = Number(callId.slice('call-'.length));
+        if (id > STEPS || text === output(id)) continue;
+        // A masked output names its reference; read_tool_output gives the whole output back byte-exact, page by page
+        // (called as Mastra calls a tool: with the call's input messages, which name the run's context when no id is given).
+        const ref = /ref="([^"]+)"/.exec(text)?.[1];
+        assert.ok(ref, `call ${index}: ${callId} is masked with a reference: ${text.slice(0, 200)}`);
+        let read = '';
+        let input: Record<string, unknown> | undefined = { ref, lines: { start: 1 } };
+        while (input) {
+          const answer = (await strata.readToolOutput.execute!({ context: input } as never, { toolCallId: 'read', messages: [{ role: 'user', content: [{ type: 'text', text: task }] }] } as never)) as string;
+          read += answer.slice(answer.indexOf('\n') + 1);
+          input = nextArgumentsOf(answer) as Record<string, unknown> | undefined;
+        }
+        assert.equal(read, output(id), `call ${index}: ${callId} read back`);
+        maskedSeen += 1;
+      }
+    }
+    assert.ok(maskedSeen > 0, 'the window masked some outputs');
+  });
+}
+
+test('Agent.generate: the usage Mastra reports with each step is fed back before the next step assembles, stored with the session', async () => {
+  const diagnostics: ContextDiagnostic[] = [];
+  const sessionStore = createMemorySessionStore();
+  const fetchRecord = createTool({ id: 'fetch_record', description: 'Fetches one record by id.', inputSchema: z.object({ id: z.number().int() }), execute: async ({ context }) => recordBody(context.id) });
+  const strata = createStrataMastra({ budget: { inputCapTokens: 30_000 }, contextId: 'calibrated', instructions: INSTRUCTIONS, sessionStore, tools: { fetch_record: fetchRecord }, onDiagnostic: (diagnostic) => diagnostics.push(diagnostic) });
+  // The provider counts a token per character of the prompt, and more for the tools it is not shown: our estimate is low.
+  const { model, prompts } = scriptedModel((step) => (step <= 3 ? { call: 'fetch_record', input: { id: step } } : { text: 'Done.' }), (prompt) => JSON.stringify(prompt).length + 1_000);
+  const agent = new Agent({ name: 'auditor', instructions: INSTRUCTIONS, model: model as never, tools: { fetch_record: fetchRecord, read_tool_output: strata.readToolOutput } });
+  const result = await agent.generate('Fetch records 1 to 3.', { maxSteps: 6, prepareStep: strata.prepareStep as never });
+  assert.equal(result.text, 'Done.');
+  assert.equal(prompts.length, 4);
+  const calibrated = diagnostics.filter((diagnostic) => diagnostic.code === 'CONTEXT_USAGE_CALIBRATED');
+  assert.equal(calibrated[0]?.subject, 'turn 1', "the first step's count was fed back with the second step");
+  // Each step continues the stored context (Mastra's merged steps split back): the ratio stays in the session.
+  const ratio = (await sessionStore.load('calibrated'))?.state?.context?.inputTokenRatio ?? 0;
+  assert.ok(ratio > 1.2, `the stored calibration is ${ratio}`);
+});
+
+test('createStrataMastra: instructions that are not a string, or options that are not an object, are a ConfigurationError naming the setting', () => {
+  for (const options of [undefined, null, 'budget']) assert.throws(() => createStrataMastra(options as never), (error: unknown) => ConfigurationError.isInstance(error) && error.setting === 'options');
+  assert.throws(() => createStrataMastra({ budget: { inputCapTokens: 4_000 }, instructions: 42 as never }), (error: unknown) => ConfigurationError.isInstance(error) && error.setting === 'instructions');
+});
+
+test('prepareStep: any value for its arguments is a typed error or a window, never a crash on the shape', async () => {
+  const strata = createStrataMastra({ budget: { inputCapTokens: 4_000 }, instructions: INSTRUCTIONS });
+  for (const args of [undefined, null, 7, {}, { messages: 'no' }, { messages: [], steps: 'no' }, { messages: [5] }, { messages: [{ role: 'assistant', content: 7 }] }, { messages: [{ role: 'user', content: [{ type: 'tool-call' }] }] }]) {
+    // No user message to answer: the context says so with its own error.
+    await assert.rejects(strata.prepareStep(args as never), (error: unknown) => StrataError.isInstance(error), JSON.stringify(args));
+  }
+  const { messages } = await strata.prepareStep({ messages: [{ role: 'user', content: 'hi' }], steps: 'no' as never });
+  assert.deepEqual(messages, [{ role: 'system', content: INSTRUCTIONS }, { role: 'user', content: 'hi' }]);
+});
+
+test('two concurrent runs without a context id are kept apart: each is shown and reads back only its own outputs', async () => {
+  const strata = createStrataMastra({ budget: { inputCapTokens: CAP }, instructions: INSTRUCTIONS });
+  const order: string[] = [];
+  const runs = (['A', 'B'] as const).map((name) => {
+    const body = (id: number): string => `run ${name} ${recordBody(id)}`;
+    const fetchRecord = createTool({ id: 'fetch_record', description: 'Fetches one record by id.', inputSchema: z.object({ id: z.number().int() }), execute: async ({ context }) => body(context.id) });
+    let readRef: string | undefined;
+    const scripted = scriptedModel((step, prompt) => {
+      order.push(name);
+      if (step <= 8) return { call: 'fetch_record', input: { id: step } };
+      readRef ??= [...toolTexts(prompt).values()].map((text) => /ref="([^"]+)"/.exec(text)?.[1]).find((ref) => ref !== undefined);
+      return step === 9 && readRef ? { call: 'read_tool_output', input: { ref: readRef, lines: { start: 1, end: 1 } } } : { text: 'Done.' };
+    });
+    const agent = new Agent({ name: `auditor-${name}`, instructions: INSTRUCTIONS, model: scripted.model as never, tools: { fetch_record: fetchRecord, read_tool_output: strata.readToolOutput } });
+    return { name, body, scripted, agent };
+  });
+  await Promise.all(runs.map(({ name, agent }) => agent.generate(`Audit run ${name}'s records.`, { maxSteps: 12, prepareStep: strata.prepareStep as never })));
+  // The runs' model calls interleaved: B called the model before A was done.
+  assert.ok(order.indexOf('B') < order.lastIndexOf('A'), order.join(''));
+  const shown = await contextsShown(strata.outputStore, runs.map(({ scripted }) => scripted.prompts));
+  for (const [index, { name, scripted }] of runs.entries()) {
+    assert.equal(shown.refContexts[index]!.size, 1, `run ${name} is shown references of one context`);
+    const [context] = shown.refContexts[index]!;
+    // Its records and its own read of one: nothing of the other run.
+    const other = name === 'A' ? 'B' : 'A';
+    assert.ok(shown.bodies.get(context!)!.every((body) => body.includes(`run ${name} record`) && !body.includes(`run ${other} record`)), `run ${name}'s context stores only its own outputs`);
+    // The agent's own read found its run's context and its record.
+    const read = toolTexts(scripted.prompts.at(-1)!).get('call-9');
+    assert.match(read ?? '', new RegExp(`\\nrun ${name} record \\d+ line 1:`), `run ${name} read back its own output`);
+  }
+  assert.notDeepEqual([...shown.refContexts[0]!], [...shown.refContexts[1]!]);
+});

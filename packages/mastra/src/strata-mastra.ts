@@ -1,0 +1,204 @@
+import { createHash } from 'node:crypto';
+import { createTool } from '@mastra/core/tools';
+import { z } from 'zod';
+import { exportSdkMessages, importSdkMessages, asImportedImages, type SdkMessage, type SdkOrigin } from '@strata/ai-sdk';
+import { ConfigurationError, createHostLoopContext, toAiSdkMessages, ToolCallContexts, type CanonicalMessage, type CreateHostLoopContextOptions, type JsonValue, type SessionStore, type ToolOutputStore, type ToolSchema } from '@strata/context';
+import { createMemorySessionStore, createMemoryToolOutputStore } from '@strata/store';
+import { createReadToolOutputTool, hostToolResultStore, type ReadToolOutputToolOptions } from '@strata/tools';
+
+/** A Mastra tool as far as the budget reads it: its description and its (zod) input schema. */
+export interface MastraToolLike {
+  readonly description?: string;
+  readonly inputSchema?: unknown;
+}
+
+export interface StrataMastraOptions extends Omit<CreateHostLoopContextOptions, 'outputStore' | 'sessionStore'> {
+  /**
+   * The conversation's id in stores and traces. Default: each run its own,
+   * by its opening and the stored context its messages continue (ids
+   * `mastra:<opening>.<n>`), so concurrent runs never share a stored output.
+   * `read_tool_output` finds a run's context by the request Mastra gives the
+   * tool (the call's newest user message); of runs with the same request,
+   * the one that stored the output it reads.
+   */
+  readonly contextId?: string;
+  /** Where tool results are stored for `read_tool_output`. Default: a new in-memory store. */
+  readonly outputStore?: ToolOutputStore;
+  /** Where each context's compacted history and context state are kept between calls. Default: a new in-memory store. */
+  readonly sessionStore?: SessionStore;
+  /**
+   * The agent's tools, so each step charges their schemas to the budget
+   * (Mastra does not tell `prepareStep` its tools). `read_tool_output` is
+   * charged whether given here or not.
+   */
+  readonly tools?: Readonly<Record<string, MastraToolLike>>;
+  /**
+   * The agent's `instructions`. Mastra 0.24 gives `prepareStep` the message
+   * list without its system messages, and a step's returned messages replace
+   * the whole prompt: the instructions are charged to the budget and sent
+   * first in every step. Without them the model gets no system message.
+   */
+  readonly instructions?: string;
+  /** Settings of the `read_tool_output` tool. */
+  readonly readToolOutput?: Omit<ReadToolOutputToolOptions, 'store'>;
+}
+
+/** What Mastra 0.24 passes to `prepareStep` (agent `generate` / `stream`), as far as Strata reads it. */
+export interface MastraPrepareStepArgs {
+  /** The step's whole message list (AI SDK v5 `ModelMessage`s: the agent's instructions, memory, input and responses). */
+  readonly messages: readonly unknown[];
+  readonly stepNumber?: number;
+  /** The run's steps so far; the last one's `usage.inputTokens` is fed back before this step assembles. */
+  readonly steps?: readonly unknown[];
+}
+
+export interface StrataMastra {
+  /**
+   * For `agent.generate(messages, { prepareStep })` / `agent.stream`: each
+   * model call of the agent's loop gets the messages Strata chose; one trace
+   * per call, written as it is assembled.
+   */
+  readonly prepareStep: (args: MastraPrepareStepArgs) => Promise<{ messages: unknown[] }>;
+  /** `read_tool_output` as a Mastra tool; add it to the agent's `tools` under the key `read_tool_output`. */
+  readonly readToolOutput: ReturnType<typeof createTool>;
+  readonly outputStore: ToolOutputStore;
+}
+
+/** The prefix of each run's context id, and the context of a `read_tool_output` call no step issued. */
+const SCOPE = 'mastra';
+/** How many tool calls' steps are remembered to split Mastra's merged steps. */
+const ISSUED_CALLS = 65_536;
+
+/**
+ * Strata inside a Mastra 0.24 agent's own loop. Mastra's input processors
+ * run once per `generate` over the call's new input only, so the window is
+ * decided where Mastra asks before every model call: `prepareStep`. Strata
+ * decides the window under the budget, compacts (large tool results become
+ * previews with a `read_tool_output` reference), never splits a tool call
+ * from its results, and writes a trace to `traceSink` when one is given.
+ * Mastra's message list keeps every message: only the model call sees the
+ * window. Unchanged messages go back as Mastra's own values.
+ */
+export function createStrataMastra(options: StrataMastraOptions): StrataMastra {
+  if (typeof options !== 'object' || options === null) throw new ConfigurationError({ setting: 'options', message: `createStrataMastra: options must be an object with a budget, got ${options === null ? 'null' : typeof options}` });
+  const { contextId, tools, instructions, readToolOutput, ...settings } = options;
+  if (instructions !== undefined && typeof instructions !== 'string') throw new ConfigurationError({ setting: 'instructions', message: `createStrataMastra: instructions must be a string, got ${typeof instructions}` });
+  const outputStore = options.outputStore ?? createMemoryToolOutputStore();
+  const sessionStore = options.sessionStore ?? createMemorySessionStore();
+  const context = createHostLoopContext<SdkOrigin<SdkMessage>>({ ...settings, outputStore, sessionStore, storeResult: hostToolResultStore(outputStore) });
+  const readTool = createReadToolOutputTool({ ...readToolOutput, store: outputStore });
+  const toolSchemas: ToolSchema[] = [...Object.entries(tools ?? {}).filter(([name]) => name !== readTool.name).map(([name, definition]) => toolSchema(name, definition)), readTool];
+  // The contexts of each newest request (its hash), newest first: the same bounded, ref-owner-first lookup as tool calls'.
+  const contexts = new ToolCallContexts();
+  // The prepareStep each tool call was first seen by (the newest ISSUED_CALLS kept), to split Mastra's merged steps.
+  const issuedAt = new Map<string, number>();
+  let seen = 0;
+  const remember = (id: string, at: number): void => {
+    issuedAt.set(id, at);
+    if (issuedAt.size > ISSUED_CALLS) issuedAt.delete(issuedAt.keys().next().value!);
+  };
+  // The instructions as a charged system message, its origin the very message returned.
+  const systemMessage = instructions ? { role: 'system' as const, content: instructions } : undefined;
+  const system = systemMessage ? [{ message: systemMessage, origin: { message: systemMessage } }] : [];
+
+  return {
+    outputStore,
+    async prepareStep(args) {
+      const given = Array.isArray(args?.messages) ? (args.messages as SdkMessage[]) : [];
+      // Calls first seen by the same prepareStep were issued by the same step.
+      seen += 1;
+      for (const message of given) if (message?.role === 'assistant' && Array.isArray(message.content)) for (const part of message.content) if (isToolCall(part) && !issuedAt.has(part.toolCallId)) remember(part.toolCallId, seen);
+      const messages = splitSteps(given, (id) => issuedAt.get(id));
+      const previous = (Array.isArray(args?.steps) ? args.steps.at(-1) : undefined) as { usage?: { inputTokens?: unknown } } | undefined;
+      const turn = await context.prepare({ contextId, scope: SCOPE, messages: [...system, ...importSdkMessages(messages, asImportedImages)], tools: toolSchemas, previousInputTokens: previous?.usage?.inputTokens });
+      const exported = exportSdkMessages(turn, (message: CanonicalMessage) => toAiSdkMessages([message]) as SdkMessage[]);
+      // Mastra tells a tool only the call's input messages: the newest request names the run's context for `read_tool_output`.
+      const request = newestRequest(given);
+      if (request !== undefined) contexts.issued(turn.contextId, [request]);
+      return { messages: exported };
+    },
+    readToolOutput: createTool({
+      id: readTool.name,
+      description: readTool.description ?? '',
+      inputSchema: z.fromJSONSchema(readTool.parameters as Parameters<typeof z.fromJSONSchema>[0]) as z.ZodType<Record<string, unknown>>,
+      execute: async ({ context: input }, invocation) => {
+        const toolCallId = typeof invocation?.toolCallId === 'string' ? invocation.toolCallId : '';
+        // Mastra gives a tool the call's input messages: of the contexts whose newest request they end with, the one that stored the ref.
+        const request = newestRequest(Array.isArray(invocation?.messages) ? (invocation.messages as SdkMessage[]) : []);
+        const run = contextId ?? (request === undefined ? undefined : await contexts.contextOf(request, input, outputStore)) ?? SCOPE;
+        const outcome = await readTool.execute(input as JsonValue, { contextId: run, toolCallId, signal: invocation?.abortSignal ?? new AbortController().signal });
+        return outcome.content;
+      },
+    }),
+  };
+}
+
+type Part = { readonly type?: unknown; readonly toolCallId?: unknown };
+
+/**
+ * Mastra 0.24 keeps all the steps of one `generate` in one assistant message
+ * and one tool message, so each step would rewrite the history before it and
+ * the context would start over. `stepOf` (the step a call was issued in, as
+ * far as known) splits them back into one assistant message and its tool
+ * message per step, in order; text after a call opens the next step.
+ */
+export function splitSteps(messages: readonly SdkMessage[], stepOf: (toolCallId: string) => number | undefined): SdkMessage[] {
+  const split: SdkMessage[] = [];
+  for (let index = 0; index < messages.length; index += 1) {
+    const message = messages[index]!;
+    const next = messages[index + 1];
+    if (message.role !== 'assistant' || !Array.isArray(message.content) || next?.role !== 'tool' || !Array.isArray(next.content)) {
+      split.push(message);
+      continue;
+    }
+    // Groups of the assistant's parts, one per step: a new one at a call of another step, or at text after a call.
+    type Group = { parts: unknown[]; calls: Set<string>; step?: number | undefined };
+    const groups: Group[] = [];
+    let current: Group | undefined;
+    for (const part of message.content as Part[]) {
+      const call = isToolCall(part) ? part.toolCallId : undefined;
+      const step = call === undefined ? undefined : stepOf(call);
+      const opens = current === undefined || (call !== undefined && current.calls.size > 0 && step !== current.step) || (call === undefined && current.calls.size > 0);
+      if (opens) groups.push((current = { parts: [], calls: new Set(), step }));
+      current!.parts.push(part);
+      if (call !== undefined) {
+        current!.calls.add(call);
+        current!.step = step;
+      }
+    }
+    const results = next.content as Part[];
+    const placed = new Set<unknown>();
+    for (const group of groups) {
+      split.push({ ...message, content: group.parts } as SdkMessage);
+      const own = results.filter((part) => typeof part.toolCallId === 'string' && group.calls.has(part.toolCallId));
+      own.forEach((part) => placed.add(part));
+      if (own.length > 0) split.push({ ...next, content: own } as SdkMessage);
+    }
+    // Results no call of this message names stay after it, as they came.
+    const rest = results.filter((part) => !placed.has(part));
+    if (rest.length > 0) split.push({ ...next, content: rest } as SdkMessage);
+    index += 1;
+  }
+  return split;
+}
+
+/** The hash of the list's last user message, the key of its run's context; undefined without one. */
+function newestRequest(messages: readonly SdkMessage[]): string | undefined {
+  const request = messages.findLast((message) => message?.role === 'user');
+  return request === undefined ? undefined : createHash('sha256').update(JSON.stringify(request.content) ?? '').digest('base64url');
+}
+
+function isToolCall(part: unknown): part is { type: 'tool-call'; toolCallId: string } {
+  return typeof part === 'object' && part !== null && (part as { type?: unknown }).type === 'tool-call' && typeof (part as { toolCallId?: unknown }).toolCallId === 'string';
+}
+
+/** A Mastra tool as the schema the budget is charged for (a schema zod cannot render: an open object). */
+function toolSchema(name: string, definition: MastraToolLike): ToolSchema {
+  let parameters: { [key: string]: JsonValue } = { type: 'object' };
+  try {
+    if (definition?.inputSchema instanceof z.ZodType) parameters = z.toJSONSchema(definition.inputSchema) as { [key: string]: JsonValue };
+  } catch {
+    // Kept open: the budget still charges the name and description.
+  }
+  return { name, description: typeof definition?.description === 'string' ? definition.description : '', parameters };
+}
