@@ -7,33 +7,16 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { REPOSITORY_ROOT, workspaceManifests, type Workspace, type WorkspaceManifest } from './workspace-manifests.js';
 
 const run = promisify(execFile);
-const ROOT = resolve(fileURLToPath(import.meta.url), '../../../..');
-
-interface Manifest {
-  readonly name: string;
-  readonly version: string;
-  readonly private?: boolean;
-  readonly exports?: Record<string, { readonly types: string; readonly import: string }>;
-  readonly peerDependencies?: Record<string, string>;
-  readonly peerDependenciesMeta?: Record<string, { readonly optional?: boolean }>;
-  readonly devDependencies?: Record<string, string>;
-}
-
-interface Workspace {
-  readonly directory: string;
-  readonly manifest: Manifest;
-}
+const ROOT = REPOSITORY_ROOT;
+type Manifest = WorkspaceManifest;
 
 function publishedWorkspaces(): Workspace[] {
-  const root = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { workspaces: string[] };
-  return root.workspaces
-    .map((directory) => ({ directory, manifest: JSON.parse(readFileSync(join(ROOT, directory, 'package.json'), 'utf8')) as Manifest }))
-    .filter(({ manifest }) => manifest.private !== true);
+  return workspaceManifests().filter(({ manifest }) => manifest.private !== true);
 }
 
 /** Every entry point a consumer can import: the package name plus each subpath of `exports`. */

@@ -8,33 +8,16 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import { REPOSITORY_ROOT, workspaceManifests, type WorkspaceManifest } from './workspace-manifests.js';
 
 const run = promisify(execFile);
-const ROOT = resolve(fileURLToPath(import.meta.url), '../../../..');
-
-interface Manifest {
-  readonly name: string;
-  readonly version: string;
-  readonly private?: boolean;
-  readonly exports?: Record<string, unknown>;
-  readonly gypfile?: boolean;
-  readonly scripts?: Record<string, string>;
-  readonly dependencies?: Record<string, string>;
-  readonly optionalDependencies?: Record<string, string>;
-  readonly peerDependencies?: Record<string, string>;
-  readonly peerDependenciesMeta?: Record<string, { readonly optional?: boolean }>;
-  readonly devDependencies?: Record<string, string>;
-}
+const ROOT = REPOSITORY_ROOT;
+type Manifest = WorkspaceManifest;
 
 const readManifest = (path: string): Manifest => JSON.parse(readFileSync(path, 'utf8')) as Manifest;
-
-function workspaces(): Array<{ directory: string; manifest: Manifest }> {
-  const root = readManifest(join(ROOT, 'package.json')) as Manifest & { workspaces: string[] };
-  return root.workspaces.map((directory) => ({ directory, manifest: readManifest(join(ROOT, directory, 'package.json')) }));
-}
+const workspaces = workspaceManifests;
 
 /** Packages an install of this manifest must fetch: dependencies and peers that are not optional. */
 function requiredPackages(manifest: Manifest): string[] {
