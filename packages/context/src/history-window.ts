@@ -345,15 +345,14 @@ function stableStart(index: UnitIndex, pinned: ReadonlySet<number>, previousStar
   const { units, prefixTokens } = index;
   const from = markedUnit(index, previousStart);
   if (from < 0) return undefined;
-  const before = new Set(pinned);
+  const kept = new Set(pinned);
   for (const mark of previousStart.before ?? []) {
     const unit = markedUnit(index, mark);
-    if (unit >= 0) before.add(unit);
+    if (unit >= 0) kept.add(unit);
   }
   let used = prefixTokens[units.length]! - prefixTokens[from]!;
-  for (const unit of before) if (unit < from) used += prefixTokens[unit + 1]! - prefixTokens[unit]!;
+  for (const unit of kept) if (unit < from) used += prefixTokens[unit + 1]! - prefixTokens[unit]!;
   if (used > budgetTokens) return undefined;
-  const kept = before;
   for (let unit = from; unit < units.length; unit += 1) kept.add(unit);
   return { kept, remaining: budgetTokens - used };
 }
