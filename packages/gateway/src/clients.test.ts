@@ -13,6 +13,7 @@ import { getEncoding } from 'js-tiktoken';
 import OpenAI from 'openai';
 import { toOpenAIChat } from '@strata/context';
 import { loadProviderRules, type ProviderRules } from '@strata/testing';
+import { CONTEXT_HEADER } from './gateway-app.js';
 import { startGateway } from './gateway-server.js';
 import { listen, recordedOutputs, STEPS, WINDOW } from './testing/gateway-fixtures.js';
 import { FINAL_ANSWER, scriptedUpstream, type ScriptedUpstream, type UpstreamDialect } from './testing/scripted-upstream.js';
@@ -79,7 +80,7 @@ function checkRequests(upstream: ScriptedUpstream, dialect: UpstreamDialect, rul
 }
 
 /** The AI SDK's loop: the SDK runs the tool and calls the model again, up to STEPS + 5 steps. */
-async function aiSdkLoop(model: LanguageModel, outputs: readonly string[], streamed: boolean, providerOptions?: Record<string, Record<string, string | boolean>>): Promise<LoopOutcome> {
+async function aiSdkLoop(model: LanguageModel, outputs: readonly string[], streamed: boolean, providerOptions?: Record<string, Record<string, string | boolean | string[]>>): Promise<LoopOutcome> {
   const tools = { run_step: tool({ description: STEP_DESCRIPTION, inputSchema: jsonSchema<{ step: number }>(STEP_PARAMETERS), execute: async ({ step }) => outputs[step]! }) };
   const request = { model, system: SYSTEM, prompt: TASK, tools, stopWhen: stepCountIs(STEPS + 5), maxRetries: 0, maxOutputTokens: 1_024, ...(providerOptions ? { providerOptions } : {}) };
   if (streamed) {
@@ -114,6 +115,7 @@ async function langChainLoop(model: ChatOpenAI | ChatAnthropic, toolEntry: Recor
 }
 
 test(`openai client, responses (streamed and not): a ${STEPS}-step tool loop at a ${WINDOW}-token window; reasoning items go back as received`, async (t) => {
+  const contexts = new Set<string>();
   const upstream = await throughGateway(t, 'responses', async ({ v1 }, outputs) => {
     const client = new OpenAI({ baseURL: v1, apiKey: 'client-key', maxRetries: 0 });
     const tools: OpenAI.Responses.FunctionTool[] = [{ type: 'function', name: 'run_step', description: STEP_DESCRIPTION, parameters: { ...STEP_PARAMETERS }, strict: false }];
@@ -122,7 +124,13 @@ test(`openai client, responses (streamed and not): a ${STEPS}-step tool loop at 
     for (let round = 0; round <= STEPS + 1; round += 1) {
       const request = { model: 'gpt-test', instructions: SYSTEM, input, tools, store: false, include: ['reasoning.encrypted_content' as const] };
       // Streamed by turns: the client's own stream reader rebuilds the response from the events.
-      const response = round % 2 === 0 ? await client.responses.create(request) : await client.responses.stream(request).finalResponse();
+      let response: OpenAI.Responses.Response;
+      if (round % 2 === 0) {
+        const { data, response: raw } = await client.responses.create(request).withResponse();
+        contexts.add(raw.headers.get(CONTEXT_HEADER)!);
+        assert.equal((data as unknown as { strata?: { contextId?: string } }).strata?.contextId, raw.headers.get(CONTEXT_HEADER), 'the extension field names the context');
+        response = data;
+      } else response = await client.responses.stream(request).finalResponse();
       assert.equal(response.usage?.input_tokens, 1_000, "the upstream's usage untouched");
       const calls = response.output.filter((item) => item.type === 'function_call') as unknown as Array<{ call_id: string; name: string; arguments: string }>;
       seen.push(...calls.map((call) => call.name));
@@ -133,6 +141,7 @@ test(`openai client, responses (streamed and not): a ${STEPS}-step tool loop at 
     return { final: '', seen };
   }, { reasoning: true });
   if (!upstream) return;
+  assert.equal(contexts.size, 1, 'one context for the conversation, keyed by its opening');
   // Every reasoning item upstream is one the model sent, as it sent it (encrypted content and all).
   let carried = 0;
   for (const { body } of upstream.requests) {
@@ -150,8 +159,19 @@ test(`AI SDK @ai-sdk/openai chat model, generateText: a ${STEPS}-step tool loop 
   await throughGateway(t, 'openai-chat', ({ v1 }, outputs) => aiSdkLoop(createOpenAI({ baseURL: v1, apiKey: 'client-key' }).chat('gpt-test'), outputs, false));
 });
 
-test(`AI SDK @ai-sdk/openai responses model, streamText: a ${STEPS}-step tool loop through the gateway`, async (t) => {
-  await throughGateway(t, 'responses', ({ v1 }, outputs) => aiSdkLoop(createOpenAI({ baseURL: v1, apiKey: 'client-key' }).responses('gpt-test'), outputs, true, { openai: { store: false } }));
+test(`AI SDK @ai-sdk/openai responses model, streamText: a ${STEPS}-step tool loop through the gateway; the encrypted reasoning goes back as the model sent it`, async (t) => {
+  const providerOptions = { openai: { store: false, include: ['reasoning.encrypted_content'] } };
+  const upstream = await throughGateway(t, 'responses', ({ v1 }, outputs) => aiSdkLoop(createOpenAI({ baseURL: v1, apiKey: 'client-key' }).responses('gpt-test'), outputs, true, providerOptions), { reasoning: true });
+  if (!upstream) return;
+  let carried = 0;
+  for (const { body } of upstream.requests) {
+    for (const item of body.input as Array<Record<string, unknown>>) {
+      if (item.type !== 'reasoning') continue;
+      carried += 1;
+      assert.equal(item.encrypted_content, upstream.reasoning.get(String(item.id))?.encrypted_content, String(item.id));
+    }
+  }
+  assert.ok(carried > STEPS, `reasoning items carried upstream: ${carried}`);
 });
 
 test(`AI SDK @ai-sdk/anthropic, streamText: a ${STEPS}-step tool loop through the gateway`, async (t) => {
