@@ -13,7 +13,7 @@ import { getEncoding } from 'js-tiktoken';
 import OpenAI from 'openai';
 import { toOpenAIChat } from '@strata/context';
 import { loadProviderRules, type ProviderRules } from '@strata/testing';
-import { CONTEXT_HEADER } from './gateway-app.js';
+import { CONTEXT_HEADER, SESSION_HEADER } from './gateway-app.js';
 import { startGateway } from './gateway-server.js';
 import { listen, recordedOutputs, STEPS, WINDOW } from './testing/gateway-fixtures.js';
 import { FINAL_ANSWER, scriptedUpstream, type ScriptedUpstream, type UpstreamDialect } from './testing/scripted-upstream.js';
@@ -186,7 +186,7 @@ test(`LangChain ChatAnthropic (invoke and stream): a ${STEPS}-step tool loop thr
   await throughGateway(t, 'anthropic', ({ root }, outputs) => langChainLoop(new ChatAnthropic({ model: 'claude-test', apiKey: 'client-key', maxRetries: 0, anthropicApiUrl: root }), { name: 'run_step', description: STEP_DESCRIPTION, input_schema: STEP_PARAMETERS }, outputs));
 });
 
-test('responses: previous_response_id, an item_reference and a malformed input are 400s naming the field; FINAL_ANSWER is the scripted text', async (t) => {
+test('responses: previous_response_id, an item_reference and a malformed input are 400s naming the field; a string input, unknown fields, the session header and an upstream error go through as on the other front ends', async (t) => {
   const upstream = scriptedUpstream('responses');
   const upstreamUrl = await listen(upstream.server);
   t.after(() => upstream.server.close());
@@ -218,4 +218,15 @@ test('responses: previous_response_id, an item_reference and a malformed input a
   assert.deepEqual(upstream.requests[0]!.body.metadata, { run: 'x' });
   assert.equal(upstream.requests[0]!.body.stream, undefined);
   assert.ok(FINAL_ANSWER.includes('round the microseconds'));
+  // The x-strata-session header names the context here as on the other front ends.
+  const named = await new OpenAI({ baseURL: gateway.url, apiKey: 'k', maxRetries: 0, defaultHeaders: { [SESSION_HEADER]: 'thread-9' } }).responses.create({ model: 'm', input: 'hello' }).withResponse();
+  assert.equal(named.response.headers.get(CONTEXT_HEADER), 'thread-9');
+  // An upstream error keeps its status and body.
+  upstream.fail = { status: 429, body: JSON.stringify({ error: { message: 'slow down', type: 'rate_limit_error', code: 'rate_limited' } }) };
+  await assert.rejects(client.responses.create({ model: 'm', input: 'hello again' }), (error: unknown) => {
+    assert.ok(error instanceof OpenAI.APIError);
+    assert.equal(error.status, 429);
+    assert.match(error.message, /slow down/);
+    return true;
+  });
 });

@@ -23,6 +23,8 @@ export interface ScriptedUpstream {
   readonly readBack: Map<string, string>;
   /** The reasoning items the model sent (Responses, with `reasoning`), by id, as sent. */
   readonly reasoning: Map<string, Record<string, unknown>>;
+  /** When set, every request is answered with this status and body (recorded all the same). */
+  fail?: { readonly status: number; readonly body: string };
 }
 
 /** The final answer of the scripted model. */
@@ -98,7 +100,12 @@ export function scriptedUpstream(dialect: UpstreamDialect, options: { readonly r
     const body = JSON.parse(raw) as Record<string, any>;
     const history = historyOf(dialect, body);
     requests.push({ headers: request.headers, body, history });
+    if (state.fail) {
+      response.writeHead(state.fail.status, { 'content-type': 'application/json' }).end(state.fail.body);
+      return;
+    }
     response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer(decide(history), body, requests.length)));
   });
-  return { server, requests, readBack, reasoning };
+  const state: ScriptedUpstream = { server, requests, readBack, reasoning };
+  return state;
 }
