@@ -36,6 +36,9 @@ test('RESPONSES_WIRE.import keeps each message\'s own items as its origin while 
   assert.deepEqual(imported.slice(1).map(({ origin }) => origin?.items), [[items[0]], [items[1], items[2]], [items[3]]]);
   const body = RESPONSES_WIRE.upstreamBody({ instructions: 'be brief', stream: true, messages: items, temperature: 0 }, imported);
   assert.deepEqual(body, { instructions: 'be brief', temperature: 0, input: items }, 'the items as received, the stream flag the gateway\'s own');
+  // A hosted call before the answer goes with the answer's step.
+  const searched = [items[0]!, { type: 'web_search_call', id: 'ws_1', status: 'completed' }, { type: 'message', role: 'assistant', content: 'found' }];
+  assert.deepEqual(RESPONSES_WIRE.import({}, searched).map(({ origin }) => origin?.items), [[searched[0]], [searched[1], searched[2]]]);
   // An output recorded away from its call is moved after it by the reader: then every message is converted anew.
   const apart = RESPONSES_WIRE.import({}, [items[1]!, items[2]!, { role: 'user', content: 'x' }, items[3]!]);
   assert.ok(apart.every(({ origin }) => origin === null));

@@ -51,18 +51,23 @@ interface ItemGroup {
 function itemGroups(items: readonly Item[]): ItemGroup[] {
   const groups: ItemGroup[] = [];
   let step: ItemGroup | undefined;
+  // Hosted calls before a step's first model item (a web search, then the answer) go with that step.
+  let pending: Item[] = [];
   for (const item of items) {
     const type = item.type ?? 'message';
     if (LEFT_OUT_ITEMS.has(String(type))) {
-      step?.items.push(item);
+      if (step) step.items.push(item);
+      else pending.push(item);
       continue;
     }
     if (MODEL_ITEMS.has(String(type)) || (type === 'message' && item.role === 'assistant')) {
-      if (!step) groups.push((step = { kind: 'model', items: [] }));
+      if (!step) groups.push((step = { kind: 'model', items: pending }));
+      pending = [];
       step.items.push(item);
       continue;
     }
     step = undefined;
+    pending = [];
     groups.push({ kind: type === 'function_call_output' || type === 'custom_tool_call_output' ? 'output' : 'message', items: [item] });
   }
   return groups;
