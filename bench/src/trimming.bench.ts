@@ -71,11 +71,11 @@ interface Policy {
 
 function strataPolicy(name: string, counter: () => (message: CanonicalMessage) => number): Policy {
   const window = new AtomicHistoryWindowPolicy();
+  const count = counter();
   return {
     name,
     prepare: (history) => {
       const messages = structuredClone(history) as CanonicalMessage[];
-      const count = counter();
       return { trim: (budget, share) => window.select({ messages: grown(messages, share), budgetTokens: budget, count }).messages, chat: (output) => toOpenAIChat(output as CanonicalMessage[]) };
     },
   };
@@ -101,7 +101,8 @@ function memoized<Message extends object>(count: (message: Message) => number): 
 }
 
 /**
- * A fresh exact counter for one policy on one history: the judge's counter
+ * An exact counter of one policy's own, kept for the whole bench as a user
+ * keeps one (trimHistory keeps its own the same way): the judge's counter
  * keeps long texts it has counted (its text cache), so a counter shared by
  * the policies would hand each the counts of the policy run before it on the
  * same history. Each policy counts what it sees itself.
@@ -115,15 +116,17 @@ const langChainCounter = (judge: ExactTokenEstimator) => memoized<BaseMessage>((
 const aiSdkCounter = (judge: ExactTokenEstimator) => memoized<ModelMessage>((message) => chatTokens(toOpenAIChat(fromAiSdkMessages([message])), judge));
 
 function langChainPolicy(name: string, settings: Omit<Parameters<typeof trimMessages>[1], 'maxTokens' | 'tokenCounter'>): Policy {
+  const tokenCounter = langChainCounter(ownJudge());
   return {
     name,
     prepare: (history) => {
       const messages = toLangChain(history);
-      const tokenCounter = langChainCounter(ownJudge());
       return { trim: (budget, share) => trimMessages(grown(messages, share) as BaseMessage[], { ...settings, maxTokens: budget, tokenCounter }), chat: (output) => langChainAsOpenAIChat(output as BaseMessage[]) };
     },
   };
 }
+
+const aiSdkCount = aiSdkCounter(ownJudge());
 
 const POLICIES: readonly Policy[] = [
   // What a user gets by default: trimHistory told the model (its exact tokenizer decides near the budget).
@@ -147,15 +150,14 @@ const POLICIES: readonly Policy[] = [
     name: 'AI SDK pruneMessages (documented: reasoning before the last message, tool calls before the last 2 messages) + drop oldest (memoized judge)',
     prepare: (history) => {
       const messages = toAiSdkMessages(structuredClone(history) as CanonicalMessage[]) as ModelMessage[];
-      const count = aiSdkCounter(ownJudge());
       return {
         trim: (budget, share) => {
           const pruned = pruneMessages({ messages: grown(messages, share) as ModelMessage[], reasoning: 'before-last-message', toolCalls: 'before-last-2-messages', emptyMessages: 'remove' });
           const system = pruned.filter((message) => message.role === 'system');
           const rest = pruned.filter((message) => message.role !== 'system');
-          let total = count(system) + count(rest);
+          let total = aiSdkCount(system) + aiSdkCount(rest);
           let dropped = 0;
-          for (; dropped < rest.length && total > budget; dropped += 1) total -= count([rest[dropped]!]);
+          for (; dropped < rest.length && total > budget; dropped += 1) total -= aiSdkCount([rest[dropped]!]);
           return [...system, ...rest.slice(dropped)];
         },
         chat: (output) => toOpenAIChat(fromAiSdkMessages(output as ModelMessage[])),
@@ -327,7 +329,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     title: TITLE,
     method:
       `${conversations.length} real histories (${smoke ? 'the first 3 tau-bench runs' : '200 tau-bench airline runs and 3 SWE-agent runs'}), each trimmed once per policy and budget. ` +
-      'The LangChain and AI SDK peers count with the judge itself (o200k over the OpenAI chat shape), per message with a cache as a careful user writes it (trimMessages calls its counter on ever shorter lists); pruneMessages runs with the settings its documentation shows. Time: CPU time of the trim alone (converting the history into each policy\'s own messages and its output to chat is not timed), the median of ' + rounds + ' rounds, every policy in turn on each history, each on fresh message objects with its own counter (no policy is handed the counts, or the cached texts of its counter, from the one before it); Strata by default (trimHistory told the model: the conservative estimate, exact o200k counts once the estimate reaches the budget), with the estimate only (a model whose tokenizer is unknown), and with the judge. The first user message is the task as the data records it; Strata pins the latest real user request instead. Window use: tokens out over the budget, capped at 100%. Rejectable: the oracle ../shared/tools/provider-rules.mjs finds a violation for OpenAI or Anthropic. Refused: the policy threw before any call (the pinned messages alone do not fit). ' +
+      'The LangChain and AI SDK peers count with the judge itself (o200k over the OpenAI chat shape), per message with a cache as a careful user writes it (trimMessages calls its counter on ever shorter lists); pruneMessages runs with the settings its documentation shows. Time: CPU time of the trim alone (converting the history into each policy\'s own messages and its output to chat is not timed), the median of ' + rounds + ' rounds, every policy in turn on each history, each on fresh message objects, each policy with its own counter for the whole run (no policy is handed the counts, or the cached texts of its counter, from the one before it); Strata by default (trimHistory told the model: the conservative estimate, exact o200k counts once the estimate reaches the budget), with the estimate only (a model whose tokenizer is unknown), and with the judge. The first user message is the task as the data records it; Strata pins the latest real user request instead. Window use: tokens out over the budget, capped at 100%. Rejectable: the oracle ../shared/tools/provider-rules.mjs finds a violation for OpenAI or Anthropic. Refused: the policy threw before any call (the pinned messages alone do not fit). ' +
       `Growing: each history trimmed before each of its calls, ${GROWTH_MESSAGES} messages more each call (its first share, a new array over the same objects; for the AI SDK the same share of its own converted messages), the total CPU time per policy, the median of ${rounds} rounds.`,
     tables: [
       { title: 'trimming by policy and budget', rows },

@@ -71,13 +71,23 @@ interface ExactTrim {
   count: (message: CanonicalMessage) => number;
 }
 
+/**
+ * How far the conservative estimate may run over the exact count (1.19x at
+ * the median of the shared histories' messages, 1.7x at most): a message
+ * estimated at more than this many times the room left is taken not to fit,
+ * and not counted exactly unless a cut keeps it. Only the window's use
+ * depends on it, never whether the result fits.
+ */
+const ESTIMATE_OVER_EXACT = 2;
+
 /** The most times a cut is made again because it kept a message counted by its estimate. */
 const RECUTS = 3;
 
 /**
  * The window over `messages` counted exactly where the count can change the
- * cut: the newest messages back to where their exact counts pass the budget
- * (all a newest-first cut can keep in one run), and every message the cut
+ * cut: what the window pins, the newest messages back to where their exact
+ * counts pass what the pinned ones leave of the budget (all a newest-first
+ * cut can keep in one run), and every message the cut
  * keeps. Older messages go by their estimate; when the cut keeps one of
  * them, it is counted exactly and the cut made again, so every message in
  * the result was counted exactly. After `RECUTS` such rounds, every message
@@ -87,20 +97,25 @@ const RECUTS = 3;
 function exactNearTheCut(messages: readonly CanonicalMessage[], estimator: TokenEstimator, exact: TokenEstimator, maxTokens: number, contextId: string | undefined): CanonicalMessage[] {
   const trim = exactTrimOf(contextId, estimator, exact);
   // What the window always keeps, counted exactly: the leading system messages, the first and the latest real user request, the latest checkpoint.
-  for (let position = 0; position < messages.length && messages[position]!.role === 'system'; position += 1) trim.decided.add(messages[position]!);
-  for (const message of [messages.find(isTaskAnchorCandidate), messages.findLast(isTaskAnchorCandidate), messages.findLast((message) => message.role === 'user' && message.checkpoint === true)]) {
-    if (message && trim.estimated.delete(message)) trim.count = exactTrimCount(trim);
-    if (message && !trim.decided.has(message)) trim.decided.add(message);
+  // What they take is not left for the newest messages.
+  const pinned = new Set<CanonicalMessage>();
+  for (let position = 0; position < messages.length && messages[position]!.role === 'system'; position += 1) pinned.add(messages[position]!);
+  for (const message of [messages.find(isTaskAnchorCandidate), messages.findLast(isTaskAnchorCandidate), messages.findLast((message) => message.role === 'user' && message.checkpoint === true)]) if (message) pinned.add(message);
+  let pinnedTokens = 0;
+  for (const message of pinned) {
+    if (trim.estimated.delete(message)) trim.count = exactTrimCount(trim);
+    if (!trim.decided.has(message)) trim.decided.add(message);
+    pinnedTokens += exact.countMessage(message);
   }
   let position = messages.length - 1;
-  for (let tokens = 0; position >= 0 && tokens <= maxTokens; position -= 1) {
+  for (let tokens = pinnedTokens; position >= 0 && tokens <= maxTokens; position -= 1) {
     const message = messages[position]!;
     if (!trim.decided.has(message)) {
       trim.decided.add(message);
-      // Estimated over the budget alone: not kept unless pinned (and then counted exactly by the cut that keeps it).
-      if (estimator.countMessage(message) > maxTokens) trim.estimated.add(message);
+      // Estimated far over what is left: not kept unless pinned (and then counted exactly by the cut that keeps it).
+      if (estimator.countMessage(message) > ESTIMATE_OVER_EXACT * (maxTokens - tokens)) trim.estimated.add(message);
     }
-    tokens += trim.count(message);
+    if (!pinned.has(message)) tokens += trim.count(message);
   }
   for (; position >= 0; position -= 1) {
     const message = messages[position]!;
@@ -112,12 +127,8 @@ function exactNearTheCut(messages: readonly CanonicalMessage[], estimator: Token
     const window = TRIM.window.select({ messages, budgetTokens: maxTokens, count: trim.count, contextId });
     const estimatedKept = window.messages.filter((message) => trim.estimated.has(message));
     if (estimatedKept.length === 0) return [...window.messages];
-    // The room those messages were kept in: any message estimated within it may be kept by the next cut, so all are counted exactly at once.
-    let room = window.stats.budgetTokens - window.stats.usedTokens;
-    for (const message of estimatedKept) room += estimator.countMessage(message);
-    const within = round + 1 >= RECUTS ? maxTokens : room;
     for (const message of estimatedKept) trim.estimated.delete(message);
-    for (const message of messages) if (trim.estimated.has(message) && estimator.countMessage(message) <= within) trim.estimated.delete(message);
+    if (round + 1 >= RECUTS) for (const message of messages) if (trim.estimated.has(message) && estimator.countMessage(message) <= maxTokens) trim.estimated.delete(message);
     trim.count = exactTrimCount(trim);
   }
 }
