@@ -80,6 +80,9 @@ interface ExactTrim {
  */
 const ESTIMATE_OVER_EXACT = 2;
 
+/** An older message estimated at no more than this is counted exactly (see exactNearTheCut). */
+const SHORT_MESSAGE_TOKENS = 64;
+
 /** The most times a cut is made again because it kept a message counted by its estimate. */
 const RECUTS = 3;
 
@@ -117,11 +120,13 @@ function exactNearTheCut(messages: readonly CanonicalMessage[], estimator: Token
     }
     if (!pinned.has(message)) tokens += trim.count(message);
   }
+  // Older messages go by their estimate, but for short ones: those are what a cut keeps in the room left (and the user
+  // turn it brings back to open the conversation), and cheap to count exactly.
   for (; position >= 0; position -= 1) {
     const message = messages[position]!;
     if (trim.decided.has(message)) continue;
     trim.decided.add(message);
-    trim.estimated.add(message);
+    if (estimator.countMessage(message) > SHORT_MESSAGE_TOKENS) trim.estimated.add(message);
   }
   for (let round = 0; ; round += 1) {
     const window = TRIM.window.select({ messages, budgetTokens: maxTokens, count: trim.count, contextId });
