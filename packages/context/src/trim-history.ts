@@ -33,7 +33,10 @@ export interface TrimHistoryOptions {
  * newest step always kept; the result is valid for every provider (orphan
  * results as data, interrupted calls answered, a user turn first). Counted
  * by the turn's counting rule: the estimate, and the model's exact
- * tokenizer once the estimate reaches the budget. Any value in: a malformed
+ * tokenizer once the estimate reaches the budget, then only where a count
+ * can change the cut (every message kept was counted exactly). Counts and
+ * the window's index are kept across calls, so repeated trims of a growing
+ * history cost what was appended. Any value in: a malformed
  * history is one `ContextInputError` naming the message and field; what
  * must be kept not fitting is a `ContextBudgetError`.
  */
@@ -56,7 +59,7 @@ export function trimHistory(messages: unknown, options: TrimHistoryOptions): Can
 
 /**
  * How a conversation trimmed with exact counts is counted: per message,
- * decided once (the first time it is counted) and kept, so the window keeps
+ * decided the first time trimHistory sees it and kept, so the window keeps
  * its index of the conversation from call to call. `count` is exact for
  * every message not in `estimated`; a message decided `estimated` that the
  * window then keeps is counted exactly from then on, with a new `count`
@@ -90,8 +93,8 @@ const RECUTS = 3;
  * The window over `messages` counted exactly where the count can change the
  * cut: what the window pins, the newest messages back to where their exact
  * counts pass what the pinned ones leave of the budget (all a newest-first
- * cut can keep in one run), and every message the cut
- * keeps. Older messages go by their estimate; when the cut keeps one of
+ * cut can keep in one run), the short older messages, and every message the
+ * cut keeps. Other older messages go by their estimate; when the cut keeps one of
  * them, it is counted exactly and the cut made again, so every message in
  * the result was counted exactly. After `RECUTS` such rounds, every message
  * whose estimate is within the budget is counted exactly (a message over the
