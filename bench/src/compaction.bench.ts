@@ -4,7 +4,7 @@
 // Anthropic's clear_tool_uses. Tokens: o200k.
 import { replayTrajectories, type PolicySummary, type ReplayPolicy } from '@strata/cli';
 import type { CanonicalMessage } from '@strata/context';
-import { loadProviderRules, loadSweAgentConversations, loadTauBenchConversations, withCallIdSuffix, type SharedConversation } from '@strata/testing';
+import { loadProviderRules, loadShareGptConversations, loadSweAgentConversations, loadTauBenchConversations, withCallIdSuffix, type SharedConversation } from '@strata/testing';
 import { skippedResult, type BenchOptions, type BenchResult, type BenchTarget } from './bench-result.js';
 
 const TITLE = 'Compaction priced as providers bill it: Strata against raw, last-5 observation masking and clear_tool_uses';
@@ -27,22 +27,27 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
   const tau = loadTauBenchConversations();
   const swe = loadSweAgentConversations();
   const oracle = await loadProviderRules();
-  if (!tau || !swe || !oracle) return skippedResult(TITLE, '../shared is absent (set STRATA_SHARED_DIR)');
+  // The shared sets with tool use besides tau-bench and SWE-agent: LLaMA-Factory's glaive tool-call demos (the alpaca ones have no tool output to compact).
+  const glaive = (['glaive_toolcall_en_demo.json', 'glaive_toolcall_zh_demo.json'] as const).map((file) => [file, loadShareGptConversations(file)] as const);
+  if (!tau || !swe || !oracle || glaive.some(([, conversations]) => conversations === undefined)) return skippedResult(TITLE, '../shared is absent (set STRATA_SHARED_DIR)');
   const smoke = options.size === 'smoke';
   // The long run is replayed five times, each with its own (reproducible) stored-output ids: an id's token count can tip a cut to another turn, and one id set alone can favour one policy by a percent or two.
   const long = chainedSweRun(swe[2]!, 10);
-  const sets: Array<[string, SharedConversation[], boolean]> = smoke
+  // [name, conversations, long run, cost targets only]
+  const sets: Array<[string, SharedConversation[], boolean, boolean?]> = smoke
     ? [['tau-bench airline (first 2 runs)', tau.slice(0, 2), false]]
     : [
         ['tau-bench airline (200 runs)', tau, false],
         ['SWE-agent (3 runs)', swe, false],
+        // Issue 24 names every shared set for its cost target; the recall and recovery targets (an earlier issue's) name tau-bench, SWE-agent and the long run.
+        ...glaive.map(([file, conversations]): [string, SharedConversation[], boolean, boolean] => [`${file} (${conversations!.length} conversations)`, conversations!, false, true]),
         ['SWE-agent long run (real steps chained 10x, replayed 5 times)', Array.from({ length: 5 }, (_, index) => ({ ...long, index })), true],
       ];
   const windows = smoke ? [4_096] : [4_096, 8_192];
   const rows = [];
   const targets: BenchTarget[] = [];
   const notes: string[] = [];
-  for (const [name, conversations, long] of sets) {
+  for (const [name, conversations, long, costOnly] of sets) {
     for (const windowTokens of windows) {
       const trajectories = conversations.map((conversation) => ({ id: `${conversation.source}#${conversation.index}`, messages: conversation.messages }));
       const { total, compared, failures, whereRawFits } = await replayTrajectories({ trajectories, windowTokens, policies: POLICIES, oracle });
@@ -68,21 +73,25 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       }
       if (smoke) continue;
       const strata = total.pressure;
-      // The issue's two cost targets: where the history overflows, the lowest of the policies that stay within the
-      // window (one that sends more than the window is refused by the provider, whatever it would cost); and over the
-      // runs raw sends whole within the window, never dearer than raw.
-      const withinWindow = POLICIES.filter((policy) => total[policy].overWindowTurns === 0);
+      // The issue's cost target, per cell (set, window, pricing): the default the lowest or within 1% against the
+      // documented clear_tool_uses, last-5 masking, and raw over the runs where raw sends within the window. A peer
+      // that sends more than the window on some turn is compared all the same (its over-window turns are named).
       for (const [column, cost] of [
         ['cached 0.1, rest 1', (summary: PolicySummary) => summary.cost.totalWithoutWritePremium],
         ['cache writes 1.25', (summary: PolicySummary) => summary.cost.total],
       ] as const) {
-        const lowest = Math.min(...withinWindow.map((policy) => cost(total[policy])));
-        const ratio = cost(strata) / lowest;
-        targets.push({ name: `${name}, ${windowTokens}: default's cost (${column}) lowest of the policies that stay within the window (${withinWindow.join(', ')}) or within 1%`, measured: `${thousands(cost(strata))}, ${ratio.toFixed(4)}x the lowest`, met: ratio <= 1.01 });
-        if (whereRawFits && whereRawFits.runs > 0) {
-          const vsRaw = cost(whereRawFits.total.pressure) / cost(whereRawFits.total.raw);
-          targets.push({ name: `${name}, ${windowTokens}: over the ${whereRawFits.runs} runs raw sends within the window, default's cost (${column}) at most raw's`, measured: `${vsRaw.toFixed(4)}x raw`, met: vsRaw <= 1 });
-        }
+        const against: Array<{ label: string; ratio: number; over: number }> = (['last-n', 'clear-tool-uses'] as const).map((policy) => ({ label: LABELS[policy], ratio: cost(strata) / cost(total[policy]), over: total[policy].overWindowTurns }));
+        if (whereRawFits && whereRawFits.runs > 0) against.push({ label: `raw (the ${whereRawFits.runs} runs it fits)`, ratio: cost(whereRawFits.total.pressure) / cost(whereRawFits.total.raw), over: 0 });
+        const worst = Math.max(...against.map((peer) => peer.ratio));
+        targets.push({
+          name: `${name}, ${windowTokens}: default's cost (${column}) the lowest or within 1% of clear_tool_uses, last-5 masking and raw where raw fits`,
+          measured: `${thousands(cost(strata))}; ${against.map((peer) => `${peer.ratio.toFixed(4)}x ${peer.label}${peer.over > 0 ? ` (${peer.over} turns over the window)` : ''}`).join(', ')}`,
+          met: worst <= 1.01,
+        });
+      }
+      if (costOnly) {
+        notes.push(`${name}, ${windowTokens}: later-use recall ${percent(strata.laterUseRecall.share)} (${strata.laterUseRecall.missed} of ${strata.laterUseRecall.needed} missed), masked results recoverable ${percent(strata.recovery.share)} (not targets for this set)`);
+        continue;
       }
       if (long) {
         const below = 1 - strata.cost.totalWithoutWritePremium / total.raw.cost.totalWithoutWritePremium;

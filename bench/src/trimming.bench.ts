@@ -22,15 +22,15 @@ type ChatMessage = { role: string; content?: unknown; tool_calls?: unknown; tool
  * call id and the wire's `type`/`function` wrapper are API framing, not
  * model input).
  */
-function chatTokens(messages: readonly unknown[]): number {
+function chatTokens(messages: readonly unknown[], counter: ExactTokenEstimator = exact): number {
   let total = 0;
   for (const message of messages) {
     if (message === null || typeof message !== 'object') continue;
     const chat = message as ChatMessage;
     // No content (an assistant message that only calls tools) is no text, not the two characters `""`.
-    total += 4 + (chat.content === null || chat.content === undefined ? 0 : exact.countText(typeof chat.content === 'string' ? chat.content : JSON.stringify(chat.content)));
+    total += 4 + (chat.content === null || chat.content === undefined ? 0 : counter.countText(typeof chat.content === 'string' ? chat.content : JSON.stringify(chat.content)));
     for (const call of Array.isArray(chat.tool_calls) ? (chat.tool_calls as Array<{ function?: { name?: unknown; arguments?: unknown } }>) : []) {
-      total += exact.countText(`${String(call.function?.name ?? '')} ${typeof call.function?.arguments === 'string' ? call.function.arguments : JSON.stringify(call.function?.arguments ?? '')}`);
+      total += counter.countText(`${String(call.function?.name ?? '')} ${typeof call.function?.arguments === 'string' ? call.function.arguments : JSON.stringify(call.function?.arguments ?? '')}`);
     }
   }
   return total;
@@ -69,8 +69,9 @@ interface Policy {
   prepare(history: readonly CanonicalMessage[]): { trim(budget: number, share?: number): unknown; chat(output: unknown): unknown[] };
 }
 
-function strataPolicy(name: string, count: (message: CanonicalMessage) => number): Policy {
+function strataPolicy(name: string, counter: () => (message: CanonicalMessage) => number): Policy {
   const window = new AtomicHistoryWindowPolicy();
+  const count = counter();
   return {
     name,
     prepare: (history) => {
@@ -99,19 +100,33 @@ function memoized<Message extends object>(count: (message: Message) => number): 
   };
 }
 
+/**
+ * An exact counter of one policy's own, kept for the whole bench as a user
+ * keeps one (trimHistory keeps its own the same way): the judge's counter
+ * keeps long texts it has counted (its text cache), so a counter shared by
+ * the policies would hand each the counts of the policy run before it on the
+ * same history. Each policy counts what it sees itself.
+ */
+function ownJudge(): ExactTokenEstimator {
+  return new ExactTokenEstimator({ family: 'o200k' });
+}
+
 // The judge, per message, for each peer's own message type: the judge of a list is the sum over its messages.
-const langChainCounter = memoized<BaseMessage>((message) => chatTokens(langChainAsOpenAIChat([message])));
-const aiSdkCounter = memoized<ModelMessage>((message) => chatTokens(toOpenAIChat(fromAiSdkMessages([message]))));
+const langChainCounter = (judge: ExactTokenEstimator) => memoized<BaseMessage>((message) => chatTokens(langChainAsOpenAIChat([message]), judge));
+const aiSdkCounter = (judge: ExactTokenEstimator) => memoized<ModelMessage>((message) => chatTokens(toOpenAIChat(fromAiSdkMessages([message])), judge));
 
 function langChainPolicy(name: string, settings: Omit<Parameters<typeof trimMessages>[1], 'maxTokens' | 'tokenCounter'>): Policy {
+  const tokenCounter = langChainCounter(ownJudge());
   return {
     name,
     prepare: (history) => {
       const messages = toLangChain(history);
-      return { trim: (budget, share) => trimMessages(grown(messages, share) as BaseMessage[], { ...settings, maxTokens: budget, tokenCounter: langChainCounter }), chat: (output) => langChainAsOpenAIChat(output as BaseMessage[]) };
+      return { trim: (budget, share) => trimMessages(grown(messages, share) as BaseMessage[], { ...settings, maxTokens: budget, tokenCounter }), chat: (output) => langChainAsOpenAIChat(output as BaseMessage[]) };
     },
   };
 }
+
+const aiSdkCount = aiSdkCounter(ownJudge());
 
 const POLICIES: readonly Policy[] = [
   // What a user gets by default: trimHistory told the model (its exact tokenizer decides near the budget).
@@ -122,9 +137,12 @@ const POLICIES: readonly Policy[] = [
       return { trim: (budget, share) => trimHistory(grown(messages, share), { maxTokens: budget, model: 'gpt-4o' }), chat: (output) => toOpenAIChat(output as CanonicalMessage[]) };
     },
   },
-  strataPolicy('Strata window, conservative estimate only (model unknown)', (message) => defaultEstimator.countMessage(message)),
+  strataPolicy('Strata window, conservative estimate only (model unknown)', () => (message) => defaultEstimator.countMessage(message)),
   // The judge itself, per message, as the peers are given it.
-  strataPolicy('Strata window, counting with the judge (exact o200k, chat shape)', (message) => chatTokens(toOpenAIChat([message]))),
+  strataPolicy('Strata window, counting with the judge (exact o200k, chat shape)', () => {
+    const judge = ownJudge();
+    return (message) => chatTokens(toOpenAIChat([message]), judge);
+  }),
   langChainPolicy('LangChain trimMessages (defaults: last, no partial; memoized judge)', {}),
   langChainPolicy('LangChain trimMessages (documented chat settings: last, startOn human, includeSystem; memoized judge)', { strategy: 'last', startOn: 'human', includeSystem: true }),
   {
@@ -137,9 +155,9 @@ const POLICIES: readonly Policy[] = [
           const pruned = pruneMessages({ messages: grown(messages, share) as ModelMessage[], reasoning: 'before-last-message', toolCalls: 'before-last-2-messages', emptyMessages: 'remove' });
           const system = pruned.filter((message) => message.role === 'system');
           const rest = pruned.filter((message) => message.role !== 'system');
-          let total = aiSdkCounter(system) + aiSdkCounter(rest);
+          let total = aiSdkCount(system) + aiSdkCount(rest);
           let dropped = 0;
-          for (; dropped < rest.length && total > budget; dropped += 1) total -= aiSdkCounter([rest[dropped]!]);
+          for (; dropped < rest.length && total > budget; dropped += 1) total -= aiSdkCount([rest[dropped]!]);
           return [...system, ...rest.slice(dropped)];
         },
         chat: (output) => toOpenAIChat(fromAiSdkMessages(output as ModelMessage[])),
@@ -311,7 +329,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     title: TITLE,
     method:
       `${conversations.length} real histories (${smoke ? 'the first 3 tau-bench runs' : '200 tau-bench airline runs and 3 SWE-agent runs'}), each trimmed once per policy and budget. ` +
-      'The LangChain and AI SDK peers count with the judge itself (o200k over the OpenAI chat shape), per message with a cache as a careful user writes it (trimMessages calls its counter on ever shorter lists); pruneMessages runs with the settings its documentation shows. Time: CPU time of the trim alone (converting the history into each policy\'s own messages and its output to chat is not timed), the median of ' + rounds + ' rounds, every policy in turn on each history, each on fresh message objects; Strata by default (trimHistory told the model: the conservative estimate, exact o200k counts once the estimate reaches the budget), with the estimate only (a model whose tokenizer is unknown), and with the judge. The first user message is the task as the data records it; Strata pins the latest real user request instead. Window use: tokens out over the budget, capped at 100%. Rejectable: the oracle ../shared/tools/provider-rules.mjs finds a violation for OpenAI or Anthropic. Refused: the policy threw before any call (the pinned messages alone do not fit). ' +
+      'The LangChain and AI SDK peers count with the judge itself (o200k over the OpenAI chat shape), per message with a cache as a careful user writes it (trimMessages calls its counter on ever shorter lists); pruneMessages runs with the settings its documentation shows. Time: CPU time of the trim alone (converting the history into each policy\'s own messages and its output to chat is not timed), the median of ' + rounds + ' rounds, every policy in turn on each history, each on fresh message objects, each policy with its own counter for the whole run (no policy is handed the counts, or the cached texts of its counter, from the one before it); Strata by default (trimHistory told the model: the conservative estimate, exact o200k counts once the estimate reaches the budget), with the estimate only (a model whose tokenizer is unknown), and with the judge. The first user message is the task as the data records it; Strata pins the latest real user request instead. Window use: tokens out over the budget, capped at 100%. Rejectable: the oracle ../shared/tools/provider-rules.mjs finds a violation for OpenAI or Anthropic. Refused: the policy threw before any call (the pinned messages alone do not fit). ' +
       `Growing: each history trimmed before each of its calls, ${GROWTH_MESSAGES} messages more each call (its first share, a new array over the same objects; for the AI SDK the same share of its own converted messages), the total CPU time per policy, the median of ${rounds} rounds.`,
     tables: [
       { title: 'trimming by policy and budget', rows },

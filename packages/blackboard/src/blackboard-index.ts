@@ -8,6 +8,19 @@ function oldestPosition(entries: readonly BlackboardEntry[], positions: readonly
   return oldest;
 }
 
+/** A tag's entries `fromEntries` orders as it groups them, the newest ones. */
+const NEWEST_KEPT = 16;
+
+interface TagGroup {
+  count: number;
+  /** Position and revision of the oldest entry (lowest revision, then first listed). */
+  oldest: number;
+  oldestRevision: number;
+  /** Positions of the newest `NEWEST_KEPT` entries, newest first, and the revision of the last of them. */
+  readonly newest: number[];
+  floor: number;
+}
+
 /** Entries an unordered column orders at least, when asked for any. */
 const MIN_SELECTED = 16;
 
@@ -18,19 +31,28 @@ class TagColumn {
   /** Revision, then position, of the tag's oldest entry. */
   readonly firstRevision: number;
   readonly firstPosition: number;
-  /** Positions into the index's entry list: the tag's entries as listed (newest first when they were listed in order). */
-  readonly #positions: number[];
+  /**
+   * Positions into the index's entry list: the tag's entries as listed (newest first when they were listed in order);
+   * undefined until needed when the column was built knowing only its newest few (`#ordered`), then found by `#list`.
+   */
+  #positions: number[] | undefined;
+  readonly #list: (() => number[]) | undefined;
   readonly #entries: readonly BlackboardEntry[];
   /** The newest positions ordered so far, newest first (all of them when the tag was listed in order). */
   #ordered: number[] | undefined;
 
-  constructor(options: { tag: string; count: number; firstRevision: number; firstPosition: number; positions: number[]; entries: readonly BlackboardEntry[]; inOrder: boolean }) {
+  constructor(options: { tag: string; count: number; firstRevision: number; firstPosition: number; entries: readonly BlackboardEntry[] } & ({ positions: number[]; inOrder: boolean } | { newest: number[]; list: () => number[] })) {
     this.tag = options.tag;
     this.count = options.count;
     this.firstRevision = options.firstRevision;
     this.firstPosition = options.firstPosition;
-    this.#positions = options.positions;
     this.#entries = options.entries;
+    if ('newest' in options) {
+      this.#ordered = options.newest;
+      this.#list = options.list;
+      return;
+    }
+    this.#positions = options.positions;
     if (options.inOrder) {
       this.#positions.reverse();
       this.#ordered = this.#positions;
@@ -39,16 +61,16 @@ class TagColumn {
 
   /** Number of entries held (the newest `loaded` of `count`). */
   get loaded(): number {
-    return this.#positions.length;
+    return this.#positions?.length ?? this.count;
   }
 
   /** Position of the `rank`-th newest entry (0: the newest); undefined past the tag's entries. */
   position(rank: number): number | undefined {
     if (rank >= this.count) return undefined;
-    if (rank >= this.#positions.length) {
+    if (rank >= this.loaded) {
       throw new ConfigurationError({
         setting: 'board',
-        message: `the board holds the newest ${this.#positions.length} of ${this.count} entries of ${this.tag}, and this assembly needs more: fetch and assemble with the same contract, order table and estimator`,
+        message: `the board holds the newest ${this.loaded} of ${this.count} entries of ${this.tag}, and this assembly needs more: fetch and assemble with the same contract, order table and estimator`,
       });
     }
     if (this.#ordered === undefined || rank >= this.#ordered.length) this.#select(rank + 1);
@@ -57,7 +79,7 @@ class TagColumn {
 
   /** Whether the `rank`-th newest entry is held, past the tag's entries, or on the board but not read. */
   holds(rank: number): 'held' | 'past' | 'unread' {
-    return rank >= this.count ? 'past' : rank >= this.#positions.length ? 'unread' : 'held';
+    return rank >= this.count ? 'past' : rank >= this.loaded ? 'unread' : 'held';
   }
 
   entry(rank: number): BlackboardEntry | undefined {
@@ -76,7 +98,7 @@ class TagColumn {
    * asked, and a whole sort once that is most of the column.
    */
   #select(wanted: number): void {
-    const positions = this.#positions;
+    const positions = (this.#positions ??= (this.#list as () => number[])());
     const keep = Math.max(wanted, 4 * (this.#ordered?.length ?? 0), MIN_SELECTED);
     if (keep * 4 >= positions.length) {
       this.#ordered = [...positions].sort((left, right) => (this.#newer(left, right) ? -1 : 1));
@@ -118,22 +140,39 @@ export class BlackboardIndex {
 
   /** Every entry of the list, grouped by tag in one pass. */
   static fromEntries(entries: readonly BlackboardEntry[]): BlackboardIndex {
-    const groups = new Map<string, { positions: number[]; inOrder: boolean; last: number }>();
+    // One pass, per tag: its count, its oldest entry and its newest few, newest first (a later listed entry with the
+    // same revision is the newer). A tag's whole list is found only when more of it is asked for.
+    const groups = new Map<string, TagGroup>();
     for (let position = 0; position < entries.length; position += 1) {
       const entry = entries[position] as BlackboardEntry;
+      const { revision } = entry;
       const group = groups.get(entry.tag);
       if (group === undefined) {
-        groups.set(entry.tag, { positions: [position], inOrder: true, last: entry.revision });
-      } else {
-        group.positions.push(position);
-        if (entry.revision < group.last) group.inOrder = false;
-        else group.last = entry.revision;
+        groups.set(entry.tag, { count: 1, oldest: position, oldestRevision: revision, newest: [position], floor: revision });
+        continue;
       }
+      group.count += 1;
+      if (revision < group.oldestRevision) {
+        group.oldest = position;
+        group.oldestRevision = revision;
+      }
+      const newest = group.newest;
+      if (newest.length === NEWEST_KEPT && revision < group.floor) continue;
+      // Newer than the last kept (a later position wins a tie): placed by revision, newest first.
+      let at = newest.length;
+      while (at > 0 && (entries[newest[at - 1] as number] as BlackboardEntry).revision <= revision) at -= 1;
+      newest.splice(at, 0, position);
+      if (newest.length > NEWEST_KEPT) newest.pop();
+      group.floor = (entries[newest[newest.length - 1] as number] as BlackboardEntry).revision;
     }
     const columns = new Map<string, TagColumn>();
     for (const [tag, group] of groups) {
-      const first = group.inOrder ? (group.positions[0] as number) : oldestPosition(entries, group.positions);
-      columns.set(tag, new TagColumn({ tag, count: group.positions.length, firstRevision: (entries[first] as BlackboardEntry).revision, firstPosition: first, entries, positions: group.positions, inOrder: group.inOrder }));
+      const list = (): number[] => {
+        const positions: number[] = [];
+        for (let position = 0; position < entries.length; position += 1) if ((entries[position] as BlackboardEntry).tag === tag) positions.push(position);
+        return positions;
+      };
+      columns.set(tag, new TagColumn({ tag, count: group.count, firstRevision: group.oldestRevision, firstPosition: group.oldest, entries, newest: group.newest, list }));
     }
     return new BlackboardIndex(entries, columns);
   }

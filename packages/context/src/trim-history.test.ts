@@ -9,6 +9,7 @@ import { ConfigurationError } from './errors/configuration-error.js';
 import { ContextInputError } from './errors/context-input-error.js';
 import { ExactTokenEstimator } from './exact-token-estimator.js';
 import type { CanonicalMessage } from './messages.js';
+import { AtomicHistoryWindowPolicy } from './history-window.js';
 import { trimHistory } from './trim-history.js';
 
 const rules = await loadProviderRules();
@@ -101,4 +102,31 @@ test('repeated trims of a growing history count only what was appended, and trim
     // A fresh history (new objects, nothing cached) trims to the same messages.
     assert.deepEqual(trimmed, trimHistory(structuredClone(growing), { maxTokens: 2_000 }));
   }
+});
+
+test('exact counts only near the cut: old steps go by their estimate, and the result is the cut exact counts everywhere give', () => {
+  // 60 steps of distinct pages; the budget holds the system prompt, the request and a few steps.
+  const long: CanonicalMessage[] = [{ role: 'system', content: 'You are a lab assistant.' }, { role: 'user', content: 'Read every page and report the temperature.' }];
+  for (let n = 1; n <= 60; n += 1) {
+    long.push({ role: 'assistant', content: '', toolCalls: [{ id: `q${n}`, name: 'read_notes', input: { page: n } }] });
+    long.push({ role: 'tool', toolCallId: `q${n}`, toolName: 'read_notes', content: page(n) });
+  }
+  const counted: string[] = [];
+  const countText = ExactTokenEstimator.prototype.countText;
+  ExactTokenEstimator.prototype.countText = function (this: ExactTokenEstimator, text: string) {
+    counted.push(text);
+    return countText.call(this, text);
+  };
+  let trimmed: CanonicalMessage[];
+  try {
+    trimmed = trimHistory(structuredClone(long), { maxTokens: 3_000, model: 'gpt-4o' });
+  } finally {
+    ExactTokenEstimator.prototype.countText = countText;
+  }
+  const oldPages = counted.filter((text) => /^Page (\d+):/.test(text) && Number(/^Page (\d+):/.exec(text)![1]) <= 40);
+  assert.deepEqual(oldPages, [], 'no page of the first 40 steps is counted exactly');
+  assert.ok(sum(trimmed, exact) <= 3_000);
+  // Every message counted exactly, through the same window: the same messages kept.
+  const everywhere = new AtomicHistoryWindowPolicy().select({ messages: structuredClone(long), budgetTokens: 3_000, count: (message) => exact.countMessage(message) }).messages;
+  assert.deepEqual(trimmed, everywhere);
 });

@@ -6,6 +6,7 @@ import { ConfigurationError } from './errors/configuration-error.js';
 import { ExactTokenEstimator, hasBuiltInExactTokenizer } from './exact-token-estimator.js';
 import { tokenizerFamilyOf } from './tokenizer-family.js';
 import { AtomicHistoryWindowPolicy } from './history-window.js';
+import { BoundedCache } from './bounded-cache.js';
 import { isTaskAnchorCandidate } from './history-units.js';
 import { DefaultContextMessageComposer } from './message-composer.js';
 import type { CanonicalHistory, CanonicalMessage } from './messages.js';
@@ -32,7 +33,10 @@ export interface TrimHistoryOptions {
  * newest step always kept; the result is valid for every provider (orphan
  * results as data, interrupted calls answered, a user turn first). Counted
  * by the turn's counting rule: the estimate, and the model's exact
- * tokenizer once the estimate reaches the budget. Any value in: a malformed
+ * tokenizer once the estimate reaches the budget, then only where a count
+ * can change the cut (every message kept was counted exactly). Counts and
+ * the window's index are kept across calls, so repeated trims of a growing
+ * history cost what was appended. Any value in: a malformed
  * history is one `ContextInputError` naming the message and field; what
  * must be kept not fitting is a `ContextBudgetError`.
  */
@@ -49,10 +53,107 @@ export function trimHistory(messages: unknown, options: TrimHistoryOptions): Can
   let estimated = 0;
   for (const message of composed) estimated += estimator.countMessage(message);
   const counter = chooseCounter({ estimator, exactEstimator: counters.exact, budget: resolveContextBudget({ inputCapTokens: options.maxTokens }), estimatedTokens: estimated });
-  const count = counter === estimator ? countFunction(estimator) : exactWhereItDecides(composed, estimator, counter, options.maxTokens);
-  const window = TRIM.window.select({ messages: composed, budgetTokens: options.maxTokens, count, contextId });
-  return [...window.messages];
+  if (counter === estimator) return [...TRIM.window.select({ messages: composed, budgetTokens: options.maxTokens, count: countFunction(estimator), contextId }).messages];
+  return exactNearTheCut(composed, estimator, counter, options.maxTokens, contextId);
 }
+
+/**
+ * How a conversation trimmed with exact counts is counted: per message,
+ * decided the first time trimHistory sees it and kept, so the window keeps
+ * its index of the conversation from call to call. `count` is exact for
+ * every message not in `estimated`; a message decided `estimated` that the
+ * window then keeps is counted exactly from then on, with a new `count`
+ * (the window indexes the conversation afresh, once).
+ */
+interface ExactTrim {
+  readonly estimator: TokenEstimator;
+  readonly exact: TokenEstimator;
+  /** Messages decided either way: in `estimated`, or exact. */
+  readonly decided: WeakSet<CanonicalMessage>;
+  readonly estimated: WeakSet<CanonicalMessage>;
+  count: (message: CanonicalMessage) => number;
+}
+
+/**
+ * How far the conservative estimate may run over the exact count (1.19x at
+ * the median of the shared histories' messages, 1.7x at most): a message
+ * estimated at more than this many times the room left is taken not to fit,
+ * and not counted exactly unless a cut keeps it. Only the window's use
+ * depends on it, never whether the result fits.
+ */
+const ESTIMATE_OVER_EXACT = 2;
+
+/** An older message estimated at no more than this is counted exactly (see exactNearTheCut). */
+const SHORT_MESSAGE_TOKENS = 64;
+
+/** The most times a cut is made again because it kept a message counted by its estimate. */
+const RECUTS = 3;
+
+/**
+ * The window over `messages` counted exactly where the count can change the
+ * cut: what the window pins, the newest messages back to where their exact
+ * counts pass what the pinned ones leave of the budget (all a newest-first
+ * cut can keep in one run), the short older messages, and every message the
+ * cut keeps. Other older messages go by their estimate; when the cut keeps one of
+ * them, it is counted exactly and the cut made again, so every message in
+ * the result was counted exactly. After `RECUTS` such rounds, every message
+ * whose estimate is within the budget is counted exactly (a message over the
+ * budget alone is kept only when pinned, and the cut that keeps it counts it).
+ */
+function exactNearTheCut(messages: readonly CanonicalMessage[], estimator: TokenEstimator, exact: TokenEstimator, maxTokens: number, contextId: string | undefined): CanonicalMessage[] {
+  const trim = exactTrimOf(contextId, estimator, exact);
+  // What the window always keeps, counted exactly: the leading system messages, the first and the latest real user request, the latest checkpoint.
+  // What they take is not left for the newest messages.
+  const pinned = new Set<CanonicalMessage>();
+  for (let position = 0; position < messages.length && messages[position]!.role === 'system'; position += 1) pinned.add(messages[position]!);
+  for (const message of [messages.find(isTaskAnchorCandidate), messages.findLast(isTaskAnchorCandidate), messages.findLast((message) => message.role === 'user' && message.checkpoint === true)]) if (message) pinned.add(message);
+  let pinnedTokens = 0;
+  for (const message of pinned) {
+    if (trim.estimated.delete(message)) trim.count = exactTrimCount(trim);
+    if (!trim.decided.has(message)) trim.decided.add(message);
+    pinnedTokens += exact.countMessage(message);
+  }
+  let position = messages.length - 1;
+  for (let tokens = pinnedTokens; position >= 0 && tokens <= maxTokens; position -= 1) {
+    const message = messages[position]!;
+    if (!trim.decided.has(message)) {
+      trim.decided.add(message);
+      // Estimated far over what is left: not kept unless pinned (and then counted exactly by the cut that keeps it).
+      if (estimator.countMessage(message) > ESTIMATE_OVER_EXACT * (maxTokens - tokens)) trim.estimated.add(message);
+    }
+    if (!pinned.has(message)) tokens += trim.count(message);
+  }
+  // Older messages go by their estimate, but for short ones: those are what a cut keeps in the room left (and the user
+  // turn it brings back to open the conversation), and cheap to count exactly.
+  for (; position >= 0; position -= 1) {
+    const message = messages[position]!;
+    if (trim.decided.has(message)) continue;
+    trim.decided.add(message);
+    if (estimator.countMessage(message) > SHORT_MESSAGE_TOKENS) trim.estimated.add(message);
+  }
+  for (let round = 0; ; round += 1) {
+    const window = TRIM.window.select({ messages, budgetTokens: maxTokens, count: trim.count, contextId });
+    const estimatedKept = window.messages.filter((message) => trim.estimated.has(message));
+    if (estimatedKept.length === 0) return [...window.messages];
+    for (const message of estimatedKept) trim.estimated.delete(message);
+    if (round + 1 >= RECUTS) for (const message of messages) if (trim.estimated.has(message) && estimator.countMessage(message) <= maxTokens) trim.estimated.delete(message);
+    trim.count = exactTrimCount(trim);
+  }
+}
+
+function exactTrimOf(contextId: string | undefined, estimator: TokenEstimator, exact: TokenEstimator): ExactTrim {
+  const kept = contextId === undefined ? undefined : TRIM.exactTrims.get(contextId);
+  if (kept && kept.estimator === estimator && kept.exact === exact) return kept;
+  const trim: ExactTrim = { estimator, exact, decided: new WeakSet(), estimated: new WeakSet(), count: () => 0 };
+  trim.count = exactTrimCount(trim);
+  if (contextId !== undefined) TRIM.exactTrims.set(contextId, trim);
+  return trim;
+}
+
+function exactTrimCount(trim: ExactTrim): (message: CanonicalMessage) => number {
+  return (message) => (trim.estimated.has(message) ? trim.estimator.countMessage(message) : trim.exact.countMessage(message));
+}
+
 
 /**
  * What trimHistory keeps across calls, so repeated trims of a growing
@@ -62,6 +163,9 @@ export function trimHistory(messages: unknown, options: TrimHistoryOptions): Can
  * history that changed is composed and cut afresh from where it changed).
  * Caches only: the same history and options give the same messages.
  */
+/** How many conversations' exact-count decisions trimHistory keeps, the most recent ones. */
+const CONVERSATIONS_KEPT = 256;
+
 const TRIM = {
   counters: new Map<TokenizerFamily, { estimator: TokenEstimator; exact: TokenEstimator | undefined }>(),
   countFunctions: new WeakMap<TokenEstimator, (message: CanonicalMessage) => number>(),
@@ -70,6 +174,8 @@ const TRIM = {
   /** A key per conversation, by the identity of its first message; a history that shares none is composed from scratch. */
   conversations: new WeakMap<CanonicalMessage, string>(),
   nextConversation: 0,
+  /** Per conversation trimmed with exact counts, which messages go by their estimate. */
+  exactTrims: new BoundedCache<string, ExactTrim>(CONVERSATIONS_KEPT),
 };
 
 function countersFor(family: TokenizerFamily): { estimator: TokenEstimator; exact: TokenEstimator | undefined } {
@@ -91,29 +197,4 @@ function conversationKey(history: CanonicalHistory): string | undefined {
   let key = TRIM.conversations.get(first);
   if (key === undefined) TRIM.conversations.set(first, (key = `trim-${(TRIM.nextConversation += 1)}`));
   return key;
-}
-
-/**
- * Exact counts for every message that could be kept: those the window
- * always keeps (leading system messages, the latest user request, the
- * latest checkpoint, the newest unit) and any whose estimate is within the
- * budget. A message estimated over the budget alone cannot fit however it
- * is counted, so its estimate stands: exact counting, the slow part of a
- * trim, is spent only where it can change the cut. (An estimate is not a
- * bound on a short text, so a message that may be kept is never left to it.)
- */
-function exactWhereItDecides(messages: readonly CanonicalMessage[], estimator: TokenEstimator, exact: TokenEstimator, maxTokens: number): (message: CanonicalMessage) => number {
-  const pinned = new Set<CanonicalMessage>();
-  for (let index = 0; index < messages.length && messages[index]!.role === 'system'; index += 1) pinned.add(messages[index]!);
-  const anchor = messages.findLast(isTaskAnchorCandidate);
-  const checkpoint = messages.findLast((message) => message.role === 'user' && message.checkpoint === true);
-  for (const message of [anchor, checkpoint]) if (message) pinned.add(message);
-  // The newest unit: trailing results and the message they answer.
-  let newest = messages.length - 1;
-  while (newest > 0 && messages[newest]!.role === 'tool') newest -= 1;
-  for (let index = Math.max(0, newest); index < messages.length; index += 1) pinned.add(messages[index]!);
-  return (message) => {
-    const estimate = estimator.countMessage(message);
-    return estimate > maxTokens && !pinned.has(message) ? estimate : exact.countMessage(message);
-  };
 }
