@@ -19,7 +19,8 @@ export interface RequestGuardOptions {
   readonly maxMessages?: number;
 }
 
-type Handler = (request: Request) => Response | Promise<Response>;
+/** A fetch handler, as Hono's `app.fetch`. */
+export type GatewayHandler = (request: Request) => Response | Promise<Response>;
 
 /**
  * Wraps a gateway's fetch handler. Every route but `/health` needs the token
@@ -31,7 +32,7 @@ type Handler = (request: Request) => Response | Promise<Response>;
  * one with more than `maxMessages` messages a 400, each in the error shape
  * of the API the path belongs to.
  */
-export function guardRequests(handler: Handler, options: RequestGuardOptions = {}): Handler {
+export function guardRequests(handler: GatewayHandler, options: RequestGuardOptions = {}): GatewayHandler {
   const settings = checkGuardOptions(options);
   const expected = settings.token === undefined ? undefined : digest(settings.token);
   return async (request) => {
