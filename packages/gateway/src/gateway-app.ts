@@ -1,7 +1,7 @@
 // The gateway's HTTP front ends: OpenAI chat and Anthropic messages endpoints whose every upstream request Strata assembles.
 import { createHash } from 'node:crypto';
 import { Hono } from 'hono';
-import { BoundedCache, ConfigurationError, ConservativeTokenEstimator, createHostLoopContext, type HostLoopContext, type ImportedMessage, type SessionStore, type ToolOutputStore } from '@strata/context';
+import { BoundedCache, ConfigurationError, ConservativeTokenEstimator, createHostLoopContext, type HostLoopContext, type ImportedMessage, type SessionStore, type ToolOutputStore, type TraceSink } from '@strata/context';
 import { createReadToolOutputTool, hostToolResultStore } from '@strata/tools';
 import { ANTHROPIC_WIRE, OPENAI_WIRE, relay, type ChatMessage, type Wire } from './wires.js';
 import { RESPONSES_WIRE, responsesRequest } from './responses-wire.js';
@@ -22,15 +22,24 @@ const ROUNDS_KEPT = 4_096;
 export interface GatewayOptions {
   /** The upstream's base URL, e.g. `https://api.openai.com/v1` (the gateway appends `/chat/completions`, `/messages`, `/models`). */
   readonly upstream: string;
-  /** Input tokens of every upstream request at most (the window less nothing: the output reserve is the client's `max_tokens`). */
-  readonly windowTokens: number;
+  /**
+   * Input tokens of every upstream request at most (the window less nothing: the output reserve is the client's `max_tokens`);
+   * or the window of the model a request names, asked per request (`createWindowResolver`: discovered from the upstream, cached).
+   * A resolver that throws answers the request with a 400 naming the model.
+   */
+  readonly windowTokens: number | GatewayWindow;
   readonly sessionStore: SessionStore;
   readonly outputStore: ToolOutputStore;
   /** Sent upstream instead of the client's own key. Default: the client's `Authorization` header, forwarded. */
   readonly upstreamApiKey?: string;
   /** How upstream calls are made. Default: the global fetch (undici). */
   readonly fetch?: typeof fetch;
+  /** Receives one trace document per upstream call (`createFileTraceSink`: what `/strata/view` shows). Default: none. */
+  readonly traceSink?: TraceSink;
 }
+
+/** The window of the model a request names: `api` is the front end's (`anthropic` for `/v1/messages`), `apiKey` the key the request goes upstream with. */
+export type GatewayWindow = (request: { readonly model: string; readonly api: 'openai' | 'anthropic'; readonly apiKey: string | undefined }) => Promise<number>;
 
 
 /**
@@ -52,13 +61,23 @@ export function createGatewayApp(options: GatewayOptions): Hono {
   const storeClientResult = hostToolResultStore(options.outputStore);
   // The pipeline's default estimator: what the history would have cost is counted as what was sent is.
   const estimator = new ConservativeTokenEstimator();
-  const context: HostLoopContext<ChatMessage | null> = createHostLoopContext<ChatMessage | null>({
-    budget: { inputCapTokens: settings.windowTokens },
-    sessionStore: options.sessionStore,
-    outputStore: options.outputStore,
-    // The gateway's own read answers are copies of stored outputs: kept as they are, never stored again.
-    storeResult: async (request) => (request.result.toolName === readTool.name ? request.result : storeClientResult(request)),
-  });
+  // One context pipeline per window (one unless the window is resolved per model); each keeps its contexts in the same stores.
+  const contexts = new Map<number, HostLoopContext<ChatMessage | null>>();
+  const contextFor = (windowTokens: number): HostLoopContext<ChatMessage | null> => {
+    let context = contexts.get(windowTokens);
+    if (context === undefined) {
+      context = createHostLoopContext<ChatMessage | null>({
+        budget: { inputCapTokens: windowTokens },
+        sessionStore: options.sessionStore,
+        outputStore: options.outputStore,
+        traceSink: options.traceSink,
+        // The gateway's own read answers are copies of stored outputs: kept as they are, never stored again.
+        storeResult: async (request) => (request.result.toolName === readTool.name ? request.result : storeClientResult(request)),
+      });
+      contexts.set(windowTokens, context);
+    }
+    return context;
+  };
   // The read rounds answered so far, by the chain hash of the client messages before each: spliced back into a client's next
   // history that starts with those messages, so it still continues its context. Held in this process only (README, "left to do").
   const rounds = new BoundedCache<string, readonly ChatMessage[]>(ROUNDS_KEPT);
@@ -73,6 +92,12 @@ export function createGatewayApp(options: GatewayOptions): Hono {
     const tools = [...wire.toolSchemas(clientTools).filter((tool) => tool.name !== readTool.name), { name: readTool.name, description: readTool.description, parameters: readTool.parameters }];
     const sessionId = c.req.header(SESSION_HEADER) || undefined;
     const headers = wire.headers(c.req.raw.headers, options.upstreamApiKey);
+    let context: HostLoopContext<ChatMessage | null>;
+    try {
+      context = contextFor(await windowOf(settings.windowTokens, wire, body, headers));
+    } catch (error) {
+      return wire.error(400, error instanceof Error ? error.message : String(error));
+    }
     const prefixes = prefixHashes(wire.opening(body), clientMessages);
     const history = withRounds(clientMessages, prefixes, rounds);
     let added: ChatMessage[] = [];
@@ -130,7 +155,18 @@ export function createGatewayApp(options: GatewayOptions): Hono {
 }
 
 
-function checkOptions(options: GatewayOptions): { upstream: string; windowTokens: number } {
+/** The window of this request: the configured one, else the resolver's for the model it names. */
+async function windowOf(windowTokens: number | GatewayWindow, wire: Wire, body: Record<string, unknown>, headers: Record<string, string>): Promise<number> {
+  if (typeof windowTokens === 'number') return windowTokens;
+  if (typeof body.model !== 'string' || body.model.trim() === '') throw new Error('model: the gateway has no --window and finds the window by the model the request names; name one');
+  const api = wire === ANTHROPIC_WIRE ? 'anthropic' : 'openai';
+  const apiKey = api === 'anthropic' ? headers['x-api-key'] : headers.authorization?.replace(/^Bearer\s+/i, '');
+  const tokens = await windowTokens({ model: body.model, api, apiKey: apiKey || undefined });
+  if (!Number.isSafeInteger(tokens) || tokens < 1_000) throw new Error(`the window of ${body.model} must be an integer of at least 1000 tokens, the resolver gave ${JSON.stringify(tokens)}`);
+  return tokens;
+}
+
+function checkOptions(options: GatewayOptions): { upstream: string; windowTokens: number | GatewayWindow } {
   if (typeof options !== 'object' || options === null) throw new ConfigurationError({ setting: 'gateway options', message: 'gateway options: an object is required' });
   let upstream: URL;
   try {
@@ -138,8 +174,8 @@ function checkOptions(options: GatewayOptions): { upstream: string; windowTokens
   } catch (cause) {
     throw new ConfigurationError({ setting: 'upstream', message: `gateway options.upstream is not a URL: ${JSON.stringify(options.upstream)}`, cause });
   }
-  if (!Number.isSafeInteger(options.windowTokens) || options.windowTokens < 1_000) {
-    throw new ConfigurationError({ setting: 'windowTokens', message: `gateway options.windowTokens must be an integer of at least 1000, got ${JSON.stringify(options.windowTokens)}` });
+  if (typeof options.windowTokens !== 'function' && (!Number.isSafeInteger(options.windowTokens) || options.windowTokens < 1_000)) {
+    throw new ConfigurationError({ setting: 'windowTokens', message: `gateway options.windowTokens must be an integer of at least 1000 or a window resolver, got ${JSON.stringify(options.windowTokens)}` });
   }
   for (const [name, methods] of [['sessionStore', ['load', 'append', 'replace']], ['outputStore', ['get', 'put']]] as const) {
     const store = options[name] as unknown as Record<string, unknown> | undefined;
@@ -149,6 +185,7 @@ function checkOptions(options: GatewayOptions): { upstream: string; windowTokens
   }
   if (options.upstreamApiKey !== undefined && typeof options.upstreamApiKey !== 'string') throw new ConfigurationError({ setting: 'upstreamApiKey', message: 'gateway options.upstreamApiKey must be a string when given' });
   if (options.fetch !== undefined && typeof options.fetch !== 'function') throw new ConfigurationError({ setting: 'fetch', message: 'gateway options.fetch must be a function when given' });
+  if (options.traceSink !== undefined && typeof options.traceSink?.write !== 'function') throw new ConfigurationError({ setting: 'traceSink', message: 'gateway options.traceSink must be a trace sink (write) when given' });
   return { upstream: upstream.toString().replace(/\/+$/, ''), windowTokens: options.windowTokens };
 }
 
