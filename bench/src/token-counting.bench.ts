@@ -21,6 +21,18 @@ interface Counter {
   fresh(): (text: string) => number;
 }
 
+/**
+ * The least CPU time one counter's turn of a pass takes: a counter faster than
+ * that counts the corpus again (on a fresh counter each time, so every count is
+ * still a first sight) until its turn has taken this long, and its time is the
+ * turn's per count of the corpus. The estimator counts a corpus in about 1 ms,
+ * and `process.cpuUsage` charges the process's other threads too (concurrent
+ * marking, background compilation): a single 1 ms window read 1.4 to 8 ms,
+ * CPU time above the window's wall-clock time, on 1 to 2 passes of 5, which
+ * moved the median of some profiles 2-3x on some runs.
+ */
+const MIN_TURN_MS = 25;
+
 const estimatorName = (family: string) => `Strata conservative estimator (${family} profile)`;
 const GPT_TOKENIZER = 'gpt-tokenizer o200k (exact)';
 
@@ -54,11 +66,16 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       collectGarbage();
       for (let turn = 0; turn < COUNTERS.length; turn += 1) {
         const counter = COUNTERS[(pass + turn) % COUNTERS.length]!;
-        const count = counter.fresh();
         let counts: number[] = [];
-        const spent = cpuTime(() => void (counts = texts.map(count)));
+        let spent = 0;
+        let repetitions = 0;
+        do {
+          const count = counter.fresh();
+          spent += cpuTime(() => void (counts = texts.map(count)));
+          repetitions += 1;
+        } while (options.size !== 'smoke' && spent < MIN_TURN_MS);
         counted.set(counter.name, counts);
-        if (pass >= warmup) milliseconds.get(counter.name)!.push(spent);
+        if (pass >= warmup) milliseconds.get(counter.name)!.push(spent / repetitions);
       }
     }
     const speeds = new Map<string, number>();
@@ -84,7 +101,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
   }
   return {
     title: TITLE,
-    method: `Every message text of alpaca en and zh and every tau-bench tool result${options.size === 'smoke' ? ' (first 20 of each)' : ''}. Speed: CPU time, the median of ${passes} passes after ${warmup} untimed, every counter in turn within a pass (garbage collected before each pass), each on a fresh encoder (gpt-tokenizer's merge cache cleared). Exact reference: gpt-tokenizer o200k.`,
+    method: `Every message text of alpaca en and zh and every tau-bench tool result${options.size === 'smoke' ? ' (first 20 of each)' : ''}. Speed: CPU time, the median of ${passes} passes after ${warmup} untimed, every counter in turn within a pass (garbage collected before each pass), each on a fresh encoder (gpt-tokenizer's merge cache cleared); a counter whose turn takes less than ${MIN_TURN_MS} ms counts the corpus again, on a fresh encoder each time, until it has (its time: per count of the corpus). Exact reference: gpt-tokenizer o200k.`,
     tables: [{ title: 'speed and accuracy against exact o200k', rows }],
     targets: options.size === 'smoke' ? [] : targets,
     notes: ['The estimator targets per corpus and script (no under-counted item of 200+ characters or conversation, median over-count) are asserted by packages/context/src/conservative-token-estimator.test.ts, on the shared corpora and the generated ones.'],

@@ -18,12 +18,14 @@ from scipy import sparse
 CLASSES = ['start','upper','lower','digit','punctuation','space','break','tab','control','commonPunctuation','commonSymbol','commonOther','combining','nativeDigit','latin','greek','cyrillic','armenian','hebrew','arabic','devanagari','bengali','gurmukhi','gujarati','oriya','tamil','telugu','kannada','malayalam','sinhala','thai','lao','tibetan','myanmar','khmer','georgian','ethiopic','han','frequentHan','kana','hangul','frequentHangul','other','highSurrogate','lowSurrogate']
 LETTERS = 'abcdefghijklmnopqrstuvwxyz'
 RUSSIAN = 'абвгдежзийклмнопрстуфхцчшщыьэюяё'  # RUSSIAN_LETTERS: kinds of class cyrillic
+HINDI = list('कखगघङचछजझञटठडढणतथदधनपफबभमयरलवशषसहळािीुूृेैोौॉ्ंँ़')  # HINDI_LETTERS: kinds of class devanagari
+HINDI_SET = set(HINDI)
 UNCOMMON = {'uncommonHan': 'han', 'uncommonHangul': 'hangul', 'uncommonLatin': 'latin', 'uncommonCyrillic': 'cyrillic', 'uncommonArabic': 'arabic'}
 CAPITALS = {'capitalLatin': 'latin', 'capitalGreek': 'greek', 'capitalCyrillic': 'cyrillic', 'capitalArmenian': 'armenian'}
 def class_of(kind):
     if kind in UNCOMMON: return UNCOMMON[kind]
     if kind in CAPITALS: return CAPITALS[kind]
-    return 'lower' if kind in LETTERS else 'cyrillic' if kind in RUSSIAN else kind
+    return 'lower' if kind in LETTERS else 'cyrillic' if kind in RUSSIAN else 'devanagari' if kind in HINDI_SET else kind
 WORD_GROUPS = [{'upper','lower','latin'}, {'han','frequentHan'}, {'hangul','frequentHangul'}]
 def starts_run(p, c):
     if p == c or p == 'combining' or c == 'combining': return False
@@ -42,7 +44,8 @@ names = ([f'{c}.character' for c in CLASSES[1:] if c not in FIXED] + [f'{c}.run'
          + [f'letters.{a}{b}' for a in LETTERS for b in LETTERS] + [f'wordStart.{a}' for a in LETTERS] + [f'wordEnd.{a}' for a in LETTERS]
          + [f'uncommon.{script}' for script in UNCOMMON.values()] + [f'capital.{script}' for script in CAPITALS.values()]
          + [f'repeat.{c}' for c in REPEAT_CLASSES]
-         + [f'russianPair.{a}{b}' for a in RUSSIAN for b in RUSSIAN] + [f'russianStart.{a}' for a in RUSSIAN] + [f'russianEnd.{a}' for a in RUSSIAN])
+         + [f'russianPair.{a}{b}' for a in RUSSIAN for b in RUSSIAN] + [f'russianStart.{a}' for a in RUSSIAN] + [f'russianEnd.{a}' for a in RUSSIAN]
+         + [f'hindiPair.{a}{b}' for a in HINDI for b in HINDI] + [f'hindiStart.{a}' for a in HINDI] + [f'hindiEnd.{a}' for a in HINDI])
 idx = {n: i for i, n in enumerate(names)}
 
 def features(kind_pairs):
@@ -64,6 +67,9 @@ def features(kind_pairs):
         if pk in RUSSIAN and ck in RUSSIAN: x[idx[f'russianPair.{pk}{ck}']] += n
         if ck in RUSSIAN and p != 'cyrillic': x[idx[f'russianStart.{ck}']] += n
         if pk in RUSSIAN and c != 'cyrillic': x[idx[f'russianEnd.{pk}']] += n
+        if pk in HINDI_SET and ck in HINDI_SET: x[idx[f'hindiPair.{pk}{ck}']] += n
+        if ck in HINDI_SET and p != 'devanagari': x[idx[f'hindiStart.{ck}']] += n
+        if pk in HINDI_SET and c != 'devanagari': x[idx[f'hindiEnd.{pk}']] += n
         if ck in UNCOMMON: x[idx[f'uncommon.{UNCOMMON[ck]}']] += n
         if ck in CAPITALS: x[idx[f'capital.{CAPITALS[ck]}']] += n
     return x, fixed
@@ -124,12 +130,17 @@ scripts = X[:, [idx[f'{c}.character'] for c in MARGIN_SCRIPTS] + [idx[f'capital.
 # without a margin, and one to 0.996 of unknown's (the largest of nine counts) with 1.05.
 KANA_HANGUL_MARGIN = float(os.environ.get('KANA_HANGUL_MARGIN', '1.1' if family == 'unknown' else '1.05'))
 kana_hangul = X[:, [idx[f'{c}.character'] for c in ['kana', 'hangul', 'frequentHangul']]].sum(1)
+# Text that is more than 30% Devanagari is held to HINDI_MARGIN times its count, for the reason of RUSSIAN_MARGIN:
+# about 2,500 Hindi letter weights fit their training text closely.
+HINDI_MARGIN = float(os.environ.get('HINDI_MARGIN', '1.1'))
+devanagari = X[:, idx['devanagari.character']]
 def margin(ids):
     """The margin a text (or a conversation: several) is held to, by what it is mostly made of."""
     total = length[ids].sum()
     if letters[ids].sum() > 0.3 * total: return LETTER_MARGIN
     if cyrillic[ids].sum() > 0.3 * total: return RUSSIAN_MARGIN
     if kana_hangul[ids].sum() > 0.3 * total: return KANA_HANGUL_MARGIN
+    if devanagari[ids].sum() > 0.3 * total: return max(HINDI_MARGIN, SCRIPT_MARGIN)
     if scripts[ids].sum() > 0.3 * total: return SCRIPT_MARGIN
     return 1.0
 corpus = [it['corpus'] for it in items]; conv = [it['conversation'] for it in items]
@@ -248,6 +259,9 @@ profile = {
     'russianLetterPairs': {a: [weight(f'russianPair.{a}{b}') for b in RUSSIAN] for a in RUSSIAN},
     'russianWordStarts': [weight(f'russianStart.{a}') for a in RUSSIAN],
     'russianWordEnds': [weight(f'russianEnd.{a}') for a in RUSSIAN],
+    'hindiLetterPairs': {a: [weight(f'hindiPair.{a}{b}') for b in HINDI] for a in HINDI},
+    'hindiWordStarts': [weight(f'hindiStart.{a}') for a in HINDI],
+    'hindiWordEnds': [weight(f'hindiEnd.{a}') for a in HINDI],
     'uncommon': {script: weight('uncommon.' + script) for script in UNCOMMON.values()},
     'capitals': {script: weight('capital.' + script) for script in CAPITALS.values()},
     'repeats': {c: weight('repeat.' + c) for c in REPEAT_CLASSES if weight('repeat.' + c) > 0},

@@ -63,6 +63,25 @@ export const RUSSIAN_LETTERS = Object.freeze(['а', 'б', 'в', 'г', 'д', 'е'
 export type RussianLetter = (typeof RUSSIAN_LETTERS)[number];
 
 /**
+ * The Devanagari letters of Hindi prose: its 34 consonants (without the
+ * three that only Sindhi and Tamil transliteration use), its 11 vowel signs,
+ * the virama, anusvara, candrabindu and nukta. Each is a kind of its own
+ * (their class is `devanagari`), priced by letter pair, word start and word
+ * end like the small ASCII and Russian letters, which tells Hindi words
+ * (merged by the encoders) from the names and program messages of Marathi,
+ * Nepali, Konkani, Maithili and Bodo (split more). Independent vowels, digits
+ * and the rest of the script stay the kind `devanagari`.
+ */
+export const HINDI_LETTERS = Object.freeze([
+  'क', 'ख', 'ग', 'घ', 'ङ', 'च', 'छ', 'ज', 'झ', 'ञ', 'ट', 'ठ', 'ड', 'ढ', 'ण', 'त', 'थ', 'द', 'ध', 'न', 'प', 'फ', 'ब', 'भ', 'म', 'य', 'र', 'ल', 'व', 'श', 'ष', 'स', 'ह',
+  'ळ',
+  'ा', 'ि', 'ी', 'ु', 'ू', 'ृ', 'े', 'ै', 'ो', 'ौ', 'ॉ',
+  '्', 'ं', 'ँ', '़',
+] as const);
+
+export type HindiLetter = (typeof HINDI_LETTERS)[number];
+
+/**
  * What the pair table is indexed by: a class, refined where cheap knowledge
  * lowers the variance of tokens per character. Every class is a kind (the
  * kind `han` holds common Han characters, `hangul` common Hangul syllables,
@@ -84,6 +103,7 @@ export const CHARACTER_KINDS = Object.freeze([
   ...CHARACTER_CLASSES,
   ...SMALL_LETTERS,
   ...RUSSIAN_LETTERS,
+  ...HINDI_LETTERS,
   ...['uncommonHan', 'uncommonHangul', 'uncommonLatin', 'uncommonCyrillic', 'uncommonArabic'] as const,
   ...['capitalLatin', 'capitalGreek', 'capitalCyrillic', 'capitalArmenian'] as const,
 ] as const);
@@ -103,12 +123,13 @@ export const KIND_COUNT = CHARACTER_KINDS.length;
 /** Size of a table indexed by kind pairs. */
 export const PAIR_TABLE_SIZE = KIND_COUNT * KIND_COUNT;
 /** Bits of a kind number in a unit-table entry (its UTF-8 bytes sit above them). */
-const KIND_BITS = 7;
+const KIND_BITS = 8;
 
 const KIND_NUMBER = new Map<CharacterKind, number>(CHARACTER_KINDS.map((name, index) => [name, index]));
 const CLASS_SET = new Set<string>(CHARACTER_CLASSES);
 const LETTER_SET = new Set<string>(SMALL_LETTERS);
 const RUSSIAN_SET = new Set<string>(RUSSIAN_LETTERS);
+const HINDI_SET = new Set<string>(HINDI_LETTERS);
 
 /** The number of a kind (a class is a kind), as used in pair indexes. */
 export function kindNumber(name: CharacterKind): number {
@@ -120,6 +141,7 @@ export function classOfKind(kind: CharacterKind): CharacterClass {
   if (CLASS_SET.has(kind)) return kind as CharacterClass;
   if (LETTER_SET.has(kind)) return 'lower';
   if (RUSSIAN_SET.has(kind)) return 'cyrillic';
+  if (HINDI_SET.has(kind)) return 'devanagari';
   if (Object.hasOwn(CAPITAL_KINDS, kind)) return CAPITAL_KINDS[kind as keyof typeof CAPITAL_KINDS];
   return UNCOMMON_KINDS[kind as keyof typeof UNCOMMON_KINDS];
 }
@@ -132,6 +154,11 @@ export function isSmallLetter(kind: CharacterKind): kind is SmallLetter {
 /** True for the kinds of small Russian letters. */
 export function isRussianLetter(kind: CharacterKind): kind is RussianLetter {
   return RUSSIAN_SET.has(kind);
+}
+
+/** True for the kinds of Hindi letters. */
+export function isHindiLetter(kind: CharacterKind): kind is HindiLetter {
+  return HINDI_SET.has(kind);
 }
 
 /** Classes whose characters continue one word with each other: a change among them starts no run. */
@@ -275,6 +302,7 @@ function buildUnitTable(): void {
   for (const character of FREQUENT_HANGUL_SYLLABLES) kinds[character.charCodeAt(0)] = kindNumber('frequentHangul');
   for (const match of bmp.matchAll(/\p{Nd}/gu)) if (match.index >= 128) kinds[match.index] = kindNumber('nativeDigit');
   for (const letter of RUSSIAN_LETTERS) kinds[letter.charCodeAt(0)] = kindNumber(letter);
+  for (const letter of HINDI_LETTERS) kinds[letter.charCodeAt(0)] = kindNumber(letter);
   for (let code = 0; code < 0x10000; code += 1) {
     let kind: number = kinds[code]!;
     if (code >= 97 && code <= 122) kind = kindNumber(SMALL_LETTERS[code - 97]!);

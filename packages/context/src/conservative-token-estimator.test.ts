@@ -25,17 +25,6 @@ interface Check {
   readonly ownTokenizer: boolean;
 }
 
-/**
- * Where the 40% median target on the prose corpora is not met yet (see ESTIMATOR_PROFILES: one weight
- * per Devanagari character also prices the names and program messages of other languages of the
- * script). The bounds sit just above the measured medians (o200k 55.4%, gemma 61.7%).
- */
-const PROSE_MEDIAN_GAPS: Partial<Record<TokenizerFamily, Record<string, number>>> = {
-  o200k: { 'prose-hi': 0.56 },
-  o200k_harmony: { 'prose-hi': 0.56 },
-  gemma: { 'prose-hi': 0.62 },
-};
-
 const present = Object.values(counters);
 const CHECKS: readonly Check[] = [
   ...PUBLIC_FAMILIES.filter((family) => counters[family] !== undefined).map((family) => ({ family, against: family, exact: counters[family]!, ownTokenizer: true })),
@@ -132,7 +121,8 @@ for (const check of CHECKS) {
     assert.deepEqual(measurement.underItems, []);
     assert.deepEqual(measurement.underConversations, []);
     if (check.ownTokenizer) {
-      for (const [corpus, median] of measurement.medianByCorpus) assert.ok(median <= (PROSE_MEDIAN_GAPS[check.family]?.[corpus] ?? 0.4), `${corpus}: median over-count ${median}`);
+      // Hindi with o200k and gemma passed 40% (55.4%, 61.7%) until Devanagari letters were priced by pair.
+      for (const [corpus, median] of measurement.medianByCorpus) assert.ok(median <= 0.4, `${corpus}: median over-count ${median}`);
     }
   });
 }

@@ -1,4 +1,4 @@
-import type { CharacterClass, RussianLetter, SmallLetter } from './character-classes.js';
+import type { CharacterClass, HindiLetter, RussianLetter, SmallLetter } from './character-classes.js';
 
 // The shape of a conservative estimator profile: what the fit script writes
 // (estimator-profiles.generated.ts) and what the estimator charges. Apart from
@@ -31,6 +31,12 @@ export interface KindWeights {
   readonly russianWordStarts: readonly number[];
   /** Extra tokens per word end, by the word's last small Russian letter, charged on the unit after it when that is not Cyrillic. */
   readonly russianWordEnds: readonly number[];
+  /** Extra tokens per Hindi letter after a Hindi letter: per previous letter, one number per current letter (`HINDI_LETTERS` order). */
+  readonly hindiLetterPairs: Readonly<Record<HindiLetter, readonly number[]>>;
+  /** Extra tokens per Hindi letter that starts a word (after anything but a Devanagari character). */
+  readonly hindiWordStarts: readonly number[];
+  /** Extra tokens per word end, by the word's last Hindi letter, charged on the unit after it when that is not Devanagari. */
+  readonly hindiWordEnds: readonly number[];
   /** Extra tokens per uncommon character of Han, Hangul, Latin, Cyrillic and Arabic (see `CHARACTER_KINDS`). */
   readonly uncommon: { readonly han: number; readonly hangul: number; readonly latin: number; readonly cyrillic: number; readonly arabic: number };
   /** Extra tokens per capital letter of the cased scripts beyond ASCII. */

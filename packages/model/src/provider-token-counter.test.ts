@@ -130,6 +130,54 @@ test('a failed, malformed or wrong answer leaves the conservative estimate, with
   }
 });
 
+test('a 401 is an authentication failure: the estimate stands, TOKEN_COUNT_AUTH names the key variable, and the endpoint is not asked again in the process', async () => {
+  const server = await startCountServer('openai', () => ({ status: 401, body: '{"error":{"message":"Incorrect API key provided"}}' }));
+  try {
+    const options = { provider: 'openai', model: 'gpt-4.1', apiKey: 'revoked-key-401', baseURL: server.baseURL } as const;
+    const counter = new ProviderTokenCounter(options);
+    const conservative = new ConservativeTokenEstimator({ family: 'o200k' });
+    const report = await counter.precount({ messages: MESSAGES, texts: ['You are a careful agent.'] });
+    assert.equal(report.counted, 0);
+    assert.equal(report.fallbacks, 4);
+    assert.deepEqual(report.diagnostics.map((diagnostic) => diagnostic.code), ['TOKEN_COUNT_AUTH']);
+    assert.match(report.diagnostics[0]!.message, /OPENAI_API_KEY/);
+    assert.match(report.diagnostics[0]!.message, /HTTP 401/);
+    assert.doesNotMatch(report.diagnostics[0]!.message, /revoked-key-401/);
+    for (const message of MESSAGES) assert.equal(counter.countMessage(message), conservative.countMessage(message));
+    // The framing request was the only one sent; later precounts, of this counter or a new one with the same key, send none.
+    assert.equal(server.requests.length, 1);
+    const later = await counter.precount({ messages: [{ role: 'user', content: 'a new message' }] });
+    assert.deepEqual([later.counted, later.fallbacks, later.diagnostics.map((diagnostic) => diagnostic.code)], [0, 1, ['TOKEN_COUNT_AUTH']]);
+    const again = await new ProviderTokenCounter(options).precount({ messages: MESSAGES });
+    assert.deepEqual(again.diagnostics.map((diagnostic) => diagnostic.code), ['TOKEN_COUNT_AUTH']);
+    assert.equal(server.requests.length, 1);
+  } finally {
+    await server.close();
+  }
+});
+
+test('a 403 on a text after the framing stops every request of the precount, names the given key variable, and a turn still assembles', async () => {
+  const server = await startCountServer('anthropic', (text) => (text === '.' ? undefined : { status: 403, body: '{"type":"error","error":{"type":"permission_error"}}' }));
+  try {
+    const counter = new ProviderTokenCounter({ provider: 'anthropic', model: 'claude-sonnet-4-5', apiKey: 'forbidden-key-403', apiKeyName: 'STRATA_COUNT_KEY', baseURL: server.baseURL });
+    const many = Array.from({ length: 40 }, (_, index): CanonicalMessage => ({ role: 'user', content: `message ${index}` }));
+    const assembler = createContextAssembler({ registry: new ContextContributorRegistry(), budget: resolveContextBudget({ inputCapTokens: 8_000 }), exactEstimator: counter });
+    const turn = await assembler.assemble({ contextId: 'auth', turn: 1, history: many, tools: [] });
+    const refused = turn.trace.diagnostics.filter((diagnostic) => diagnostic.code === 'TOKEN_COUNT_AUTH');
+    assert.equal(refused.length, 1);
+    assert.match(refused[0]!.message, /STRATA_COUNT_KEY/);
+    assert.equal(turn.trace.diagnostics.filter((diagnostic) => diagnostic.code === 'TOKEN_COUNT_FALLBACK').length, 0);
+    assert.ok(turn.input.messages.length > 0);
+    // The framing, then at most one request per worker (4) before the refusal stopped them: no storm over 40 texts.
+    const sent = server.requests.length;
+    assert.ok(sent <= 5, `${sent} requests`);
+    await counter.precount({ messages: [...many, { role: 'user', content: 'one more' }] });
+    assert.equal(server.requests.length, sent);
+  } finally {
+    await server.close();
+  }
+});
+
 test('a count request that does not answer within the timeout falls back (injected timers: no waiting)', async () => {
   const server = await startCountServer('openai', (text) => (text === '.' ? undefined : 'hold'));
   const { timers, fire, whenPending } = manualTimers();
@@ -183,6 +231,7 @@ test('a counter without a provider, model, key, valid timeout or URL is a ModelC
     [{ ...valid, provider: 'toString' }, 'provider'],
     [{ ...valid, model: ' ' }, 'model'],
     [{ ...valid, apiKey: undefined }, 'apiKey'],
+    [{ ...valid, apiKeyName: ' ' }, 'apiKeyName'],
     [{ ...valid, timeoutMs: 0 }, 'timeoutMs'],
     [{ ...valid, timeoutMs: 1.5 }, 'timeoutMs'],
     [{ ...valid, baseURL: 'not a url' }, 'baseURL'],

@@ -19,11 +19,26 @@ import { ModelConfigurationError } from './errors/model-configuration-error.js';
 /** The providers whose count endpoints this counter calls. */
 export type TokenCountProvider = 'openai' | 'anthropic' | 'gemini';
 
-const PROVIDERS: Readonly<Record<TokenCountProvider, { baseURL: string }>> = Object.freeze({
-  openai: { baseURL: 'https://api.openai.com/v1' },
-  anthropic: { baseURL: 'https://api.anthropic.com/v1' },
-  gemini: { baseURL: 'https://generativelanguage.googleapis.com/v1beta' },
+const PROVIDERS: Readonly<Record<TokenCountProvider, { baseURL: string; apiKeyName: string }>> = Object.freeze({
+  openai: { baseURL: 'https://api.openai.com/v1', apiKeyName: 'OPENAI_API_KEY' },
+  anthropic: { baseURL: 'https://api.anthropic.com/v1', apiKeyName: 'ANTHROPIC_API_KEY' },
+  gemini: { baseURL: 'https://generativelanguage.googleapis.com/v1beta', apiKeyName: 'GEMINI_API_KEY' },
 });
+
+/**
+ * Count endpoints that refused a key (401 or 403), for the rest of the
+ * process: keyed by endpoint and key, the refusal's diagnostic message. A
+ * refused key is not sent again by any counter of this process (no retry
+ * storm against an endpoint that will answer the same).
+ */
+const REFUSED_KEYS = new Map<string, string>();
+
+/** Thrown inside a count request the endpoint answered 401 or 403. */
+class CountAuthenticationFailure extends Error {
+  constructor(readonly status: number, answer: string) {
+    super(`HTTP ${status}: ${answer}`);
+  }
+}
 
 /** Default limit of one count request. */
 export const TOKEN_COUNT_TIMEOUT_MS = 5_000;
@@ -36,6 +51,12 @@ export interface ProviderTokenCounterOptions {
   readonly provider: TokenCountProvider;
   readonly model: string;
   readonly apiKey: string;
+  /**
+   * Where the key came from, named in the diagnostic when the endpoint
+   * refuses it (never the key itself). Default: the provider's usual
+   * environment variable (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY).
+   */
+  readonly apiKeyName?: string;
   /** Default: the provider's public API. */
   readonly baseURL?: string;
   /** Limit of each count request. Default `TOKEN_COUNT_TIMEOUT_MS`. */
@@ -46,9 +67,16 @@ export interface ProviderTokenCounterOptions {
   readonly fallback?: TokenEstimator;
 }
 
-/** A count that could not be had: the conservative estimate stands for it. */
+/**
+ * A count that could not be had: the conservative estimate stands for it.
+ * `TOKEN_COUNT_AUTH`: the endpoint refused the key (401 or 403); the
+ * message names the key's variable, and the endpoint is not asked again
+ * with that key in this process. `TOKEN_COUNT_FALLBACK`: any other failure
+ * (HTTP error, timeout, unreachable, an answer without a count), asked again
+ * at the next precount.
+ */
 export interface TokenCountDiagnostic {
-  readonly code: 'TOKEN_COUNT_FALLBACK';
+  readonly code: 'TOKEN_COUNT_FALLBACK' | 'TOKEN_COUNT_AUTH';
   readonly provider: TokenCountProvider;
   readonly message: string;
 }
@@ -88,7 +116,11 @@ function configurationError(setting: string, message: string): ModelConfiguratio
  * every estimator charges it. Whatever has no count (not precounted, a
  * request failed, timed out or answered something else) is counted by the
  * fallback, the conservative estimate, which never under-counts; `precount`
- * says so with a diagnostic and never throws.
+ * says so with a diagnostic and never throws. An endpoint that refuses the
+ * key (401, 403) is an authentication failure, not a transient one: the
+ * diagnostic is `TOKEN_COUNT_AUTH`, naming the key's variable, and no
+ * counter of the process sends that key to that endpoint again (every
+ * later precount falls back at once, with the same diagnostic).
  *
  * Use it as a turn's exact counter: before assembling, `await
  * counter.precount({ messages, tools, texts: [system] })`, then pass it as
@@ -101,6 +133,7 @@ export class ProviderTokenCounter implements TokenEstimator {
   readonly provider: TokenCountProvider;
   private readonly model: string;
   private readonly apiKey: string;
+  private readonly apiKeyName: string;
   private readonly baseURL: string;
   private readonly timeoutMs: number;
   private readonly timers: Timers;
@@ -115,6 +148,9 @@ export class ProviderTokenCounter implements TokenEstimator {
     if (!Object.hasOwn(PROVIDERS, options.provider)) throw configurationError('provider', `ProviderTokenCounter provider must be one of ${Object.keys(PROVIDERS).join(', ')}, got ${JSON.stringify(options.provider)}`);
     if (typeof options.model !== 'string' || options.model.trim() === '') throw configurationError('model', 'ProviderTokenCounter needs the model whose tokens it counts');
     if (typeof options.apiKey !== 'string' || options.apiKey === '') throw configurationError('apiKey', `ProviderTokenCounter needs an API key for ${options.provider}`);
+    if (options.apiKeyName !== undefined && (typeof options.apiKeyName !== 'string' || options.apiKeyName.trim() === '')) {
+      throw configurationError('apiKeyName', `ProviderTokenCounter apiKeyName must be a non-empty string, got ${JSON.stringify(options.apiKeyName)}`);
+    }
     const timeoutMs = options.timeoutMs ?? TOKEN_COUNT_TIMEOUT_MS;
     if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw configurationError('timeoutMs', `ProviderTokenCounter timeoutMs must be a positive integer, got ${String(options.timeoutMs)}`);
     let baseURL = options.baseURL ?? PROVIDERS[options.provider].baseURL;
@@ -126,6 +162,7 @@ export class ProviderTokenCounter implements TokenEstimator {
     this.provider = options.provider;
     this.model = options.model.trim();
     this.apiKey = options.apiKey;
+    this.apiKeyName = options.apiKeyName?.trim() ?? PROVIDERS[options.provider].apiKeyName;
     this.baseURL = baseURL;
     this.timeoutMs = timeoutMs;
     this.timers = options.timers ?? SYSTEM_TIMERS;
@@ -166,10 +203,24 @@ export class ProviderTokenCounter implements TokenEstimator {
     const pending = [...texts].filter((text) => text.length > 0 && !this.textCounts.has(text));
     const diagnostics: TokenCountDiagnostic[] = [];
     if (pending.length === 0) return { counted: 0, fallbacks: 0, diagnostics };
+    const refusedKey = `${this.baseURL}\n${this.apiKey}`;
+    const refused = () => {
+      const message = REFUSED_KEYS.get(refusedKey);
+      if (message !== undefined && !diagnostics.some((diagnostic) => diagnostic.code === 'TOKEN_COUNT_AUTH')) diagnostics.push({ code: 'TOKEN_COUNT_AUTH', provider: this.provider, message });
+      return message !== undefined;
+    };
     const failed = (text: string | undefined, reason: unknown) => {
+      if (reason instanceof CountAuthenticationFailure) {
+        if (!REFUSED_KEYS.has(refusedKey)) {
+          REFUSED_KEYS.set(refusedKey, `${this.provider}'s count endpoint refused the key in ${this.apiKeyName} (HTTP ${reason.status}): an authentication failure, not a transient one; it is not asked again in this process, and the conservative estimate stands (check ${this.apiKeyName})`);
+        }
+        refused();
+        return;
+      }
       const what = text === undefined ? 'the framing of a count request' : `a text of ${text.length} characters`;
       diagnostics.push({ code: 'TOKEN_COUNT_FALLBACK', provider: this.provider, message: `${this.provider} did not count ${what} (${reasonText(reason)}); the conservative estimate stands` });
     };
+    if (refused()) return { counted: 0, fallbacks: pending.length, diagnostics };
     if (this.framing === undefined) {
       try {
         this.framing = Math.max(0, (await this.request('.', signal)) - 1);
@@ -182,7 +233,8 @@ export class ProviderTokenCounter implements TokenEstimator {
     let counted = 0;
     let next = 0;
     const worker = async () => {
-      while (next < pending.length) {
+      // A refusal seen by one request stops every worker: the remaining texts are left to the estimate, unasked.
+      while (next < pending.length && !REFUSED_KEYS.has(refusedKey)) {
         const text = pending[next++]!;
         try {
           this.remember(text, Math.max(0, (await this.request(text, signal)) - framing));
@@ -191,6 +243,7 @@ export class ProviderTokenCounter implements TokenEstimator {
           failed(text, error);
         }
       }
+      if (next < pending.length) refused();
     };
     await Promise.all(Array.from({ length: Math.min(CONCURRENT_REQUESTS, pending.length) }, worker));
     return { counted, fallbacks: pending.length - counted, diagnostics };
@@ -211,6 +264,7 @@ export class ProviderTokenCounter implements TokenEstimator {
         const { url, headers, body, read } = this.wire(text);
         const response = await this.fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal: requestSignal });
         const answer = (await response.text().catch(() => '')).slice(0, 2_000);
+        if (response.status === 401 || response.status === 403) throw new CountAuthenticationFailure(response.status, answer.slice(0, 200));
         if (!response.ok) throw new Error(`HTTP ${response.status}: ${answer.slice(0, 200)}`);
         let parsed: unknown;
         try {
