@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createTool } from '@mastra/core/tools';
 import { z } from 'zod';
-import { exportSdkMessages, importSdkMessages, asImportedImages, type SdkMessage, type SdkOrigin } from '@strata/ai-sdk';
-import { ConfigurationError, createHostLoopContext, toAiSdkMessages, ToolCallContexts, type CanonicalMessage, type CreateHostLoopContextOptions, type JsonValue, type SessionStore, type ToolOutputStore, type ToolSchema } from '@strata/context';
+import { asImportedImages, ConfigurationError, createHostLoopContext, exportSdkMessages, importSdkMessages, toAiSdkMessages, ToolCallContexts, type CanonicalMessage, type CreateHostLoopContextOptions, type JsonValue, type SdkMessage, type SdkOrigin, type SessionStore, type ToolOutputStore, type ToolSchema } from '@strata/context';
 import { createMemorySessionStore, createMemoryToolOutputStore } from '@strata/store';
 import { createReadToolOutputTool, hostToolResultStore, type ReadToolOutputToolOptions } from '@strata/tools';
 
