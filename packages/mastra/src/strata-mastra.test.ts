@@ -190,6 +190,47 @@ test('Agent.generate: the usage Mastra reports with each step is fed back before
   assert.ok(ratio > 1.2, `the stored calibration is ${ratio}`);
 });
 
+for (const method of ['generate', 'stream'] as const) {
+  test(`Agent.${method}: onFinish feeds the run's last step's usage back, with or without a context id (one step, or steps with tool calls)`, async () => {
+    for (const [label, contextId, calls] of [['a context id, one step', 'finished', 0], ['no context id, one step', undefined, 0], ['no context id, two tool steps', undefined, 2]] as const) {
+      for (const withOnFinish of [true, false]) {
+        const diagnostics: ContextDiagnostic[] = [];
+        const sessionStore = createMemorySessionStore();
+        const contexts: string[] = [];
+        const traceSink: TraceSink = { async write(document) { contexts.push(document.contextId); } };
+        const fetchRecord = createTool({ id: 'fetch_record', description: 'Fetches one record by id.', inputSchema: z.object({ id: z.number().int() }), execute: async ({ context }) => recordBody(context.id) });
+        const strata = createStrataMastra({ budget: { inputCapTokens: 30_000 }, contextId, traceSink, instructions: INSTRUCTIONS, sessionStore, tools: { fetch_record: fetchRecord }, onDiagnostic: (diagnostic) => diagnostics.push(diagnostic) });
+        // The provider counts far more than our estimate: a fed-back count calibrates the context.
+        const { model, prompts } = scriptedModel((step) => (step <= calls ? { call: 'fetch_record', input: { id: step } } : { text: 'Done.' }), (prompt) => JSON.stringify(prompt).length + 2_000);
+        const agent = new Agent({ name: 'auditor', instructions: INSTRUCTIONS, model: model as never, tools: { fetch_record: fetchRecord, read_tool_output: strata.readToolOutput } });
+        // Mastra's stream calls onFinish as the stream ends, after its text may have resolved: the test waits for the hook.
+        let fed!: () => void;
+        const finished = new Promise<void>((resolve) => (fed = resolve));
+        const onFinish = async (event: unknown) => {
+          await strata.onFinish(event as never);
+          fed();
+        };
+        const settings = { maxSteps: 5, prepareStep: strata.prepareStep as never, ...(withOnFinish ? { onFinish: onFinish as never } : {}) };
+        const text = method === 'generate' ? (await agent.generate('Fetch the records.', settings)).text : await (await agent.stream('Fetch the records.', settings)).text;
+        if (withOnFinish) await finished;
+        assert.equal(text, 'Done.');
+        assert.equal(prompts.length, calls + 1);
+        // What the provider counted of the last prompt is stored with the context only when onFinish fed it back.
+        const reported = JSON.stringify(prompts.at(-1)).length + 2_000;
+        const state = (await sessionStore.load(contexts.at(-1)!))?.state?.context;
+        assert.equal(state?.lastUsage?.reported === reported, withOnFinish, `${label} (${withOnFinish ? 'with' : 'without'} onFinish): stored ${JSON.stringify(state?.lastUsage)}, the last call reported ${reported}`);
+        if (withOnFinish) assert.ok((state?.inputTokenRatio ?? 0) > 1.2, `${label}: the stored calibration is ${state?.inputTokenRatio}`);
+        if (withOnFinish && calls === 0) assert.ok(diagnostics.some((diagnostic) => diagnostic.code === 'CONTEXT_USAGE_CALIBRATED' && diagnostic.subject === 'turn 1'), `${label}: the one step's count calibrated the context`);
+      }
+    }
+  });
+}
+
+test('onFinish: any value is nothing fed back, never a crash', async () => {
+  const strata = createStrataMastra({ budget: { inputCapTokens: 4_000 }, instructions: INSTRUCTIONS });
+  for (const event of [undefined, null, 7, {}, { steps: 'no' }, { steps: [] }, { steps: [null] }, { steps: [{ usage: 'no', toolCalls: 'no' }] }]) assert.deepEqual(await strata.onFinish(event as never), [], JSON.stringify(event));
+});
+
 test('createStrataMastra: instructions that are not a string, or options that are not an object, are a ConfigurationError naming the setting', () => {
   for (const options of [undefined, null, 'budget']) assert.throws(() => createStrataMastra(options as never), (error: unknown) => ConfigurationError.isInstance(error) && error.setting === 'options');
   assert.throws(() => createStrataMastra({ budget: { inputCapTokens: 4_000 }, instructions: 42 as never }), (error: unknown) => ConfigurationError.isInstance(error) && error.setting === 'instructions');

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createTool } from '@mastra/core/tools';
 import { z } from 'zod';
-import { asImportedImages, ConfigurationError, createHostLoopContext, exportSdkMessages, importSdkMessages, toAiSdkMessages, ToolCallContexts, type CanonicalMessage, type CreateHostLoopContextOptions, type JsonValue, type SdkMessage, type SdkOrigin, type SessionStore, type ToolOutputStore, type ToolSchema } from '@strata/context';
+import { asImportedImages, ConfigurationError, createHostLoopContext, exportSdkMessages, importSdkMessages, PENDING_USAGE_CALLS, toAiSdkMessages, ToolCallContexts, type CanonicalMessage, type ContextDiagnostic, type CreateHostLoopContextOptions, type HostLoopTurn, type HostLoopUsage, type JsonValue, type SdkMessage, type SdkOrigin, type SessionStore, type ToolOutputStore, type ToolSchema } from '@strata/context';
 import { createMemorySessionStore, createMemoryToolOutputStore } from '@strata/store';
 import { createReadToolOutputTool, hostToolResultStore, type ReadToolOutputToolOptions } from '@strata/tools';
 
@@ -51,6 +51,11 @@ export interface MastraPrepareStepArgs {
   readonly steps?: readonly unknown[];
 }
 
+/** What Mastra 0.24 passes to `onFinish`, as far as Strata reads it: the run's steps, each with its usage and tool calls. */
+export interface MastraFinishEvent {
+  readonly steps?: readonly unknown[];
+}
+
 export interface StrataMastra {
   /**
    * For `agent.generate(messages, { prepareStep })` / `agent.stream`: each
@@ -58,6 +63,17 @@ export interface StrataMastra {
    * per call, written as it is assembled.
    */
   readonly prepareStep: (args: MastraPrepareStepArgs) => Promise<{ messages: unknown[] }>;
+  /**
+   * For the same call's `onFinish` (`agent.generate` / `agent.stream`):
+   * feeds the run's last step's usage back (every other step's usage is fed
+   * back by the next `prepareStep`), so the next call of the conversation is
+   * calibrated by the provider's count of the last one. The run's context is
+   * the one given, else the one whose steps issued the run's tool calls,
+   * else the only context whose newest step is the run's last; a run it
+   * cannot tell apart (concurrent one-step runs without a context id) is
+   * left unfed. Returns what the feedback noticed (also given to `onDiagnostic`).
+   */
+  readonly onFinish: (event: MastraFinishEvent) => Promise<readonly ContextDiagnostic[]>;
   /** `read_tool_output` as a Mastra tool; add it to the agent's `tools` under the key `read_tool_output`. */
   readonly readToolOutput: ReturnType<typeof createTool>;
   readonly outputStore: ToolOutputStore;
@@ -92,6 +108,10 @@ export function createStrataMastra(options: StrataMastraOptions): StrataMastra {
   // The prepareStep each tool call was first seen by (the newest ISSUED_CALLS kept), to split Mastra's merged steps.
   const issuedAt = new Map<string, number>();
   let seen = 0;
+  // Each context's newest step, until `onFinish` feeds its usage back (the newest PENDING_USAGE_CALLS contexts kept).
+  const newestSteps = new Map<string, { turn: HostLoopTurn<SdkOrigin<SdkMessage>>; step: number }>();
+  // The context of each tool call a step was given (the newest ISSUED_CALLS), so `onFinish` finds its run by its calls.
+  const callContexts = new Map<string, string>();
   const remember = (id: string, at: number): void => {
     issuedAt.set(id, at);
     if (issuedAt.size > ISSUED_CALLS) issuedAt.delete(issuedAt.keys().next().value!);
@@ -114,7 +134,27 @@ export function createStrataMastra(options: StrataMastraOptions): StrataMastra {
       // Mastra tells a tool only the call's input messages: the newest request names the run's context for `read_tool_output`.
       const request = newestRequest(given);
       if (request !== undefined) contexts.issued(turn.contextId, [request]);
+      newestSteps.delete(turn.contextId);
+      newestSteps.set(turn.contextId, { turn, step: Array.isArray(args?.steps) ? args.steps.length : 0 });
+      if (newestSteps.size > PENDING_USAGE_CALLS) newestSteps.delete(newestSteps.keys().next().value!);
+      for (const id of callIds(given)) {
+        callContexts.delete(id);
+        callContexts.set(id, turn.contextId);
+        if (callContexts.size > ISSUED_CALLS) callContexts.delete(callContexts.keys().next().value!);
+      }
       return { messages: exported };
+    },
+    async onFinish(event) {
+      const steps = (event as MastraFinishEvent | null | undefined)?.steps;
+      if (!Array.isArray(steps) || steps.length === 0) return [];
+      const last = steps.length - 1;
+      const named = contextId ?? steps.flatMap((step) => stepCallIds(step)).map((id) => callContexts.get(id)).find((found) => found !== undefined);
+      const candidates = named === undefined ? [...newestSteps].filter(([, entry]) => entry.step === last) : [];
+      const run = named ?? (candidates.length === 1 ? candidates[0]![0] : undefined);
+      const newest = run === undefined ? undefined : newestSteps.get(run);
+      if (newest === undefined || newest.step !== last) return [];
+      newestSteps.delete(run!);
+      return context.recordUsage(newest.turn, { usage: stepUsage((steps[last] as { usage?: unknown } | undefined)?.usage) });
     },
     readToolOutput: createTool({
       id: readTool.name,
@@ -133,6 +173,24 @@ export function createStrataMastra(options: StrataMastraOptions): StrataMastra {
 }
 
 type Part = { readonly type?: unknown; readonly toolCallId?: unknown };
+
+/** The ids of the tool calls in a message list's assistant messages. */
+function callIds(messages: readonly SdkMessage[]): string[] {
+  return messages.flatMap((message) => (message?.role === 'assistant' && Array.isArray(message.content) ? (message.content as unknown[]).filter(isToolCall).map((part) => part.toolCallId) : []));
+}
+
+/** The ids of a finished step's tool calls (Mastra's step result: `toolCalls`, each with its `toolCallId`). */
+function stepCallIds(step: unknown): string[] {
+  const calls = (step as { toolCalls?: unknown } | null)?.toolCalls;
+  return Array.isArray(calls) ? calls.flatMap((call) => (typeof (call as { toolCallId?: unknown } | null)?.toolCallId === 'string' ? [(call as { toolCallId: string }).toolCallId] : [])) : [];
+}
+
+/** A step's usage (AI SDK v5's `LanguageModelUsage`, as Mastra reports it) as the host loop records it; undefined when none. */
+function stepUsage(usage: unknown): HostLoopUsage | undefined {
+  if (typeof usage !== 'object' || usage === null) return undefined;
+  const { inputTokens, outputTokens, cachedInputTokens } = usage as { inputTokens?: unknown; outputTokens?: unknown; cachedInputTokens?: unknown };
+  return { inputTokens, outputTokens, cachedInputTokens };
+}
 
 /**
  * Mastra 0.24 keeps all the steps of one `generate` in one assistant message
