@@ -1,3 +1,4 @@
+import { windowReceipts } from './compaction-receipts.js';
 import type { CollectionResult } from './contributor-registry.js';
 import type { ContextScope } from './contributor.js';
 import type { ContextConfiguration, ContextMode, ResolvedContextBudget } from './context-configuration.js';
@@ -60,6 +61,8 @@ export function dynamicTurnTrace(options: {
   activePlanCallId?: string | undefined;
 }): ContextTraceV5 {
   const { identity, candidate, window, collected, configuration } = options;
+  // Only a cut lists dropped outputs: a window that kept every unit costs nothing here.
+  const windowed = window.stats.droppedUnits > 0 ? windowReceipts({ history: candidate.composed.history, window: window.messages, count: (message) => candidate.counter.countMessage(message) }) : [];
   return {
     ...legacyTurnTrace(identity, options.input),
     selectedPath: identity.mode === 'shadow' ? 'legacy' : 'dynamic',
@@ -93,6 +96,7 @@ export function dynamicTurnTrace(options: {
       tools: candidate.tools.map((tool) => tool.name),
       window: window.stats,
       windowDiagnostics: window.diagnostics,
+      ...(windowed.length > 0 ? { windowReceipts: windowed } : {}),
     },
     compaction: options.compaction,
     diagnostics: [...collected.collection.diagnostics, ...candidate.admitted.diagnostics, ...candidate.composed.diagnostics, ...window.diagnostics],
