@@ -363,7 +363,7 @@ const PAGE_SCRIPT = `
         compaction.appendChild(receipts);
       } else compaction.appendChild(el('p', 'none this turn'));
       if (d.windowReceipts.length) {
-        var windowed = el('div', undefined, 'receipts window-receipts');
+        var windowed = el('div', undefined, 'window-receipts');
         windowed.appendChild(el('h4', 'Window cut: outputs that left the window this turn (' + d.windowReceipts.length + '), listed in <earlier_outputs>'));
         var cut = el('ol'); d.windowReceipts.forEach(function (line) { cut.appendChild(el('li', line)); }); windowed.appendChild(cut);
         compaction.appendChild(windowed);
