@@ -278,3 +278,16 @@ test('two concurrent runs without a context id are kept apart: each is shown and
   }
   assert.notDeepEqual([...shown.refContexts[0]!], [...shown.refContexts[1]!]);
 });
+
+test('@strata/mastra needs neither ai@6 nor @strata/ai-sdk: its manifest names neither and no module it ships imports them', async () => {
+  const { readFileSync, readdirSync } = await import('node:fs');
+  const here = new URL('.', import.meta.url);
+  const manifest = JSON.parse(readFileSync(new URL('../package.json', here), 'utf8')) as { dependencies?: Record<string, string>; peerDependencies?: Record<string, string> };
+  for (const name of ['ai', '@strata/ai-sdk']) {
+    assert.equal(manifest.dependencies?.[name], undefined, `${name} in dependencies`);
+    assert.equal(manifest.peerDependencies?.[name], undefined, `${name} in peerDependencies`);
+  }
+  const shipped = readdirSync(here).filter((file) => file.endsWith('.js') && !file.includes('.test.'));
+  assert.ok(shipped.includes('strata-mastra.js'));
+  for (const file of shipped) assert.doesNotMatch(readFileSync(new URL(file, here), 'utf8'), /from ['"](ai|@strata\/ai-sdk)(\/[^'"]*)?['"]/, file);
+});
