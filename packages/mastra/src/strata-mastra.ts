@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createTool } from '@mastra/core/tools';
 import { z } from 'zod';
-import { asImportedImages, ConfigurationError, createHostLoopContext, exportSdkMessages, importSdkMessages, PENDING_USAGE_CALLS, toAiSdkMessages, ToolCallContexts, type CanonicalMessage, type ContextDiagnostic, type CreateHostLoopContextOptions, type HostLoopTurn, type HostLoopUsage, type JsonValue, type SdkMessage, type SdkOrigin, type SessionStore, type ToolOutputStore, type ToolSchema } from '@strata/context';
+import { asImportedImages, ConfigurationError, createHostLoopContext, exportSdkMessages, importSdkMessages, PENDING_USAGE_CALLS, toPromptMessages, toAiSdkMessages, ToolCallContexts, type CanonicalMessage, type ContextDiagnostic, type CreateHostLoopContextOptions, type HostLoopTurn, type HostLoopUsage, type JsonValue, type SdkMessage, type SdkOrigin, type SessionStore, type ToolOutputStore, type ToolSchema } from '@strata/context';
 import { createMemorySessionStore, createMemoryToolOutputStore } from '@strata/store';
 import { createReadToolOutputTool, hostToolResultStore, type ReadToolOutputToolOptions } from '@strata/tools';
 
@@ -51,6 +51,20 @@ export interface MastraPrepareStepArgs {
   readonly steps?: readonly unknown[];
 }
 
+/** A language model as far as `wrapModel` reads it: an AI SDK v5 `LanguageModelV2`'s calls. */
+export interface MastraLanguageModel {
+  readonly specificationVersion: string;
+  doGenerate(options: never): PromiseLike<unknown>;
+  doStream(options: never): PromiseLike<unknown>;
+}
+
+/** What `wrapModel` reads of a call's options: the prompt, the tools, the abort signal. */
+interface ModelCallOptions {
+  readonly prompt: SdkMessage[];
+  readonly tools?: ReadonlyArray<{ readonly type: string; readonly name: string; readonly description?: string; readonly inputSchema?: unknown }>;
+  readonly abortSignal?: AbortSignal;
+}
+
 /** What Mastra 0.24 passes to `onFinish`, as far as Strata reads it: the run's steps, each with its usage and tool calls. */
 export interface MastraFinishEvent {
   readonly steps?: readonly unknown[];
@@ -74,6 +88,16 @@ export interface StrataMastra {
    * left unfed. Returns what the feedback noticed (also given to `onDiagnostic`).
    */
   readonly onFinish: (event: MastraFinishEvent) => Promise<readonly ContextDiagnostic[]>;
+  /**
+   * The agent's model (an AI SDK v5 `LanguageModelV2`, what Mastra 0.24
+   * runs) with Strata deciding each call's prompt, in place of
+   * `prepareStep`: it sees the whole prompt Mastra sends, so every system
+   * message is charged and kept (the instructions, and the one Mastra's
+   * memory adds, which `prepareStep` is never shown), the tools are read
+   * from the call, and each call's usage is fed back as it ends (its trace
+   * written with it). Use one of the two per agent.
+   */
+  readonly wrapModel: <Model extends MastraLanguageModel>(model: Model) => Model;
   /** `read_tool_output` as a Mastra tool; add it to the agent's `tools` under the key `read_tool_output`. */
   readonly readToolOutput: ReturnType<typeof createTool>;
   readonly outputStore: ToolOutputStore;
@@ -155,6 +179,69 @@ export function createStrataMastra(options: StrataMastraOptions): StrataMastra {
       if (newest === undefined || newest.step !== last) return [];
       newestSteps.delete(run!);
       return context.recordUsage(newest.turn, { usage: stepUsage((steps[last] as { usage?: unknown } | undefined)?.usage) });
+    },
+    wrapModel(model) {
+      if (typeof model !== 'object' || model === null || typeof model.doGenerate !== 'function' || typeof model.doStream !== 'function') throw new ConfigurationError({ setting: 'model', message: `createStrataMastra: wrapModel needs a language model with doGenerate and doStream, got ${model === null ? 'null' : typeof model}` });
+      /** The call's turn, assembled over the prompt Mastra would send (its system messages included). */
+      const assemble = async (options: ModelCallOptions): Promise<{ turn: HostLoopTurn<SdkOrigin<SdkMessage>>; call: ModelCallOptions; at: number }> => {
+        const prompt = Array.isArray(options?.prompt) ? options.prompt : [];
+        seen += 1;
+        const at = seen;
+        const tools = (Array.isArray(options?.tools) ? options.tools : []).flatMap((tool) => (tool?.type === 'function' ? [{ name: tool.name, description: tool.description ?? '', parameters: (tool.inputSchema ?? { type: 'object' }) as { [key: string]: JsonValue } }] : []));
+        const turn = await context.prepare({ contextId, scope: SCOPE, messages: importSdkMessages(splitSteps(prompt, (id) => issuedAt.get(id)), asImportedImages), tools, signal: options?.abortSignal, reportsUsage: true });
+        const request = newestRequest(prompt);
+        if (request !== undefined) contexts.issued(turn.contextId, [request]);
+        return { turn, at, call: { ...options, prompt: exportSdkMessages(turn, (message: CanonicalMessage) => toPromptMessages(toAiSdkMessages([message]) as SdkMessage[])) } };
+      };
+      const wrapped = Object.create(model) as typeof model & { doGenerate: (options: ModelCallOptions) => Promise<unknown>; doStream: (options: ModelCallOptions) => Promise<unknown> };
+      wrapped.doGenerate = async (options) => {
+        const { turn, call, at } = await assemble(options);
+        const started = performance.now();
+        let result: { content?: unknown; usage?: unknown };
+        try {
+          result = (await (model.doGenerate as (options: ModelCallOptions) => PromiseLike<typeof result>).call(model, call)) ?? {};
+        } catch (error) {
+          await context.recordUsage(turn, { error, modelMs: performance.now() - started });
+          throw error;
+        }
+        if (Array.isArray(result.content)) for (const part of result.content) if (isToolCall(part)) remember(part.toolCallId, at);
+        await context.recordUsage(turn, { usage: stepUsage(result.usage), modelMs: performance.now() - started });
+        return result;
+      };
+      wrapped.doStream = async (options) => {
+        const { turn, call, at } = await assemble(options);
+        const started = performance.now();
+        let result: { stream: ReadableStream<{ type?: unknown; usage?: unknown; error?: unknown; toolCallId?: unknown }> };
+        try {
+          result = await (model.doStream as (options: ModelCallOptions) => PromiseLike<typeof result>).call(model, call);
+        } catch (error) {
+          await context.recordUsage(turn, { error, modelMs: performance.now() - started });
+          throw error;
+        }
+        // Reported once: at the finish part, else at an error part or when the stream ends without one.
+        let reported = false;
+        const report = async (outcome: { usage?: HostLoopUsage | undefined; error?: unknown }) => {
+          if (reported) return;
+          reported = true;
+          await context.recordUsage(turn, { ...outcome, modelMs: performance.now() - started });
+        };
+        type StreamPart = { type?: unknown; usage?: unknown; error?: unknown; toolCallId?: unknown };
+        const stream = result.stream.pipeThrough(
+          new TransformStream<StreamPart, StreamPart>({
+            async transform(part, controller) {
+              if (isToolCall(part)) remember(part.toolCallId, at);
+              if (part?.type === 'finish') await report({ usage: stepUsage(part.usage) });
+              else if (part?.type === 'error') await report({ error: part.error });
+              controller.enqueue(part);
+            },
+            async flush() {
+              await report({});
+            },
+          }),
+        );
+        return { ...result, stream };
+      };
+      return wrapped;
     },
     readToolOutput: createTool({
       id: readTool.name,
