@@ -102,6 +102,21 @@ function toolTexts(prompt: Prompt): Map<string, string> {
   return texts;
 }
 
+/**
+ * A stored output read back whole through the agent's own `read_tool_output`, page by page, called as Mastra
+ * calls a tool: with the call's input messages (the run's request `task`, which names its context when no id is given).
+ */
+async function readWhole(strata: ReturnType<typeof createStrataMastra>, ref: string, task: string): Promise<string> {
+  let read = '';
+  let input: Record<string, unknown> | undefined = { ref, lines: { start: 1 } };
+  while (input) {
+    const answer = (await strata.readToolOutput.execute!({ context: input } as never, { toolCallId: 'read', messages: [{ role: 'user', content: [{ type: 'text', text: task }] }] } as never)) as string;
+    read += answer.slice(answer.indexOf('\n') + 1);
+    input = nextArgumentsOf(answer) as Record<string, unknown> | undefined;
+  }
+  return read;
+}
+
 for (const [method, source] of [['generate', 'own fixture'], ['generate', 'recorded outputs'], ['stream', 'own fixture']] as const) {
   test(`Agent.${method} (${source}): a ${STEPS}-step Mastra loop stays provider-valid under the cap, masks, reads back byte-exact and traces every call`, async (t) => {
     const recorded = source === 'recorded outputs' ? recordedOutputs() : undefined;
@@ -154,18 +169,10 @@ for (const [method, source] of [['generate', 'own fixture'], ['generate', 'recor
       for (const [callId, text] of toolTexts(prompt)) {
         const id = Number(callId.slice('call-'.length));
         if (id > STEPS || text === output(id)) continue;
-        // A masked output names its reference; read_tool_output gives the whole output back byte-exact, page by page
-        // (called as Mastra calls a tool: with the call's input messages, which name the run's context when no id is given).
+        // A masked output names its reference; read_tool_output gives the whole output back byte-exact.
         const ref = /ref="([^"]+)"/.exec(text)?.[1];
         assert.ok(ref, `call ${index}: ${callId} is masked with a reference: ${text.slice(0, 200)}`);
-        let read = '';
-        let input: Record<string, unknown> | undefined = { ref, lines: { start: 1 } };
-        while (input) {
-          const answer = (await strata.readToolOutput.execute!({ context: input } as never, { toolCallId: 'read', messages: [{ role: 'user', content: [{ type: 'text', text: task }] }] } as never)) as string;
-          read += answer.slice(answer.indexOf('\n') + 1);
-          input = nextArgumentsOf(answer) as Record<string, unknown> | undefined;
-        }
-        assert.equal(read, output(id), `call ${index}: ${callId} read back`);
+        assert.equal(await readWhole(strata, ref, task), output(id), `call ${index}: ${callId} read back`);
         maskedSeen += 1;
       }
     }
@@ -368,14 +375,7 @@ test("wrapModel: the system message Mastra's memory adds reaches every call, cha
       if (text === recordBody(id)) continue;
       const ref = /ref="([^"]+)"/.exec(text)?.[1];
       assert.ok(ref, `call ${index}: ${callId} masked with a reference`);
-      let read = '';
-      let input: Record<string, unknown> | undefined = { ref, lines: { start: 1 } };
-      while (input) {
-        const answer = (await strata.readToolOutput.execute!({ context: input } as never, { toolCallId: 'read', messages: [{ role: 'user', content: [{ type: 'text', text: task }] }] } as never)) as string;
-        read += answer.slice(answer.indexOf('\n') + 1);
-        input = nextArgumentsOf(answer) as Record<string, unknown> | undefined;
-      }
-      assert.equal(read, recordBody(id), `call ${index}: ${callId} read back`);
+      assert.equal(await readWhole(strata, ref, task), recordBody(id), `call ${index}: ${callId} read back`);
       masked += 1;
     }
   }
