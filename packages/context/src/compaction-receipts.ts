@@ -1,3 +1,5 @@
+import type { WindowStartMark } from './context-state.js';
+import { messageFingerprint } from './message-fingerprint.js';
 import type { CanonicalMessage } from './messages.js';
 import { OUTPUT_INDEX_TAG } from './output-index.js';
 
@@ -93,24 +95,46 @@ export function windowedReceipt(message: CanonicalMessage & { role: 'tool' }, in
 }
 
 /**
- * The receipts of a window cut: one per stored output the window dropped
- * and lists in `<earlier_outputs>`, in history order (`index`: its place in
- * `history`, the composed history the window was cut from; tokens by
- * `count`, as the window counted). Read from what the window returns: the
- * references its index message lists (an output the index omits past its
- * bound is found by searching, and has none). Costs one pass over `history`
- * and the index's text; empty when the window listed none.
+ * The receipts of a window cut: one per stored output that left the window
+ * at this turn and is listed in `<earlier_outputs>`, in history order
+ * (`index`: its place in `history`, the composed history the window was cut
+ * from; tokens by `count`, as the window counted). Read from what the window
+ * returns: the references its index message lists (an output the index
+ * omits past its bound is found by searching, and has none). An output left
+ * at this turn when `previousStart` (where the previous turn's window began)
+ * shows it was sent then: at or after that start, or in a unit kept before
+ * it; with no previous start, or one this history no longer holds at its
+ * place (a compaction moved it), every listed output has its receipt. So a
+ * long run records each departure once, not every turn. Costs one pass over
+ * `history` and the index's text; empty when the window listed none.
  */
-export function windowReceipts(options: { readonly history: readonly CanonicalMessage[]; readonly window: readonly CanonicalMessage[]; readonly count: (message: CanonicalMessage) => number }): CompactionReceipt[] {
+export function windowReceipts(options: {
+  readonly history: readonly CanonicalMessage[];
+  readonly window: readonly CanonicalMessage[];
+  readonly count: (message: CanonicalMessage) => number;
+  readonly previousStart?: WindowStartMark | undefined;
+}): CompactionReceipt[] {
   const opening = `<${OUTPUT_INDEX_TAG} `;
   const listing = options.window.find((message) => message.role === 'user' && message.content.startsWith(opening));
   if (listing === undefined || listing.role !== 'user') return [];
   const listed = new Set(Array.from(listing.content.matchAll(/ref="([^"]+)"/g), (match) => match[1]!));
   if (listed.size === 0) return [];
+  const { history } = options;
+  const at = (mark: { readonly index: number; readonly fingerprint: string }) => mark.index >= 0 && mark.index < history.length && messageFingerprint(history[mark.index]!) === mark.fingerprint;
+  const previous = options.previousStart !== undefined && at(options.previousStart) ? options.previousStart : undefined;
+  // The unit starts the previous window kept before its start (only those still at their place).
+  const keptBefore = new Set((previous?.before ?? []).filter(at).map((mark) => mark.index));
   const kept = new Set(options.window);
   const receipts: CompactionReceipt[] = [];
-  options.history.forEach((message, index) => {
-    if (message.role === 'tool' && message.outputRef !== undefined && listed.has(message.outputRef.id) && !kept.has(message)) receipts.push(windowedReceipt(message, index, options.count(message)));
+  history.forEach((message, index) => {
+    if (message.role !== 'tool' || message.outputRef === undefined || !listed.has(message.outputRef.id) || kept.has(message)) return;
+    if (previous !== undefined && index < previous.index) {
+      // Its unit starts at the call before its results: sent last turn only when that unit was kept before the start.
+      let start = index;
+      while (start > 0 && history[start]!.role === 'tool') start -= 1;
+      if (!keptBefore.has(start)) return;
+    }
+    receipts.push(windowedReceipt(message, index, options.count(message)));
   });
   return receipts;
 }

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConservativeTokenEstimator, ContextContributorRegistry, createContextAssembler, DefaultHistoryCompactor, describeReceipt, resolveContextBudget, type CanonicalMessage, type CompactionReceipt } from '@strata/context';
+import { ConservativeTokenEstimator, ContextContributorRegistry, createContextAssembler, DefaultHistoryCompactor, describeReceipt, resolveContextBudget, type CanonicalMessage, type CompactionReceipt, type ContextState } from '@strata/context';
 import { memoryOutputStore, scriptedSummarizer } from '@strata/testing';
 import { ToolRegistry } from '../registry/tool-registry.js';
 import { createReadToolOutputTool } from './read-tool-output-tool.js';
@@ -128,4 +128,31 @@ test('receipts: a turn whose window drops outputs has a receipt per dropped outp
   // A turn whose window keeps everything records none.
   const whole = await createContextAssembler({ registry, budget: resolveContextBudget({ modelMaxTokens: 200_000, outputReserveTokens: 2_000 }) }).assemble({ contextId: 'ctx-whole', turn: 1, history, tools: [] });
   assert.equal(whole.trace.renderedContext!.windowReceipts, undefined);
+});
+
+test('receipts: over a run whose state is carried turn to turn, each output gets its window receipt once, at the turn it left the window', async () => {
+  const store = memoryOutputStore();
+  const registry = new ContextContributorRegistry();
+  const assembler = createContextAssembler({ registry, budget: resolveContextBudget({ modelMaxTokens: 7_000, outputReserveTokens: 1_000 }) });
+  const history: CanonicalMessage[] = [{ role: 'user', content: 'Find the cheapest flight.' }];
+  let state: ContextState | undefined;
+  let listedBefore = new Set<string>();
+  const receipted: string[] = [];
+  for (let step = 1; step <= 60; step += 1) {
+    const call = { id: `c${step}`, name: 'search_flights' };
+    history.push({ role: 'assistant', content: `step ${step}`, toolCalls: [{ ...call, input: { step } }] });
+    history.push(await storeToolResult({ store, contextId: 'run', call, outcome: { content: Array.from({ length: 120 }, (_, row) => `flight HAT${step}${row} seats=${row % 13}`).join('\n') } }));
+    const turn = await assembler.assemble({ contextId: 'run', turn: step, history, tools: [], state });
+    state = turn.state;
+    // Independently: what the index lists now and did not list last turn left the window at this turn.
+    const listing = turn.trace.llmInput.messages.find((message) => message.role === 'user' && message.content.startsWith('<earlier_outputs'));
+    const listed = new Set(listing?.role === 'user' ? Array.from(listing.content.matchAll(/ref="([^"]+)"/g), (match) => match[1]!) : []);
+    const left = [...listed].filter((ref) => !listedBefore.has(ref));
+    const refs = (turn.trace.renderedContext!.windowReceipts ?? []).map((receipt) => (receipt.location as { ref: string }).ref);
+    assert.deepEqual(refs, left, `turn ${step}: a receipt for each output that left at this turn, none for those that left before`);
+    receipted.push(...refs);
+    listedBefore = listed;
+  }
+  assert.ok(receipted.length >= 5, `the run must cut its window (${receipted.length} receipts)`);
+  assert.equal(new Set(receipted).size, receipted.length, 'each output once');
 });
