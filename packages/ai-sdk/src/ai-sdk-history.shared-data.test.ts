@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ModelMessage } from 'ai';
-import { fromAiSdkMessages, toAiSdkMessages } from '@strata/context';
+import { exportSdkMessages, fromAiSdkMessages, importSdkMessages, toAiSdkMessages } from '@strata/context';
 import { loadAllSharedConversations, modelVisibleFields as visible } from '@strata/testing';
-import { exportSdkMessages, importSdkMessages, toModelMessages } from './ai-sdk-history.js';
+import { toModelMessages } from './ai-sdk-history.js';
 
 
 test('shared-data histories go to ModelMessages and back losslessly, and unchanged messages go back as the same objects', (t) => {

@@ -5,7 +5,8 @@ export { createStrataAiSdk, strataPrepareStep, strataMiddleware } from './strata
 export type { StrataAiSdk, StrataAiSdkOptions, PrepareStepOptions, FinishEvent } from './strata-ai-sdk.js';
 
 // Message conversion (lossless for unchanged messages)
-export { importSdkMessages, exportSdkMessages } from './ai-sdk-history.js';
-export type { SdkMessage, SdkOrigin } from './ai-sdk-history.js';
-export { toLanguageModelMessages, asImportedImages } from './language-model-prompt.js';
+// (the converters over the SDK's shapes live in @strata/context, shared with @strata/mastra; named here as before)
+export { importSdkMessages, exportSdkMessages, asImportedImages } from '@strata/context';
+export type { SdkMessage, SdkOrigin } from '@strata/context';
+export { toLanguageModelMessages } from './language-model-prompt.js';
 export type { LanguageModelCallOptions, LanguageModelMessage } from './language-model-prompt.js';

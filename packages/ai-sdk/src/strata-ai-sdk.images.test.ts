@@ -3,8 +3,7 @@ import assert from 'node:assert/strict';
 import { generateText, wrapLanguageModel, type ModelMessage } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import type { ContextTraceV5, TraceSink } from '@strata/context';
-import { importSdkMessages } from './ai-sdk-history.js';
-import { asImportedImages } from './language-model-prompt.js';
+import { asImportedImages, importSdkMessages } from '@strata/context';
 import { createStrataAiSdk } from './strata-ai-sdk.js';
 
 type Prompt = MockLanguageModelV3['doGenerateCalls'][number]['prompt'];

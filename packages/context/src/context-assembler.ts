@@ -265,6 +265,7 @@ export class ContextAssembler {
       original: request.history,
       declaredPlan: memory.latestPlanCall(),
       activePlanCallId: request.activePlanCallId,
+      previousWindowStart: state.windowStart,
     });
     turn.state = withDefined({ ...turn.state, lastInputTokens: trace.budget!.totalTokens });
     const traced = precounted.length === 0 ? trace : { ...trace, diagnostics: [...trace.diagnostics, ...precounted] };

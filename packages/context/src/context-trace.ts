@@ -1,3 +1,4 @@
+import type { CompactionReceipt } from './compaction-receipts.js';
 import type { ContextConfiguration, ContextMode, ResolvedContextBudget } from './context-configuration.js';
 import type { ContextDiagnostic, ContextScope, ContributedMessage, DataAttachment, SystemSection } from './contributor.js';
 import type { ContributorRunRecord, ValidatedCollection } from './contributor-registry.js';
@@ -83,6 +84,12 @@ export interface ContextTraceV5 {
     readonly tools: readonly string[];
     readonly window: HistoryWindowStats;
     readonly windowDiagnostics: readonly ContextDiagnostic[];
+    /**
+     * One receipt per stored output whose step the window dropped and listed
+     * in `<earlier_outputs>` (its reference, tokens, `read_tool_output` call).
+     * Absent when the window listed none, and in traces written before it.
+     */
+    readonly windowReceipts?: readonly CompactionReceipt[];
   } | null;
   readonly compaction: CompactionTrace;
   readonly diagnostics: readonly ContextDiagnostic[];

@@ -36,6 +36,10 @@ export type {
 } from './adapters/anthropic-messages.js';
 export { fromAiSdkMessages, toAiSdkMessages, toAiSdkMessagesDetailed } from './adapters/ai-sdk-messages.js';
 export type { AiSdkModelMessage } from './adapters/ai-sdk-messages.js';
+export { importSdkMessages, exportSdkMessages } from './adapters/ai-sdk-history.js';
+export type { SdkMessage, SdkOrigin } from './adapters/ai-sdk-history.js';
+export { asImportedImages } from './adapters/ai-sdk-images.js';
+export { toPromptMessages } from './adapters/ai-sdk-prompt.js';
 export type { AdapterDiagnostic } from './adapters/media.js';
 export {
   fromTauBenchRun,

@@ -1,7 +1,9 @@
+import { windowReceipts } from './compaction-receipts.js';
 import type { CollectionResult } from './contributor-registry.js';
 import type { ContextScope } from './contributor.js';
 import type { ContextConfiguration, ContextMode, ResolvedContextBudget } from './context-configuration.js';
 import { fixedTokens, tokensByContributor, type ContextCandidate } from './context-candidate.js';
+import type { WindowStartMark } from './context-state.js';
 import type { ContextTraceV5 } from './context-trace.js';
 import { EMPTY_COMPACTION_TRACE, type CompactionTrace } from './history-compactor.js';
 import type { HistoryWindow } from './history-window.js';
@@ -58,8 +60,12 @@ export function dynamicTurnTrace(options: {
   declaredPlan?: { readonly index: number; readonly id: string } | null;
   /** The declaring call of the active plan as the run knows it, when compaction may have removed it from the history. */
   activePlanCallId?: string | undefined;
+  /** Where the previous turn's window began (the state's `windowStart` before this turn), so window receipts name each departure once. */
+  previousWindowStart?: WindowStartMark | undefined;
 }): ContextTraceV5 {
   const { identity, candidate, window, collected, configuration } = options;
+  // Only a cut lists dropped outputs: a window that kept every unit costs nothing here.
+  const windowed = window.stats.droppedUnits > 0 ? windowReceipts({ history: candidate.composed.history, window: window.messages, count: (message) => candidate.counter.countMessage(message), previousStart: options.previousWindowStart }) : [];
   return {
     ...legacyTurnTrace(identity, options.input),
     selectedPath: identity.mode === 'shadow' ? 'legacy' : 'dynamic',
@@ -93,6 +99,7 @@ export function dynamicTurnTrace(options: {
       tools: candidate.tools.map((tool) => tool.name),
       window: window.stats,
       windowDiagnostics: window.diagnostics,
+      ...(windowed.length > 0 ? { windowReceipts: windowed } : {}),
     },
     compaction: options.compaction,
     diagnostics: [...collected.collection.diagnostics, ...candidate.admitted.diagnostics, ...candidate.composed.diagnostics, ...window.diagnostics],

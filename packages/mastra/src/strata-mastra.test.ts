@@ -1,9 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Agent } from '@mastra/core/agent';
+import { MastraMemory } from '@mastra/core/memory';
 import { createTool } from '@mastra/core/tools';
 import { z } from 'zod';
-import { ConfigurationError, StrataError, type ContextDiagnostic, type TraceSink } from '@strata/context';
+import { ConfigurationError, StrataError, type ContextDiagnostic, type ContextTraceV5, type TraceSink } from '@strata/context';
 import { createMemorySessionStore } from '@strata/store';
 import { contextsShown, loadProviderRules, loadSweAgentConversations } from '@strata/testing';
 import { nextArgumentsOf } from '@strata/tools';
@@ -101,6 +102,21 @@ function toolTexts(prompt: Prompt): Map<string, string> {
   return texts;
 }
 
+/**
+ * A stored output read back whole through the agent's own `read_tool_output`, page by page, called as Mastra
+ * calls a tool: with the call's input messages (the run's request `task`, which names its context when no id is given).
+ */
+async function readWhole(strata: ReturnType<typeof createStrataMastra>, ref: string, task: string): Promise<string> {
+  let read = '';
+  let input: Record<string, unknown> | undefined = { ref, lines: { start: 1 } };
+  while (input) {
+    const answer = (await strata.readToolOutput.execute!({ context: input } as never, { toolCallId: 'read', messages: [{ role: 'user', content: [{ type: 'text', text: task }] }] } as never)) as string;
+    read += answer.slice(answer.indexOf('\n') + 1);
+    input = nextArgumentsOf(answer) as Record<string, unknown> | undefined;
+  }
+  return read;
+}
+
 for (const [method, source] of [['generate', 'own fixture'], ['generate', 'recorded outputs'], ['stream', 'own fixture']] as const) {
   test(`Agent.${method} (${source}): a ${STEPS}-step Mastra loop stays provider-valid under the cap, masks, reads back byte-exact and traces every call`, async (t) => {
     const recorded = source === 'recorded outputs' ? recordedOutputs() : undefined;
@@ -153,18 +169,10 @@ for (const [method, source] of [['generate', 'own fixture'], ['generate', 'recor
       for (const [callId, text] of toolTexts(prompt)) {
         const id = Number(callId.slice('call-'.length));
         if (id > STEPS || text === output(id)) continue;
-        // A masked output names its reference; read_tool_output gives the whole output back byte-exact, page by page
-        // (called as Mastra calls a tool: with the call's input messages, which name the run's context when no id is given).
+        // A masked output names its reference; read_tool_output gives the whole output back byte-exact.
         const ref = /ref="([^"]+)"/.exec(text)?.[1];
         assert.ok(ref, `call ${index}: ${callId} is masked with a reference: ${text.slice(0, 200)}`);
-        let read = '';
-        let input: Record<string, unknown> | undefined = { ref, lines: { start: 1 } };
-        while (input) {
-          const answer = (await strata.readToolOutput.execute!({ context: input } as never, { toolCallId: 'read', messages: [{ role: 'user', content: [{ type: 'text', text: task }] }] } as never)) as string;
-          read += answer.slice(answer.indexOf('\n') + 1);
-          input = nextArgumentsOf(answer) as Record<string, unknown> | undefined;
-        }
-        assert.equal(read, output(id), `call ${index}: ${callId} read back`);
+        assert.equal(await readWhole(strata, ref, task), output(id), `call ${index}: ${callId} read back`);
         maskedSeen += 1;
       }
     }
@@ -188,6 +196,47 @@ test('Agent.generate: the usage Mastra reports with each step is fed back before
   // Each step continues the stored context (Mastra's merged steps split back): the ratio stays in the session.
   const ratio = (await sessionStore.load('calibrated'))?.state?.context?.inputTokenRatio ?? 0;
   assert.ok(ratio > 1.2, `the stored calibration is ${ratio}`);
+});
+
+for (const method of ['generate', 'stream'] as const) {
+  test(`Agent.${method}: onFinish feeds the run's last step's usage back, with or without a context id (one step, or steps with tool calls)`, async () => {
+    for (const [label, contextId, calls] of [['a context id, one step', 'finished', 0], ['no context id, one step', undefined, 0], ['no context id, two tool steps', undefined, 2]] as const) {
+      for (const withOnFinish of [true, false]) {
+        const diagnostics: ContextDiagnostic[] = [];
+        const sessionStore = createMemorySessionStore();
+        const contexts: string[] = [];
+        const traceSink: TraceSink = { async write(document) { contexts.push(document.contextId); } };
+        const fetchRecord = createTool({ id: 'fetch_record', description: 'Fetches one record by id.', inputSchema: z.object({ id: z.number().int() }), execute: async ({ context }) => recordBody(context.id) });
+        const strata = createStrataMastra({ budget: { inputCapTokens: 30_000 }, contextId, traceSink, instructions: INSTRUCTIONS, sessionStore, tools: { fetch_record: fetchRecord }, onDiagnostic: (diagnostic) => diagnostics.push(diagnostic) });
+        // The provider counts far more than our estimate: a fed-back count calibrates the context.
+        const { model, prompts } = scriptedModel((step) => (step <= calls ? { call: 'fetch_record', input: { id: step } } : { text: 'Done.' }), (prompt) => JSON.stringify(prompt).length + 2_000);
+        const agent = new Agent({ name: 'auditor', instructions: INSTRUCTIONS, model: model as never, tools: { fetch_record: fetchRecord, read_tool_output: strata.readToolOutput } });
+        // Mastra's stream calls onFinish as the stream ends, after its text may have resolved: the test waits for the hook.
+        let fed!: () => void;
+        const finished = new Promise<void>((resolve) => (fed = resolve));
+        const onFinish = async (event: unknown) => {
+          await strata.onFinish(event as never);
+          fed();
+        };
+        const settings = { maxSteps: 5, prepareStep: strata.prepareStep as never, ...(withOnFinish ? { onFinish: onFinish as never } : {}) };
+        const text = method === 'generate' ? (await agent.generate('Fetch the records.', settings)).text : await (await agent.stream('Fetch the records.', settings)).text;
+        if (withOnFinish) await finished;
+        assert.equal(text, 'Done.');
+        assert.equal(prompts.length, calls + 1);
+        // What the provider counted of the last prompt is stored with the context only when onFinish fed it back.
+        const reported = JSON.stringify(prompts.at(-1)).length + 2_000;
+        const state = (await sessionStore.load(contexts.at(-1)!))?.state?.context;
+        assert.equal(state?.lastUsage?.reported === reported, withOnFinish, `${label} (${withOnFinish ? 'with' : 'without'} onFinish): stored ${JSON.stringify(state?.lastUsage)}, the last call reported ${reported}`);
+        if (withOnFinish) assert.ok((state?.inputTokenRatio ?? 0) > 1.2, `${label}: the stored calibration is ${state?.inputTokenRatio}`);
+        if (withOnFinish && calls === 0) assert.ok(diagnostics.some((diagnostic) => diagnostic.code === 'CONTEXT_USAGE_CALIBRATED' && diagnostic.subject === 'turn 1'), `${label}: the one step's count calibrated the context`);
+      }
+    }
+  });
+}
+
+test('onFinish: any value is nothing fed back, never a crash', async () => {
+  const strata = createStrataMastra({ budget: { inputCapTokens: 4_000 }, instructions: INSTRUCTIONS });
+  for (const event of [undefined, null, 7, {}, { steps: 'no' }, { steps: [] }, { steps: [null] }, { steps: [{ usage: 'no', toolCalls: 'no' }] }]) assert.deepEqual(await strata.onFinish(event as never), [], JSON.stringify(event));
 });
 
 test('createStrataMastra: instructions that are not a string, or options that are not an object, are a ConfigurationError naming the setting', () => {
@@ -236,4 +285,118 @@ test('two concurrent runs without a context id are kept apart: each is shown and
     assert.match(read ?? '', new RegExp(`\\nrun ${name} record \\d+ line 1:`), `run ${name} read back its own output`);
   }
   assert.notDeepEqual([...shown.refContexts[0]!], [...shown.refContexts[1]!]);
+});
+
+test('@strata/mastra needs neither ai@6 nor @strata/ai-sdk: its manifest names neither and no module it ships imports them', async () => {
+  const { readFileSync, readdirSync } = await import('node:fs');
+  const here = new URL('.', import.meta.url);
+  const manifest = JSON.parse(readFileSync(new URL('../package.json', here), 'utf8')) as { dependencies?: Record<string, string>; peerDependencies?: Record<string, string> };
+  for (const name of ['ai', '@strata/ai-sdk']) {
+    assert.equal(manifest.dependencies?.[name], undefined, `${name} in dependencies`);
+    assert.equal(manifest.peerDependencies?.[name], undefined, `${name} in peerDependencies`);
+  }
+  const shipped = readdirSync(here).filter((file) => file.endsWith('.js') && !file.includes('.test.'));
+  assert.ok(shipped.includes('strata-mastra.js'));
+  for (const file of shipped) assert.doesNotMatch(readFileSync(new URL(file, here), 'utf8'), /from ['"](ai|@strata\/ai-sdk)(\/[^'"]*)?['"]/, file);
+});
+
+const MEMORY_SYSTEM = 'Working memory: the user wants late records listed first.';
+
+/**
+ * Mastra's own memory base class (`MastraMemory` of @mastra/core; the `Memory`
+ * of @mastra/memory is not installed here) over an in-memory thread list,
+ * whose system message Mastra adds to every prompt of the thread.
+ */
+class ThreadMemory extends MastraMemory {
+  private readonly threads = new Map<string, unknown>();
+  constructor() {
+    super({ name: 'thread-memory' });
+  }
+  override async getSystemMessage(): Promise<string | null> { return MEMORY_SYSTEM; }
+  async rememberMessages(): Promise<never> { return { messages: [], messagesV2: [] } as never; }
+  async getThreadById({ threadId }: { threadId: string }): Promise<never> { return (this.threads.get(threadId) ?? null) as never; }
+  async getThreadsByResourceId(): Promise<never> { return [...this.threads.values()] as never; }
+  async getThreadsByResourceIdPaginated(): Promise<never> { return { threads: [...this.threads.values()], total: this.threads.size, page: 0, perPage: 100, hasMore: false } as never; }
+  async saveThread({ thread }: { thread: { id: string } }): Promise<never> { this.threads.set(thread.id, thread); return thread as never; }
+  async saveMessages(args: { messages: unknown[] }): Promise<never> { return args.messages as never; }
+  async query(): Promise<never> { return { messages: [], uiMessages: [], messagesV2: [] } as never; }
+  async deleteThread(threadId: string): Promise<void> { this.threads.delete(threadId); }
+  async getWorkingMemory(): Promise<null> { return null; }
+  async getWorkingMemoryTemplate(): Promise<null> { return null; }
+  async updateWorkingMemory(): Promise<void> {}
+  async __experimental_updateWorkingMemoryVNext(): Promise<never> { return { success: true, reason: '' } as never; }
+  async deleteMessages(): Promise<void> {}
+}
+
+test("wrapModel: the system message Mastra's memory adds reaches every call, charged to the budget; prepareStep's prompt loses it", async () => {
+  const rules = await loadProviderRules();
+  const fetchRecord = createTool({ id: 'fetch_record', description: 'Fetches one record by id.', inputSchema: z.object({ id: z.number().int() }), execute: async ({ context }) => recordBody(context.id) });
+  const script = (step: number): Move => (step <= 8 ? { call: 'fetch_record', input: { id: step } } : { text: 'Done.' });
+  const task = 'Audit records 1 to 8.';
+
+  // prepareStep (the control): Mastra rebuilds the prompt from what it returns, without the memory's message.
+  const viaPrepareStep = scriptedModel(script);
+  const plain = createStrataMastra({ budget: { inputCapTokens: CAP }, instructions: INSTRUCTIONS, tools: { fetch_record: fetchRecord } });
+  const first = new Agent({ name: 'auditor', instructions: INSTRUCTIONS, model: viaPrepareStep.model as never, memory: new ThreadMemory(), tools: { fetch_record: fetchRecord, read_tool_output: plain.readToolOutput } });
+  await first.generate(task, { maxSteps: 10, prepareStep: plain.prepareStep as never, memory: { thread: 't1', resource: 'r1' } });
+  assert.ok(viaPrepareStep.prompts.every((prompt) => !JSON.stringify(prompt).includes(MEMORY_SYSTEM)), 'prepareStep is never shown the memory message');
+
+  // wrapModel: Strata decides the prompt Mastra sends, memory included.
+  const traces: ContextTraceV5[] = [];
+  const traceSink: TraceSink = { async write(document) { traces.push(document.body as ContextTraceV5); } };
+  const strata = createStrataMastra({ budget: { inputCapTokens: CAP }, traceSink, tools: { fetch_record: fetchRecord } });
+  const wrapped = scriptedModel(script, (prompt) => JSON.stringify(prompt).length);
+  const agent = new Agent({ name: 'auditor', instructions: INSTRUCTIONS, model: strata.wrapModel(wrapped.model as never), memory: new ThreadMemory(), tools: { fetch_record: fetchRecord, read_tool_output: strata.readToolOutput } });
+  const result = await agent.generate(task, { maxSteps: 10, memory: { thread: 't2', resource: 'r1' } });
+  assert.equal(result.text, 'Done.');
+  // Mastra's memory also asks the agent's model for the thread's title, once, through the same wrapper: its own context.
+  const runCalls = wrapped.prompts.filter((prompt) => prompt.some((message) => message.role === 'system' && String(message.content).includes(INSTRUCTIONS)));
+  assert.equal(runCalls.length, 9);
+  const runContext = traces[0]!.contextId;
+  const runTraces = traces.filter((trace) => trace.contextId === runContext);
+  assert.equal(runTraces.length, 9, 'one trace per call');
+  assert.equal(traces.length, wrapped.prompts.length, 'the title call traced too');
+  let masked = 0;
+  for (const [index, prompt] of runCalls.entries()) {
+    const systems = prompt.filter((message) => message.role === 'system').map((message) => String(message.content));
+    assert.ok(systems.some((text) => text.includes(INSTRUCTIONS)) && systems.some((text) => text.includes(MEMORY_SYSTEM)), `call ${index}: instructions and memory: ${systems.join(' | ')}`);
+    if (rules) {
+      assert.deepEqual(rules.violations(asOpenAIChat(prompt), 'openai'), [], `call ${index} (openai)`);
+      assert.deepEqual(rules.violations(asOpenAIChat(prompt), 'anthropic'), [], `call ${index} (anthropic)`);
+    }
+    // Counted: the trace's input holds the memory message, and every call was assembled within the cap.
+    const trace = runTraces[index]!;
+    assert.ok(trace.llmInput.messages.some((message) => message.role === 'system' && message.content.includes(MEMORY_SYSTEM)), `call ${index}: the trace counts the memory message`);
+    assert.ok(trace.budget!.totalTokens <= CAP, `call ${index}: ${trace.budget!.totalTokens} tokens`);
+    // Each call's usage, reported by the model, is in its trace.
+    assert.equal(trace.modelCall?.usage?.inputTokens, JSON.stringify(prompt).length, `call ${index}: its usage`);
+    for (const [callId, text] of toolTexts(prompt)) {
+      const id = Number(callId.slice('call-'.length));
+      if (text === recordBody(id)) continue;
+      const ref = /ref="([^"]+)"/.exec(text)?.[1];
+      assert.ok(ref, `call ${index}: ${callId} masked with a reference`);
+      assert.equal(await readWhole(strata, ref, task), recordBody(id), `call ${index}: ${callId} read back`);
+      masked += 1;
+    }
+  }
+  assert.ok(masked > 0, 'the window masked some outputs');
+  // The steps continue one context (Mastra's merged steps split back): the run's traces are turns 1..9 of one context.
+  assert.deepEqual(runTraces.map((trace) => trace.turn), [1, 2, 3, 4, 5, 6, 7, 8, 9]);
+});
+
+test('wrapModel under agent.stream: each call assembled with the memory message, its usage in its trace; a model that is not one is a ConfigurationError', async () => {
+  const traces: ContextTraceV5[] = [];
+  const traceSink: TraceSink = { async write(document) { traces.push(document.body as ContextTraceV5); } };
+  const fetchRecord = createTool({ id: 'fetch_record', description: 'Fetches one record by id.', inputSchema: z.object({ id: z.number().int() }), execute: async ({ context }) => recordBody(context.id) });
+  const strata = createStrataMastra({ budget: { inputCapTokens: CAP }, traceSink });
+  const { model, prompts } = scriptedModel((step) => (step <= 3 ? { call: 'fetch_record', input: { id: step } } : { text: 'Done.' }), (prompt) => JSON.stringify(prompt).length);
+  const agent = new Agent({ name: 'auditor', instructions: INSTRUCTIONS, model: strata.wrapModel(model as never), memory: new ThreadMemory(), tools: { fetch_record: fetchRecord } });
+  const output = await agent.stream('Audit records 1 to 3.', { maxSteps: 6, memory: { thread: 't3', resource: 'r1' } });
+  assert.equal(await output.text, 'Done.');
+  const runCalls = prompts.filter((prompt) => prompt.some((message) => message.role === 'system' && String(message.content).includes(INSTRUCTIONS)));
+  assert.equal(runCalls.length, 4);
+  const runTraces = traces.filter((trace) => trace.contextId === traces[0]!.contextId);
+  assert.deepEqual(runTraces.map((trace) => trace.modelCall?.usage?.inputTokens), runCalls.map((prompt) => JSON.stringify(prompt).length));
+  assert.ok(runCalls.every((prompt) => prompt.some((message) => message.role === 'system' && String(message.content) === MEMORY_SYSTEM)));
+  for (const value of [undefined, null, 7, {}, { doGenerate: () => undefined }]) assert.throws(() => strata.wrapModel(value as never), (error: unknown) => ConfigurationError.isInstance(error) && error.setting === 'model', JSON.stringify(value));
 });

@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createTool } from '@mastra/core/tools';
 import { z } from 'zod';
-import { exportSdkMessages, importSdkMessages, asImportedImages, type SdkMessage, type SdkOrigin } from '@strata/ai-sdk';
-import { ConfigurationError, createHostLoopContext, toAiSdkMessages, ToolCallContexts, type CanonicalMessage, type CreateHostLoopContextOptions, type JsonValue, type SessionStore, type ToolOutputStore, type ToolSchema } from '@strata/context';
+import { asImportedImages, ConfigurationError, createHostLoopContext, exportSdkMessages, importSdkMessages, PENDING_USAGE_CALLS, toPromptMessages, toAiSdkMessages, ToolCallContexts, type CanonicalMessage, type ContextDiagnostic, type CreateHostLoopContextOptions, type HostLoopTurn, type HostLoopUsage, type JsonValue, type SdkMessage, type SdkOrigin, type SessionStore, type ToolOutputStore, type ToolSchema } from '@strata/context';
 import { createMemorySessionStore, createMemoryToolOutputStore } from '@strata/store';
 import { createReadToolOutputTool, hostToolResultStore, type ReadToolOutputToolOptions } from '@strata/tools';
 
@@ -52,6 +51,25 @@ export interface MastraPrepareStepArgs {
   readonly steps?: readonly unknown[];
 }
 
+/** A language model as far as `wrapModel` reads it: an AI SDK v5 `LanguageModelV2`'s calls. */
+export interface MastraLanguageModel {
+  readonly specificationVersion: string;
+  doGenerate(options: never): PromiseLike<unknown>;
+  doStream(options: never): PromiseLike<unknown>;
+}
+
+/** What `wrapModel` reads of a call's options: the prompt, the tools, the abort signal. */
+interface ModelCallOptions {
+  readonly prompt: SdkMessage[];
+  readonly tools?: ReadonlyArray<{ readonly type: string; readonly name: string; readonly description?: string; readonly inputSchema?: unknown }>;
+  readonly abortSignal?: AbortSignal;
+}
+
+/** What Mastra 0.24 passes to `onFinish`, as far as Strata reads it: the run's steps, each with its usage and tool calls. */
+export interface MastraFinishEvent {
+  readonly steps?: readonly unknown[];
+}
+
 export interface StrataMastra {
   /**
    * For `agent.generate(messages, { prepareStep })` / `agent.stream`: each
@@ -59,6 +77,27 @@ export interface StrataMastra {
    * per call, written as it is assembled.
    */
   readonly prepareStep: (args: MastraPrepareStepArgs) => Promise<{ messages: unknown[] }>;
+  /**
+   * For the same call's `onFinish` (`agent.generate` / `agent.stream`):
+   * feeds the run's last step's usage back (every other step's usage is fed
+   * back by the next `prepareStep`), so the next call of the conversation is
+   * calibrated by the provider's count of the last one. The run's context is
+   * the one given, else the one whose steps issued the run's tool calls,
+   * else the only context whose newest step is the run's last; a run it
+   * cannot tell apart (concurrent one-step runs without a context id) is
+   * left unfed. Returns what the feedback noticed (also given to `onDiagnostic`).
+   */
+  readonly onFinish: (event: MastraFinishEvent) => Promise<readonly ContextDiagnostic[]>;
+  /**
+   * The agent's model (an AI SDK v5 `LanguageModelV2`, what Mastra 0.24
+   * runs) with Strata deciding each call's prompt, in place of
+   * `prepareStep`: it sees the whole prompt Mastra sends, so every system
+   * message is charged and kept (the instructions, and the one Mastra's
+   * memory adds, which `prepareStep` is never shown), the tools are read
+   * from the call, and each call's usage is fed back as it ends (its trace
+   * written with it). Use one of the two per agent.
+   */
+  readonly wrapModel: <Model extends MastraLanguageModel>(model: Model) => Model;
   /** `read_tool_output` as a Mastra tool; add it to the agent's `tools` under the key `read_tool_output`. */
   readonly readToolOutput: ReturnType<typeof createTool>;
   readonly outputStore: ToolOutputStore;
@@ -93,6 +132,10 @@ export function createStrataMastra(options: StrataMastraOptions): StrataMastra {
   // The prepareStep each tool call was first seen by (the newest ISSUED_CALLS kept), to split Mastra's merged steps.
   const issuedAt = new Map<string, number>();
   let seen = 0;
+  // Each context's newest step, until `onFinish` feeds its usage back (the newest PENDING_USAGE_CALLS contexts kept).
+  const newestSteps = new Map<string, { turn: HostLoopTurn<SdkOrigin<SdkMessage>>; step: number }>();
+  // The context of each tool call a step was given (the newest ISSUED_CALLS), so `onFinish` finds its run by its calls.
+  const callContexts = new Map<string, string>();
   const remember = (id: string, at: number): void => {
     issuedAt.set(id, at);
     if (issuedAt.size > ISSUED_CALLS) issuedAt.delete(issuedAt.keys().next().value!);
@@ -115,7 +158,90 @@ export function createStrataMastra(options: StrataMastraOptions): StrataMastra {
       // Mastra tells a tool only the call's input messages: the newest request names the run's context for `read_tool_output`.
       const request = newestRequest(given);
       if (request !== undefined) contexts.issued(turn.contextId, [request]);
+      newestSteps.delete(turn.contextId);
+      newestSteps.set(turn.contextId, { turn, step: Array.isArray(args?.steps) ? args.steps.length : 0 });
+      if (newestSteps.size > PENDING_USAGE_CALLS) newestSteps.delete(newestSteps.keys().next().value!);
+      for (const id of callIds(given)) {
+        callContexts.delete(id);
+        callContexts.set(id, turn.contextId);
+        if (callContexts.size > ISSUED_CALLS) callContexts.delete(callContexts.keys().next().value!);
+      }
       return { messages: exported };
+    },
+    async onFinish(event) {
+      const steps = (event as MastraFinishEvent | null | undefined)?.steps;
+      if (!Array.isArray(steps) || steps.length === 0) return [];
+      const last = steps.length - 1;
+      const named = contextId ?? steps.flatMap((step) => stepCallIds(step)).map((id) => callContexts.get(id)).find((found) => found !== undefined);
+      const candidates = named === undefined ? [...newestSteps].filter(([, entry]) => entry.step === last) : [];
+      const run = named ?? (candidates.length === 1 ? candidates[0]![0] : undefined);
+      const newest = run === undefined ? undefined : newestSteps.get(run);
+      if (newest === undefined || newest.step !== last) return [];
+      newestSteps.delete(run!);
+      return context.recordUsage(newest.turn, { usage: stepUsage((steps[last] as { usage?: unknown } | undefined)?.usage) });
+    },
+    wrapModel(model) {
+      if (typeof model !== 'object' || model === null || typeof model.doGenerate !== 'function' || typeof model.doStream !== 'function') throw new ConfigurationError({ setting: 'model', message: `createStrataMastra: wrapModel needs a language model with doGenerate and doStream, got ${model === null ? 'null' : typeof model}` });
+      /** The call's turn, assembled over the prompt Mastra would send (its system messages included). */
+      const assemble = async (options: ModelCallOptions): Promise<{ turn: HostLoopTurn<SdkOrigin<SdkMessage>>; call: ModelCallOptions; at: number }> => {
+        const prompt = Array.isArray(options?.prompt) ? options.prompt : [];
+        seen += 1;
+        const at = seen;
+        const tools = (Array.isArray(options?.tools) ? options.tools : []).flatMap((tool) => (tool?.type === 'function' ? [{ name: tool.name, description: tool.description ?? '', parameters: (tool.inputSchema ?? { type: 'object' }) as { [key: string]: JsonValue } }] : []));
+        const turn = await context.prepare({ contextId, scope: SCOPE, messages: importSdkMessages(splitSteps(prompt, (id) => issuedAt.get(id)), asImportedImages), tools, signal: options?.abortSignal, reportsUsage: true });
+        const request = newestRequest(prompt);
+        if (request !== undefined) contexts.issued(turn.contextId, [request]);
+        return { turn, at, call: { ...options, prompt: exportSdkMessages(turn, (message: CanonicalMessage) => toPromptMessages(toAiSdkMessages([message]) as SdkMessage[])) } };
+      };
+      const wrapped = Object.create(model) as typeof model & { doGenerate: (options: ModelCallOptions) => Promise<unknown>; doStream: (options: ModelCallOptions) => Promise<unknown> };
+      wrapped.doGenerate = async (options) => {
+        const { turn, call, at } = await assemble(options);
+        const started = performance.now();
+        let result: { content?: unknown; usage?: unknown };
+        try {
+          result = (await (model.doGenerate as (options: ModelCallOptions) => PromiseLike<typeof result>).call(model, call)) ?? {};
+        } catch (error) {
+          await context.recordUsage(turn, { error, modelMs: performance.now() - started });
+          throw error;
+        }
+        if (Array.isArray(result.content)) for (const part of result.content) if (isToolCall(part)) remember(part.toolCallId, at);
+        await context.recordUsage(turn, { usage: stepUsage(result.usage), modelMs: performance.now() - started });
+        return result;
+      };
+      wrapped.doStream = async (options) => {
+        const { turn, call, at } = await assemble(options);
+        const started = performance.now();
+        let result: { stream: ReadableStream<{ type?: unknown; usage?: unknown; error?: unknown; toolCallId?: unknown }> };
+        try {
+          result = await (model.doStream as (options: ModelCallOptions) => PromiseLike<typeof result>).call(model, call);
+        } catch (error) {
+          await context.recordUsage(turn, { error, modelMs: performance.now() - started });
+          throw error;
+        }
+        // Reported once: at the finish part, else at an error part or when the stream ends without one.
+        let reported = false;
+        const report = async (outcome: { usage?: HostLoopUsage | undefined; error?: unknown }) => {
+          if (reported) return;
+          reported = true;
+          await context.recordUsage(turn, { ...outcome, modelMs: performance.now() - started });
+        };
+        type StreamPart = { type?: unknown; usage?: unknown; error?: unknown; toolCallId?: unknown };
+        const stream = result.stream.pipeThrough(
+          new TransformStream<StreamPart, StreamPart>({
+            async transform(part, controller) {
+              if (isToolCall(part)) remember(part.toolCallId, at);
+              if (part?.type === 'finish') await report({ usage: stepUsage(part.usage) });
+              else if (part?.type === 'error') await report({ error: part.error });
+              controller.enqueue(part);
+            },
+            async flush() {
+              await report({});
+            },
+          }),
+        );
+        return { ...result, stream };
+      };
+      return wrapped;
     },
     readToolOutput: createTool({
       id: readTool.name,
@@ -134,6 +260,24 @@ export function createStrataMastra(options: StrataMastraOptions): StrataMastra {
 }
 
 type Part = { readonly type?: unknown; readonly toolCallId?: unknown };
+
+/** The ids of the tool calls in a message list's assistant messages. */
+function callIds(messages: readonly SdkMessage[]): string[] {
+  return messages.flatMap((message) => (message?.role === 'assistant' && Array.isArray(message.content) ? (message.content as unknown[]).filter(isToolCall).map((part) => part.toolCallId) : []));
+}
+
+/** The ids of a finished step's tool calls (Mastra's step result: `toolCalls`, each with its `toolCallId`). */
+function stepCallIds(step: unknown): string[] {
+  const calls = (step as { toolCalls?: unknown } | null)?.toolCalls;
+  return Array.isArray(calls) ? calls.flatMap((call) => (typeof (call as { toolCallId?: unknown } | null)?.toolCallId === 'string' ? [(call as { toolCallId: string }).toolCallId] : [])) : [];
+}
+
+/** A step's usage (AI SDK v5's `LanguageModelUsage`, as Mastra reports it) as the host loop records it; undefined when none. */
+function stepUsage(usage: unknown): HostLoopUsage | undefined {
+  if (typeof usage !== 'object' || usage === null) return undefined;
+  const { inputTokens, outputTokens, cachedInputTokens } = usage as { inputTokens?: unknown; outputTokens?: unknown; cachedInputTokens?: unknown };
+  return { inputTokens, outputTokens, cachedInputTokens };
+}
 
 /**
  * Mastra 0.24 keeps all the steps of one `generate` in one assistant message

@@ -5,7 +5,7 @@ import { CliInputError } from '../cli-input-error.js';
 import { parseCommandArguments } from '../cli-arguments.js';
 import { usageOf } from '../cli-help.js';
 import type { CliIo } from '../cli-io.js';
-import { compactionSummary, diffTurns, receiptLines, readTraceDirectory, sectionOutcomes, tokensByPart, type TraceRun, type TraceTurn, type TokensByPart } from '../trace/read-traces.js';
+import { compactionSummary, diffTurns, receiptLines, windowReceiptLines, readTraceDirectory, sectionOutcomes, tokensByPart, type TraceRun, type TraceTurn, type TokensByPart } from '../trace/read-traces.js';
 import { renderViewerHtml } from '../viewer/render-viewer.js';
 import { serveViewer } from '../viewer/serve-viewer.js';
 import { formatTable } from './replay-command.js';
@@ -89,9 +89,14 @@ export function renderRuns(runs: readonly TraceRun[]): string {
       ];
     });
     // Below the table, each compaction's receipts: what left, its tokens, where it lives, how to get it back.
-    const receipts = run.turns.flatMap(({ trace }) => {
+    // And each window cut's: the stored outputs that left the window at that turn, listed in <earlier_outputs>.
+    const receipts = run.turns.flatMap(({ trace }, index) => {
       const lines = receiptLines(trace);
-      return lines.length === 0 ? [] : [`turn ${trace.turn} compaction receipts (${lines.length}):`, ...lines.map((line) => `  ${line}`)];
+      const windowed = windowReceiptLines(trace, run.turns[index - 1]?.trace);
+      return [
+        ...(lines.length === 0 ? [] : [`turn ${trace.turn} compaction receipts (${lines.length}):`, ...lines.map((line) => `  ${line}`)]),
+        ...(windowed.length === 0 ? [] : [`turn ${trace.turn} window receipts (${windowed.length} left the window):`, ...windowed.map((line) => `  ${line}`)]),
+      ];
     });
     return `${run.contextId} (${run.turns.length} turns)\n${formatTable(['turn', 'path', 'input/window', 'system/tools/data/history', 'messages kept', 'compaction', 'sections', 'diagnostics'], rows)}${receipts.length > 0 ? `\n${receipts.join('\n')}` : ''}`;
   });

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CompactionReceipt, ContextTraceV5 } from '@strata/context';
 import { readableIds } from '../commands/replay-command.js';
-import { compacted, compactionSummary, diffTurns, receiptLines } from './read-traces.js';
+import { compacted, compactionSummary, diffTurns, receiptLines, windowReceiptLines } from './read-traces.js';
 
 const EMPTY: ContextTraceV5['compaction'] = { reason: null, estimatedTokensBefore: null, estimatedTokensAfter: null, compactedOutputRefs: [], summarySourceTokens: null, summarySourceMessages: null, checkpointTokens: null, summaryAttempts: 0, summaryRejections: [], summarizedMessages: 0, recovery: null };
 
@@ -48,4 +48,26 @@ test('replay trace folders are named after the file and the record, distinct, wi
     { file: '..\\\\x\\\\.hidden.traj', record: 'record' },
   ]);
   assert.deepEqual(ids, ['gpt-4o-airline.0', 'gpt-4o-airline.0-2', 'runs.line-3', 'hidden.record']);
+});
+
+test('window receipts: each turn shows the stored outputs that left the window at that turn, listed in <earlier_outputs>', () => {
+  const windowed = (id: number): CompactionReceipt => ({
+    item: { kind: 'tool-result', index: id * 2 + 1, toolName: 'grep', toolCallId: `c${id}` }, action: 'windowed', tokensBefore: 100 + id, tokensAfter: 0,
+    location: { kind: 'output-index', ref: `out_${id}` }, retrieve: `read_tool_output({"ref":"out_${id}"})`,
+  });
+  const cut = (turn: number, ids: number[]): ContextTraceV5 => ({
+    ...trace(turn, []),
+    renderedContext: { systemPrompt: '', sectionIds: [], history: [], tools: [], window: { historyMessages: 0, keptMessages: 0, droppedMessages: 0, keptUnits: 0, droppedUnits: ids.length, usedTokens: 0, budgetTokens: 0 }, windowDiagnostics: [], windowReceipts: ids.map(windowed) },
+  });
+  const first = cut(4, [1, 2]);
+  const next = cut(5, [1, 2, 3]);
+  assert.deepEqual(windowReceiptLines(first), [
+    '#3 tool result grep (c1) windowed: 101 -> 0 tokens, in ref out_1, listed in <earlier_outputs>; back: read_tool_output({"ref":"out_1"})',
+    '#5 tool result grep (c2) windowed: 102 -> 0 tokens, in ref out_2, listed in <earlier_outputs>; back: read_tool_output({"ref":"out_2"})',
+  ]);
+  // The next turn shows only what left since: out_3.
+  assert.deepEqual(windowReceiptLines(next, first), ['#7 tool result grep (c3) windowed: 103 -> 0 tokens, in ref out_3, listed in <earlier_outputs>; back: read_tool_output({"ref":"out_3"})']);
+  // A trace without window receipts (no cut, or written before them) shows none, and is no compaction.
+  assert.deepEqual(windowReceiptLines(trace(6, [])), []);
+  assert.equal(compacted(next), false);
 });

@@ -145,6 +145,17 @@ export function receiptLines(trace: ContextTraceV5): string[] {
   return compacted(trace) ? (trace.compaction.receipts ?? []).map(describeReceipt) : [];
 }
 
+/**
+ * The receipts of the stored outputs that left the window at this turn, one
+ * line each: those the window's index lists now and did not list at the
+ * `previous` turn of the run (every listed one at the first turn). Empty
+ * when the window listed none, or the trace predates window receipts.
+ */
+export function windowReceiptLines(trace: ContextTraceV5, previous?: ContextTraceV5): string[] {
+  const before = new Set((previous?.renderedContext?.windowReceipts ?? []).map((receipt) => receipt.location.kind === 'checkpoint' ? '' : receipt.location.ref));
+  return (trace.renderedContext?.windowReceipts ?? []).filter((receipt) => receipt.location.kind === 'checkpoint' || !before.has(receipt.location.ref)).map(describeReceipt);
+}
+
 /** A stable key for a message, to compare two turns' inputs. */
 function messageKey(message: CanonicalMessage): string {
   return JSON.stringify(message);

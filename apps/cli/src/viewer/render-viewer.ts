@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import type { ContextTraceV5 } from '@strata/context';
-import { compactionSummary, compactionWhy, diffTurns, receiptLines, sectionOutcomes, tokensByPart, type TraceRun } from '../trace/read-traces.js';
+import { compactionSummary, compactionWhy, diffTurns, receiptLines, windowReceiptLines, sectionOutcomes, tokensByPart, type TraceRun } from '../trace/read-traces.js';
 
 const require = createRequire(import.meta.url);
 
@@ -42,6 +42,8 @@ export interface ViewerTurnDetail {
   readonly diagnostics: ContextTraceV5['diagnostics'];
   readonly compaction: ContextTraceV5['compaction'];
   readonly receipts: readonly string[];
+  /** The receipts of the stored outputs that left the window at this turn (listed in `<earlier_outputs>`), one line each. */
+  readonly windowReceipts: readonly string[];
   readonly diff: ReturnType<typeof diffTurns> | null;
   readonly input: ContextTraceV5['llmInput'];
 }
@@ -97,6 +99,7 @@ export function viewerDetail(run: TraceRun, index: number): ViewerTurnDetail {
     diagnostics: trace.diagnostics,
     compaction: trace.compaction,
     receipts: receiptLines(trace),
+    windowReceipts: windowReceiptLines(trace, index === 0 ? undefined : run.turns[index - 1]!.trace),
     diff: index === 0 ? null : diffTurns(run.turns[index - 1]!.trace, trace),
     input: trace.llmInput,
   };
@@ -359,6 +362,12 @@ const PAGE_SCRIPT = `
         else receipts.appendChild(el('p', 'not recorded (trace written before receipts)'));
         compaction.appendChild(receipts);
       } else compaction.appendChild(el('p', 'none this turn'));
+      if (d.windowReceipts.length) {
+        var windowed = el('div', undefined, 'window-receipts');
+        windowed.appendChild(el('h4', 'Window cut: outputs that left the window this turn (' + d.windowReceipts.length + '), listed in <earlier_outputs>'));
+        var cut = el('ol'); d.windowReceipts.forEach(function (line) { cut.appendChild(el('li', line)); }); windowed.appendChild(cut);
+        compaction.appendChild(windowed);
+      }
       detail.appendChild(compaction);
       var sections = el('div', undefined, 'sections');
       sections.appendChild(el('h3', 'Sections'));

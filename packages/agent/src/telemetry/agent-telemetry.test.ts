@@ -2,10 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Tracer } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { resolveContextConfiguration, type ToolDefinition } from '@strata/context';
+import { ContextContributorRegistry, createContextAssembler, resolveContextBudget, resolveContextConfiguration, type CanonicalMessage, type ToolDefinition } from '@strata/context';
 import { createModelClient, ScriptedLanguageModel, type ScriptedTurn } from '@strata/model';
 import { createMemoryStores } from '@strata/store';
-import { registerStandardTools, ToolRegistry } from '@strata/tools';
+import { memoryOutputStore } from '@strata/testing';
+import { registerStandardTools, storeToolResult, ToolRegistry } from '@strata/tools';
 import { createAgentRun } from '../create-agent-run.js';
 import { ConfigurationError } from '@strata/context';
 import { createAgentTelemetry } from './agent-telemetry.js';
@@ -136,4 +137,34 @@ test('a tracer that fails never reaches the run: it completes and the failure is
   for (const options of [undefined, null, {}, { tracer: {} }]) {
     assert.throws(() => createAgentTelemetry(options as never), (error: unknown) => ConfigurationError.isInstance(error) && /options\.tracer/.test((error as Error).message));
   }
+});
+
+test('a turn whose window drops stored outputs has the span event strata.context.windowed: how many, their tokens, each reference', async () => {
+  const exporter = new InMemorySpanExporter();
+  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  const telemetry = createAgentTelemetry({ tracer: provider.getTracer('test'), provider: 'scripted', model: 'scripted-model', contextId: 'windowed' });
+  // Short references (out-1, ...), so the index of a small window lists them rather than only counting them.
+  const outputs = memoryOutputStore();
+  const history: CanonicalMessage[] = [{ role: 'user', content: 'Measure every sample.' }];
+  for (let step = 1; step <= 10; step += 1) {
+    const call = { id: `c${step}`, name: 'measure' };
+    history.push({ role: 'assistant', content: '', toolCalls: [{ ...call, input: { sample: `S${step}` } }] });
+    history.push(await storeToolResult({ store: outputs, contextId: 'windowed', call, outcome: { content: report } }));
+  }
+  const assembler = createContextAssembler({ registry: new ContextContributorRegistry(), budget: resolveContextBudget({ modelMaxTokens: 3_000, outputReserveTokens: 1_000 }) });
+  const { trace } = await assembler.assemble({ contextId: 'windowed', turn: 1, history, tools: [] });
+  const receipts = trace.renderedContext?.windowReceipts ?? [];
+  assert.ok(receipts.length >= 3, `the window must drop and list outputs (${receipts.length})`);
+  telemetry.onEvent({ type: 'turn-start', turn: 1 } as never);
+  telemetry.onEvent({ type: 'context-assembled', turn: 1, trace } as never);
+  telemetry.end();
+  const turn = exporter.getFinishedSpans().find((span) => span.attributes['gen_ai.operation.name'] === 'chat');
+  const events = turn?.events.filter((event) => event.name === 'strata.context.windowed') ?? [];
+  assert.equal(events.length, 1);
+  assert.equal(events[0]!.attributes?.['strata.window.receipts'], receipts.length);
+  assert.equal(events[0]!.attributes?.['strata.window.tokens_dropped'], receipts.reduce((total, receipt) => total + receipt.tokensBefore, 0));
+  // Each reference the window's index lists, in history order.
+  const index = trace.llmInput.messages.find((message) => message.role === 'user' && message.content.startsWith('<earlier_outputs'));
+  const listed = history.flatMap((message) => (message.role === 'tool' && index?.role === 'user' && index.content.includes(`ref="${message.outputRef!.id}"`) ? [message.outputRef!.id] : []));
+  assert.deepEqual(events[0]!.attributes?.['strata.window.refs'], listed);
 });

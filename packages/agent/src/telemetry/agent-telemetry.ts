@@ -113,6 +113,8 @@ export function createAgentTelemetry(options: AgentTelemetryOptions): AgentTelem
           turnSpan?.setAttributes(contextAttributes(event.trace, options.captureContent === true));
           const compacted = compactionEvent(event.trace);
           if (compacted) turnSpan?.addEvent('gen_ai.conversation.compacted', compacted);
+          const windowed = windowEvent(event.trace);
+          if (windowed) turnSpan?.addEvent('strata.context.windowed', windowed);
           break;
         }
         case 'usage':
@@ -188,6 +190,21 @@ function compactionEvent(trace: ContextTraceV5): Attributes | undefined {
     'strata.compaction.outputs_stored': compaction.compactedOutputRefs.length,
     'strata.compaction.receipts': Array.isArray(receipts) ? receipts.length : undefined,
   });
+}
+
+/**
+ * The attributes of a turn's window-cut receipts, or undefined when the
+ * window listed no dropped output: how many, their tokens, and each one's
+ * reference (read back with `read_tool_output`).
+ */
+function windowEvent(trace: ContextTraceV5): Attributes | undefined {
+  const receipts = trace.renderedContext?.windowReceipts ?? [];
+  if (receipts.length === 0) return undefined;
+  return {
+    'strata.window.receipts': receipts.length,
+    'strata.window.tokens_dropped': receipts.reduce((total, receipt) => total + receipt.tokensBefore, 0),
+    'strata.window.refs': receipts.flatMap((receipt) => (receipt.location.kind === 'checkpoint' ? [] : [receipt.location.ref])),
+  };
 }
 
 /** Our attributes of an assembled turn: mode, scope, tokens by part and by contributor, compaction. */

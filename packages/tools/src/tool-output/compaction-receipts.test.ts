@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConservativeTokenEstimator, DefaultHistoryCompactor, type CanonicalMessage, type CompactionReceipt } from '@strata/context';
+import { ConservativeTokenEstimator, ContextContributorRegistry, createContextAssembler, DefaultHistoryCompactor, describeReceipt, resolveContextBudget, type CanonicalMessage, type CompactionReceipt, type ContextState } from '@strata/context';
 import { memoryOutputStore, scriptedSummarizer } from '@strata/testing';
 import { ToolRegistry } from '../registry/tool-registry.js';
 import { createReadToolOutputTool } from './read-tool-output-tool.js';
@@ -95,4 +95,64 @@ test('receipts: a checkpoint lists every message it summarized, and each stored 
       assert.equal(await readBack(registry, receipt.retrieve!), body);
     } else assert.equal(receipt.retrieve, null);
   }
+});
+
+test('receipts: a turn whose window drops outputs has a receipt per dropped output listed in <earlier_outputs>, and each reads back byte-exact', async () => {
+  const { store, history } = await fixture(10);
+  const registry = new ContextContributorRegistry();
+  const assembler = createContextAssembler({ registry, budget: resolveContextBudget({ modelMaxTokens: 3_000, outputReserveTokens: 1_000 }) });
+  const { trace } = await assembler.assemble({ contextId: 'ctx', turn: 1, history, tools: [] });
+  // What the window dropped, read independently of the receipts: the stored results whose call is not in what was sent.
+  const sent = new Set(trace.llmInput.messages.flatMap((message) => (message.role === 'tool' ? [message.toolCallId] : [])));
+  const dropped = history.filter((message): message is CanonicalMessage & { role: 'tool' } => message.role === 'tool' && !sent.has(message.toolCallId));
+  assert.ok(dropped.length >= 3, `the fixture must cut the window (${dropped.length} dropped)`);
+  const listing = trace.llmInput.messages.find((message) => message.role === 'user' && message.content.startsWith('<earlier_outputs'));
+  assert.ok(listing, 'the window lists its dropped outputs');
+  const receipts = trace.renderedContext!.windowReceipts ?? [];
+  assert.deepEqual(receipts.map((receipt) => receipt.item.kind === 'tool-result' && receipt.item.toolCallId), dropped.map((message) => message.toolCallId), 'one receipt per dropped output, in history order');
+  const toolRegistry = new ToolRegistry();
+  toolRegistry.register(createReadToolOutputTool({ store, maxChars: 2_000 }));
+  for (const [at, receipt] of receipts.entries()) {
+    const message = dropped[at]!;
+    assert.equal(receipt.action, 'windowed');
+    assert.deepEqual(receipt.item, { kind: 'tool-result', index: receipt.item.index, toolName: 'search_flights', toolCallId: message.toolCallId });
+    assert.deepEqual(receipt.location, { kind: 'output-index', ref: message.outputRef!.id });
+    assert.ok((listing.content as string).includes(`ref="${message.outputRef!.id}"`), 'the reference is the one the index lists');
+    // Its tokens as the window counted it: the composed view (a preview of the stored body), never more than the whole body.
+    assert.ok(receipt.tokensBefore > 0 && receipt.tokensBefore <= estimator.countMessage(message), `tokens of ${message.toolCallId}: ${receipt.tokensBefore}`);
+    assert.equal(receipt.tokensAfter, 0);
+    assert.equal(receipt.retrieve, `read_tool_output({"ref":"${message.outputRef!.id}"})`);
+    assert.equal(await readBack(toolRegistry, receipt.retrieve!), message.content, `${receipt.retrieve} reads back the body byte-exact`);
+    assert.match(describeReceipt(receipt), new RegExp(`tool result search_flights \\(${message.toolCallId}\\) windowed: \\d+ -> 0 tokens, in ref .+, listed in <earlier_outputs>; back: read_tool_output`));
+  }
+  // A turn whose window keeps everything records none.
+  const whole = await createContextAssembler({ registry, budget: resolveContextBudget({ modelMaxTokens: 200_000, outputReserveTokens: 2_000 }) }).assemble({ contextId: 'ctx-whole', turn: 1, history, tools: [] });
+  assert.equal(whole.trace.renderedContext!.windowReceipts, undefined);
+});
+
+test('receipts: over a run whose state is carried turn to turn, each output gets its window receipt once, at the turn it left the window', async () => {
+  const store = memoryOutputStore();
+  const registry = new ContextContributorRegistry();
+  const assembler = createContextAssembler({ registry, budget: resolveContextBudget({ modelMaxTokens: 7_000, outputReserveTokens: 1_000 }) });
+  const history: CanonicalMessage[] = [{ role: 'user', content: 'Find the cheapest flight.' }];
+  let state: ContextState | undefined;
+  let listedBefore = new Set<string>();
+  const receipted: string[] = [];
+  for (let step = 1; step <= 60; step += 1) {
+    const call = { id: `c${step}`, name: 'search_flights' };
+    history.push({ role: 'assistant', content: `step ${step}`, toolCalls: [{ ...call, input: { step } }] });
+    history.push(await storeToolResult({ store, contextId: 'run', call, outcome: { content: Array.from({ length: 120 }, (_, row) => `flight HAT${step}${row} seats=${row % 13}`).join('\n') } }));
+    const turn = await assembler.assemble({ contextId: 'run', turn: step, history, tools: [], state });
+    state = turn.state;
+    // Independently: what the index lists now and did not list last turn left the window at this turn.
+    const listing = turn.trace.llmInput.messages.find((message) => message.role === 'user' && message.content.startsWith('<earlier_outputs'));
+    const listed = new Set(listing?.role === 'user' ? Array.from(listing.content.matchAll(/ref="([^"]+)"/g), (match) => match[1]!) : []);
+    const left = [...listed].filter((ref) => !listedBefore.has(ref));
+    const refs = (turn.trace.renderedContext!.windowReceipts ?? []).map((receipt) => (receipt.location as { ref: string }).ref);
+    assert.deepEqual(refs, left, `turn ${step}: a receipt for each output that left at this turn, none for those that left before`);
+    receipted.push(...refs);
+    listedBefore = listed;
+  }
+  assert.ok(receipted.length >= 5, `the run must cut its window (${receipted.length} receipts)`);
+  assert.equal(new Set(receipted).size, receipted.length, 'each output once');
 });
