@@ -62,3 +62,7 @@ export { POSTGRES_TEST_URL_VARIABLE, dropSchema, postgresTestTarget } from './po
 // The blackboard's test-only helpers (its store contract, the indexed assembly property, the worked example of seed 004)
 export { runBlackboardStoreContract, runIndexedAssemblyProperty, WORKED_NARRATOR_MESSAGES, WORKED_NARRATOR_TASK, WORKED_SHARED_CONTEXT, workedEntries, workedSkills } from './blackboard-helpers.js';
 export type { BlackboardStoreContractOptions, IndexedAssemblyPropertyOptions } from './blackboard-helpers.js';
+
+// A LangChain chat model answering from a script (core 1.0.0 and later)
+export { ScriptedChatModel, scriptedChatModel } from './langchain-scripted-model.js';
+export type { ScriptedChatReply } from './langchain-scripted-model.js';
