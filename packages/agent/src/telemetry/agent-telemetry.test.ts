@@ -213,9 +213,26 @@ async function withProcessEnv<T>(variables: Record<string, string>, body: () => 
   }
 }
 
-/** The span names of the run, sorted, as the in-memory exporter records them. */
-async function expectedSpanNames(): Promise<string[]> {
-  return (await tracedRun(false)).spans.map((span) => span.name).sort();
+/** The run, traced through the OTLP tracer `env` asks for (set in process.env too, where the exporter reads it), flushed at its end. */
+async function exportedRun(env: Record<string, string>) {
+  const warnings: string[] = [];
+  return withProcessEnv(env, async () => {
+    const otlp = await otlpTracerFromEnvironment(env, { warn: (line) => warnings.push(line) });
+    assert.ok(otlp);
+    const { result } = await tracedRun(false, { tracer: otlp.tracer });
+    await otlp.shutdown();
+    return { result, warnings };
+  });
+}
+
+/** The export requests a receiver got hold one trace, every span the run records in memory, and the service `serviceName`. */
+async function assertOneTraceOfTheRun(requests: readonly Uint8Array[], serviceName: string): Promise<void> {
+  const decoded = requests.map((body) => decodeTraceRequest(body));
+  const spans = decoded.flatMap((request) => request.spans);
+  assert.equal(new Set(spans.map((span) => span.traceId)).size, 1, 'one trace');
+  const expected = (await tracedRun(false)).spans.map((span) => span.name).sort();
+  assert.deepEqual(spans.map((span) => span.name).sort(), expected, 'every span of the run');
+  assert.deepEqual([...new Set(decoded.flatMap((request) => request.serviceNames))], [serviceName]);
 }
 
 test('OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf: a local receiver gets protobuf, one trace holding every span of the run, the service named', async () => {
@@ -233,14 +250,7 @@ test('OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf: a local receiver gets protobuf,
     const { port } = server.address() as AddressInfo;
     const endpoint = `http://127.0.0.1:${port}/v1/traces`;
     const env = { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf', OTEL_SERVICE_NAME: 'lab-agent' };
-    const warnings: string[] = [];
-    const result = await withProcessEnv(env, async () => {
-      const otlp = await otlpTracerFromEnvironment(env, { warn: (line) => warnings.push(line) });
-      assert.ok(otlp);
-      const { result } = await tracedRun(false, { tracer: otlp.tracer });
-      await otlp.shutdown();
-      return result;
-    });
+    const { result, warnings } = await exportedRun(env);
     assert.equal(result.stopReason, 'completed');
     assert.deepEqual(warnings, []);
     assert.ok(bodies.length > 0, 'the receiver got the traces');
@@ -248,11 +258,7 @@ test('OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf: a local receiver gets protobuf,
       assert.equal(contentType, 'application/x-protobuf');
       assert.equal(path, '/v1/traces');
     }
-    const decoded = bodies.map(({ body }) => decodeTraceRequest(body));
-    const spans = decoded.flatMap((request) => request.spans);
-    assert.equal(new Set(spans.map((span) => span.traceId)).size, 1, 'one trace');
-    assert.deepEqual(spans.map((span) => span.name).sort(), await expectedSpanNames());
-    assert.deepEqual([...new Set(decoded.flatMap((request) => request.serviceNames))], ['lab-agent']);
+    await assertOneTraceOfTheRun(bodies.map(({ body }) => body), 'lab-agent');
   } finally {
     await new Promise((resolve) => server.close(resolve));
   }
@@ -264,14 +270,7 @@ test('OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf with the collector down: the run
   const { port } = server.address() as AddressInfo;
   await new Promise((resolve) => server.close(resolve));
   const env = { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `http://127.0.0.1:${port}/v1/traces`, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' };
-  const warnings: string[] = [];
-  const result = await withProcessEnv(env, async () => {
-    const otlp = await otlpTracerFromEnvironment(env, { warn: (line) => warnings.push(line) });
-    assert.ok(otlp);
-    const { result } = await tracedRun(false, { tracer: otlp.tracer });
-    await otlp.shutdown();
-    return result;
-  });
+  const { result, warnings } = await exportedRun(env);
   assert.equal(result.stopReason, 'completed');
   assert.equal(warnings.length, 1);
   assert.match(warnings[0]!, /^telemetry: could not export traces \(.*\); the run goes on without them$/);
@@ -318,22 +317,11 @@ test('OTEL_EXPORTER_OTLP_PROTOCOL=grpc: a local gRPC receiver (@grpc/grpc-js) ge
   const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))));
   try {
     const env = { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' };
-    const warnings: string[] = [];
-    const result = await withProcessEnv(env, async () => {
-      const otlp = await otlpTracerFromEnvironment(env, { warn: (line) => warnings.push(line) });
-      assert.ok(otlp);
-      const { result } = await tracedRun(false, { tracer: otlp.tracer });
-      await otlp.shutdown();
-      return result;
-    });
+    const { result, warnings } = await exportedRun(env);
     assert.equal(result.stopReason, 'completed');
     assert.deepEqual(warnings, []);
-    const decoded = requests.map((body) => decodeTraceRequest(body));
-    const spans = decoded.flatMap((request) => request.spans);
-    assert.ok(spans.length > 0, 'the receiver got the traces');
-    assert.equal(new Set(spans.map((span) => span.traceId)).size, 1, 'one trace');
-    assert.deepEqual(spans.map((span) => span.name).sort(), await expectedSpanNames());
-    assert.deepEqual([...new Set(decoded.flatMap((request) => request.serviceNames))], ['strata']);
+    assert.ok(requests.length > 0, 'the receiver got the traces');
+    await assertOneTraceOfTheRun(requests, 'strata');
   } finally {
     server.forceShutdown();
   }
