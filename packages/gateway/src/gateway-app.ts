@@ -4,6 +4,7 @@ import { Hono } from 'hono';
 import { BoundedCache, ConfigurationError, ConservativeTokenEstimator, createHostLoopContext, type HostLoopContext, type ImportedMessage, type SessionStore, type ToolOutputStore } from '@strata/context';
 import { createReadToolOutputTool, hostToolResultStore } from '@strata/tools';
 import { ANTHROPIC_WIRE, OPENAI_WIRE, relay, type ChatMessage, type Wire } from './wires.js';
+import { RESPONSES_WIRE, responsesRequest } from './responses-wire.js';
 
 /** The header a client names its conversation with; without it the conversation is keyed by its opening (system + first user message). */
 export const SESSION_HEADER = 'x-strata-session';
@@ -124,6 +125,7 @@ export function createGatewayApp(options: GatewayOptions): Hono {
   app.get('/v1/models', async (c) => relay(await fetchUpstream(`${settings.upstream}/models`, { headers: OPENAI_WIRE.headers(c.req.raw.headers, options.upstreamApiKey) })));
   app.post('/v1/chat/completions', (c) => converse(OPENAI_WIRE, c));
   app.post('/v1/messages', (c) => converse(ANTHROPIC_WIRE, c));
+  app.post('/v1/responses', async (c) => { const request = await responsesRequest(c); return request instanceof Response ? request : converse(RESPONSES_WIRE, request); });
   return app;
 }
 
