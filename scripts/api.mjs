@@ -1,6 +1,7 @@
 // The API report of every published package: API Extractor reads the package's built declarations
 // (dist/index.d.ts) and writes packages/X/api/X.api.md, which is committed. A change to a public
-// surface shows as a change to its report in review.
+// surface shows as a change to its report in review. A package exporting a subpath besides "." fails:
+// its surface would be outside the report.
 // Usage: node scripts/api.mjs            update the reports (npm run api)
 //        node scripts/api.mjs --check    fail when a report differs from the declarations (npm run check:api;
 //                                        run by scripts/test.mjs). Build first (tsc -b).
@@ -14,6 +15,10 @@ const published = root.workspaces.filter((directory) => JSON.parse(readFileSync(
 
 const failures = [];
 for (const directory of published) {
+  // The report reads dist/index.d.ts only: a further subpath would be a public surface no report records.
+  const manifest = JSON.parse(readFileSync(join(directory, 'package.json'), 'utf8'));
+  const subpaths = Object.keys(manifest.exports ?? {}).filter((subpath) => subpath !== '.' && subpath !== './package.json');
+  if (subpaths.length > 0) failures.push(`${directory}: exports ${subpaths.join(', ')}, which no API report records (the report covers "." only); export it from the package's index or give it a report`);
   const configPath = join(directory, 'api-extractor.json');
   if (!existsSync(configPath)) {
     failures.push(`${directory}: no api-extractor.json (every published package has one)`);

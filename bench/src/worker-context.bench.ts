@@ -6,7 +6,7 @@
 // alternately in this process. Target (issue 24): at 100,000 entries, at most
 // 3x the one-pass scan.
 import { assembleWorkerContextSections, flattenWorkerContext, resolveWorkerContract, type BlackboardEntry } from '@strata/blackboard';
-import { WORKED_SHARED_CONTEXT, workedEntries, workedSkills } from '@strata/blackboard/testing';
+import { WORKED_SHARED_CONTEXT, workedEntries, workedSkills } from '@strata/testing';
 import type { BenchOptions, BenchResult } from './bench-result.js';
 import { fixed, interleaved } from './measure.js';
 

@@ -34,4 +34,4 @@ export { workerModelFromClient } from './worker-model-adapter.js';
 
 // Telemetry (OpenTelemetry, GenAI semantic conventions; content off by default)
 export { createAgentTelemetry, type AgentTelemetry, type AgentTelemetryOptions } from './telemetry/agent-telemetry.js';
-export { OTEL_SDK_PACKAGES, otlpTracerFromEnvironment, otlpTracesEnabled, type OtlpTracer, type OtlpTracerOptions } from './telemetry/otlp-tracer.js';
+export { OTEL_SDK_PACKAGES, OTLP_TRACE_EXPORTERS, otlpTracerFromEnvironment, otlpTracesEnabled, type OtlpTraceProtocol, type OtlpTracer, type OtlpTracerOptions } from './telemetry/otlp-tracer.js';

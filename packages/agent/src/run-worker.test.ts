@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createReadBlackboardTool, createRunWorkerTool, MemoryBlackboardStore, type BlackboardStore } from '@strata/blackboard';
-import { WORKED_NARRATOR_MESSAGES, WORKED_NARRATOR_TASK, WORKED_SHARED_CONTEXT, workedEntries, workedSkills } from '@strata/blackboard/testing';
+import { WORKED_NARRATOR_MESSAGES, WORKED_NARRATOR_TASK, WORKED_SHARED_CONTEXT, workedEntries, workedSkills } from '@strata/testing';
 import { resolveContextConfiguration } from '@strata/context';
 import { createModelClient, ScriptedLanguageModel, type ScriptedTurn } from '@strata/model';
 import { createMemoryStores } from '@strata/store';

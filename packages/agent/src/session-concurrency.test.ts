@@ -6,9 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { SessionStore } from '@strata/context';
-import { loadProviderRules } from '@strata/testing';
+import { loadProviderRules, dropSchema, postgresTestTarget } from '@strata/testing';
 import { createPostgresStores, openSqliteStores, type Stores } from '@strata/store';
-import { dropSchema, postgresTestTarget } from '@strata/store/testing';
 import { assertProviderSafe, assertStepsWhole } from './testing/run-fixtures.js';
 import type { ChildReport, ChildRequest, StoreTarget } from './testing/session-child.js';
 

@@ -7,8 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { toOpenAIChat, type CanonicalMessage } from '@strata/context';
-import { dropSchema, postgresTestTarget } from '@strata/store/testing';
-import { loadProviderRules } from '@strata/testing';
+import { dropSchema, postgresTestTarget, loadProviderRules } from '@strata/testing';
 import type { StreamedOutputRequest } from './testing/streamed-output-child.js';
 
 // Acceptance of issue 10's last part: a 50 MB tool output (a string, an

@@ -1,12 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AIMessage, HumanMessage, type BaseMessage } from '@langchain/core/messages';
-import { fakeModel } from '@langchain/core/testing';
 import { tool } from '@langchain/core/tools';
 import { createAgent, createMiddleware } from 'langchain';
 import { z } from 'zod';
 import type { TraceSink } from '@strata/context';
-import { alternating, assertRunKeptApart, cachePricedCost, contextsShown, digitToolOutputIds, langChainAsOpenAIChat as asOpenAIChat, loadProviderRules, renumberRefs, turnstile, type RunScript } from '@strata/testing';
+import { alternating, assertRunKeptApart, cachePricedCost, contextsShown, digitToolOutputIds, langChainAsOpenAIChat as asOpenAIChat, loadProviderRules, renumberRefs, scriptedChatModel, turnstile, type RunScript, type ScriptedChatModel } from '@strata/testing';
 import { createMemoryToolOutputStore } from '@strata/store';
 import { nextArgumentsOf } from '@strata/tools';
 import { importLangChainMessages } from './langchain-history.js';
@@ -30,7 +29,7 @@ test(`createAgent: a ${STEPS}-step tool loop at a small window stays provider-va
   const traces: number[] = [];
   const traceSink: TraceSink = { async write(document) { traces.push(document.turn); } };
   const strata = createStrataLangChain({ budget: { inputCapTokens: 6_000 }, traceSink, contextId: 'audit' });
-  const model = fakeModel();
+  const model = scriptedChatModel();
   // Each step calls the tool once (`respondWithTools` would echo the whole input as content).
   for (let step = 1; step <= STEPS; step += 1) model.respond(new AIMessage({ content: `Fetching record ${step}.`, tool_calls: [{ name: 'fetch_record', args: { id: step }, id: `call-${step}`, type: 'tool_call' }] }));
   model.respond(new AIMessage('Done: records 7 and 14 are late.'));
@@ -77,7 +76,7 @@ test("each thread is its own context: without a contextId, the run's thread_id n
   const contexts: string[] = [];
   const traceSink: TraceSink = { async write(document) { contexts.push(document.contextId); } };
   const strata = createStrataLangChain({ budget: { inputCapTokens: 6_000 }, traceSink });
-  const model = fakeModel();
+  const model = scriptedChatModel();
   for (const thread of ['t-1', 't-2']) {
     model.respond(new AIMessage({ content: '', tool_calls: [{ name: 'fetch_record', args: { id: 1 }, id: `${thread}-call`, type: 'tool_call' }] }));
     model.respond(new AIMessage('Done.'));
@@ -95,8 +94,8 @@ const fetchRunRecord = tool(async ({ run, id }: { run: string; id: number }) => 
 });
 
 /** A run's model: fetches RUN_STEPS records, searches every stored output without a reference, reads a reference shown to it, answers. */
-function runModel(script: RunScript): ReturnType<typeof fakeModel> {
-  const model = fakeModel();
+function runModel(script: RunScript): ScriptedChatModel {
+  const model = scriptedChatModel();
   const call = (step: number, name: string, args: Record<string, unknown>) => new AIMessage({ content: '', tool_calls: [{ name, args, id: `${script.callPrefix}-${step}`, type: 'tool_call' }] });
   for (let step = 1; step <= RUN_STEPS; step += 1) model.respond(call(step, 'fetch_record', { run: script.data, id: step }));
   model.respond(call(RUN_STEPS + 1, 'read_tool_output', { query: 'line 1: status' }));

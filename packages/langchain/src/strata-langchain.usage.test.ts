@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AIMessage, HumanMessage } from '@langchain/core/messages';
-import { fakeModel } from '@langchain/core/testing';
 import { tool } from '@langchain/core/tools';
 import { createAgent } from 'langchain';
 import { z } from 'zod';
 import type { ContextDiagnostic, ContextTraceV5, TraceSink } from '@strata/context';
 import { createMemorySessionStore } from '@strata/store';
+import { scriptedChatModel } from '@strata/testing';
 import { createStrataLangChain } from './strata-langchain.js';
 
 const readLog = tool(async ({ part }: { part: number }) => Array.from({ length: 30 }, (_, line) => `part ${part} line ${line}: ok`).join('\n'), { name: 'read_log', description: 'Reads one part of the log.', schema: z.object({ part: z.number().int() }) });
@@ -17,7 +17,7 @@ test("LangChain createAgent: each response's usage_metadata.input_tokens is fed 
   const diagnostics: ContextDiagnostic[] = [];
   const sessionStore = createMemorySessionStore();
   const strata = createStrataLangChain({ budget: { inputCapTokens: 20_000 }, contextId: 'usage', traceSink, sessionStore, onDiagnostic: (diagnostic) => diagnostics.push(diagnostic) });
-  const model = fakeModel();
+  const model = scriptedChatModel();
   // Call 1: the provider counts far more than we do; call 3: far less (the server cut the prompt).
   const reported = [5_000, 12_000, 40];
   reported.forEach((input_tokens, index) => {

@@ -55,3 +55,14 @@ export type { ReferenceCounters, ReferenceTokenizer, TokenCounter } from './fami
 // A local model server that counts what it receives (OpenAI chat or Anthropic wire), may cut prompts past its window, and says its window
 export { startChatTestServer } from './chat-test-server.js';
 export type { ChatReply, ChatTestServerOptions, CountedRequest } from './chat-test-server.js';
+
+// A PostgreSQL schema of its own for each test file (`STRATA_TEST_POSTGRES_URL`)
+export { POSTGRES_TEST_URL_VARIABLE, dropSchema, postgresTestTarget } from './postgres-test-target.js';
+
+// The blackboard's test-only helpers (its store contract, the indexed assembly property, the worked example of seed 004)
+export { runBlackboardStoreContract, runIndexedAssemblyProperty, WORKED_NARRATOR_MESSAGES, WORKED_NARRATOR_TASK, WORKED_SHARED_CONTEXT, workedEntries, workedSkills } from './blackboard-helpers.js';
+export type { BlackboardStoreContractOptions, IndexedAssemblyPropertyOptions } from './blackboard-helpers.js';
+
+// A LangChain chat model answering from a script (core 1.0.0 and later)
+export { ScriptedChatModel, scriptedChatModel } from './langchain-scripted-model.js';
+export type { ScriptedChatReply } from './langchain-scripted-model.js';

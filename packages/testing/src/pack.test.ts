@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { REPOSITORY_ROOT, workspaceManifests, type Workspace, type WorkspaceManifest } from './workspace-manifests.js';
+import { packagingFaults, REPOSITORY_ROOT, workspaceManifests, type Workspace, type WorkspaceManifest } from './workspace-manifests.js';
 
 const run = promisify(execFile);
 const ROOT = REPOSITORY_ROOT;
@@ -62,7 +62,7 @@ test('every package packs, installs from its tarball, type-checks strictly with 
     for (const { name, files } of packed) {
       const paths = files.map((file) => file.path);
       for (const needed of ['README.md', 'LICENSE', 'dist/index.js', 'dist/index.d.ts', 'dist/index.js.map', 'src/index.ts']) assert.ok(paths.includes(needed), `${name} packs ${needed}`);
-      assert.deepEqual(paths.filter((path) => /\.test\.|tsbuildinfo/.test(path)), [], `${name} packs no tests or build info`);
+      assert.deepEqual(packagingFaults(workspaces.find((workspace) => workspace.manifest.name === name)!.manifest, paths), [], `${name} packs no tests, build info or testing helpers, and exports no testing subpath`);
       for (const map of paths.filter((path) => path.endsWith('.js.map'))) {
         const sources = (JSON.parse(readFileSync(join(ROOT, workspaces.find((workspace) => workspace.manifest.name === name)!.directory, map), 'utf8')) as { sources: string[] }).sources;
         for (const source of sources) assert.ok(paths.includes(join(map, '..', source)), `${name}: ${map} points at ${source}, which is packed (a map without its source is a stale build output: rebuild from a clean dist)`);

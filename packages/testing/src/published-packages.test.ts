@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { REPOSITORY_ROOT, workspaceManifests, type WorkspaceManifest } from './workspace-manifests.js';
+import { packagingFaults, REPOSITORY_ROOT, workspaceManifests, type WorkspaceManifest } from './workspace-manifests.js';
 
 const run = promisify(execFile);
 const ROOT = REPOSITORY_ROOT;
@@ -88,9 +88,8 @@ test('every published package ships no tests, no private helpers, and imports on
   for (const { name, files } of packed) {
     const { directory, manifest } = published.find((workspace) => workspace.manifest.name === name)!;
     const paths = files.map((file) => file.path);
-    assert.deepEqual(paths.filter((path) => /\.(test|fuzz|shared-data\.test|browser\.test)\.|tsbuildinfo/.test(path)), [], `${name} packs no test files`);
-    // Helpers under testing/ ship only where the manifest exports them as ./testing (a documented surface).
-    if (manifest.exports?.['./testing'] === undefined) assert.deepEqual(paths.filter((path) => /(^|\/)testing\//.test(path)), [], `${name} packs no testing helpers`);
+    // No test file, no testing helper, no testing subpath: test helpers are in the private @strata/testing or in test-only files the tarball leaves out.
+    assert.deepEqual(packagingFaults(manifest, paths), [], `${name} packs no test file or testing helper and exports no testing subpath`);
 
     for (const section of ['dependencies', 'peerDependencies', 'optionalDependencies'] as const) {
       const names = Object.keys(manifest[section] ?? {});
@@ -116,9 +115,17 @@ test('no published package makes an install compile: no native build among its d
   assert.equal(context.peerDependenciesMeta?.['gpt-tokenizer']?.optional, true, 'gpt-tokenizer is an optional peer of @strata/context');
 });
 
-test('the checks can fail: a gyp package is found, and an undeclared import is seen', () => {
+test('the checks can fail: a gyp package is found, an undeclared import is seen, a testing subpath or helper is a fault', () => {
   const betterSqlite = installedManifest('better-sqlite3', ROOT)!;
   assert.equal(buildsOnInstall(betterSqlite, readManifest(betterSqlite)), true, 'better-sqlite3 builds on install');
   assert.deepEqual(nativeClosure(ROOT, { name: 'probe', version: '0.0.0', dependencies: { 'better-sqlite3': '12.6.2' } }).map((entry) => entry.split('@')[0]), ['better-sqlite3']);
+  const probe: Manifest = { name: 'probe', version: '0.0.0', exports: { '.': './dist/index.js', './testing': './dist/testing/index.js' } };
+  assert.deepEqual(packagingFaults(probe, ['dist/index.js', 'dist/testing/index.js', 'src/a.test.ts', 'dist/.tsbuildinfo']), [
+    'probe packs a testing helper: dist/testing/index.js',
+    'probe packs a test file or build info: src/a.test.ts',
+    'probe packs a test file or build info: dist/.tsbuildinfo',
+    'probe exports a testing subpath: ./testing',
+  ]);
+  assert.deepEqual(packagingFaults({ ...probe, exports: { '.': './dist/index.js', './conformance': './dist/conformance/index.js' } }, ['dist/index.js', 'dist/conformance/index.js']), []);
   assert.deepEqual(importedPackages("import a from 'fast-check';\nexport { b } from '@strata/testing/x';\nconst c = await import('node:fs');\nrequire('pg');"), ['fast-check', '@strata/testing', 'pg']);
 });

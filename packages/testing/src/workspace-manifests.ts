@@ -31,3 +31,22 @@ export function workspaceManifests(): Workspace[] {
   const root = JSON.parse(readFileSync(join(REPOSITORY_ROOT, 'package.json'), 'utf8')) as { workspaces: string[] };
   return root.workspaces.map((directory) => ({ directory, manifest: JSON.parse(readFileSync(join(REPOSITORY_ROOT, directory, 'package.json'), 'utf8')) as WorkspaceManifest }));
 }
+
+/**
+ * What a published package must not ship, given its manifest and the paths its
+ * tarball holds: a test file or build info, a file under a `testing/`
+ * directory (a testing helper), or an `exports` subpath named `testing` (or
+ * under one). One line per fault, empty when there is none. A surface users
+ * need (a conformance suite) is exported under its own name, never as testing.
+ */
+export function packagingFaults(manifest: WorkspaceManifest, paths: readonly string[]): string[] {
+  const faults: string[] = [];
+  for (const path of paths) {
+    if (/\.(test|fuzz)\.|tsbuildinfo/.test(path)) faults.push(`${manifest.name} packs a test file or build info: ${path}`);
+    else if (/(^|\/)testing\//.test(path)) faults.push(`${manifest.name} packs a testing helper: ${path}`);
+  }
+  for (const subpath of Object.keys(manifest.exports ?? {})) {
+    if (/(^|\/)testing(\/|$)/.test(subpath)) faults.push(`${manifest.name} exports a testing subpath: ${subpath}`);
+  }
+  return faults;
+}

@@ -1,5 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Tracer } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { ContextContributorRegistry, createContextAssembler, resolveContextBudget, resolveContextConfiguration, type CanonicalMessage, type ToolDefinition } from '@strata/context';
@@ -10,7 +12,7 @@ import { registerStandardTools, storeToolResult, ToolRegistry } from '@strata/to
 import { createAgentRun } from '../create-agent-run.js';
 import { ConfigurationError } from '@strata/context';
 import { createAgentTelemetry } from './agent-telemetry.js';
-import { otlpTracerFromEnvironment, otlpTracesEnabled } from './otlp-tracer.js';
+import { OTLP_TRACE_EXPORTERS, otlpTracerFromEnvironment, otlpTracesEnabled } from './otlp-tracer.js';
 
 const SECRET_OUTPUT = 'SECRET-TOOL-OUTPUT';
 const SECRET_PROMPT = 'SECRET-PROMPT: measure S1 and S2';
@@ -111,10 +113,10 @@ test('OTLP is on only when the OTEL_* variables ask for it; an absent SDK packag
   assert.equal(otlpTracesEnabled(null as never), false);
   assert.equal(await otlpTracerFromEnvironment({}), undefined);
   const warnings: string[] = [];
-  const grpc = await otlpTracerFromEnvironment({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, { warn: (line) => warnings.push(line) });
-  assert.ok(grpc);
-  await grpc.shutdown();
-  assert.deepEqual(warnings, ['telemetry: OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported; traces are sent as http/json']);
+  const thrift = await otlpTracerFromEnvironment({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_EXPORTER_OTLP_PROTOCOL: 'thrift' }, { warn: (line) => warnings.push(line) });
+  assert.ok(thrift);
+  await thrift.shutdown();
+  assert.deepEqual(warnings, ['telemetry: OTEL_EXPORTER_OTLP_PROTOCOL=thrift is not supported (use http/json, http/protobuf, grpc); traces are sent as http/json']);
   const missing = (specifier: string) => Promise.reject(Object.assign(new Error(`Cannot find package '${specifier}'`), { code: 'ERR_MODULE_NOT_FOUND' }));
   await assert.rejects(otlpTracerFromEnvironment({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' }, { importModule: missing }), (error: unknown) => {
     assert.ok(ConfigurationError.isInstance(error));
@@ -167,4 +169,191 @@ test('a turn whose window drops stored outputs has the span event strata.context
   const index = trace.llmInput.messages.find((message) => message.role === 'user' && message.content.startsWith('<earlier_outputs'));
   const listed = history.flatMap((message) => (message.role === 'tool' && index?.role === 'user' && index.content.includes(`ref="${message.outputRef!.id}"`) ? [message.outputRef!.id] : []));
   assert.deepEqual(events[0]!.attributes?.['strata.window.refs'], listed);
+});
+
+// ---- OTLP protocols: what a local receiver gets, decoded here from the protobuf wire format (no SDK code) ----
+
+/** The length-delimited values of field `field` in a protobuf message; every other field is skipped. */
+function protoFields(bytes: Uint8Array, field: number): Uint8Array[] {
+  const found: Uint8Array[] = [];
+  let at = 0;
+  const varint = (): number => {
+    let value = 0;
+    for (let shift = 0; ; shift += 7) {
+      const byte = bytes[at++];
+      if (byte === undefined) throw new Error('truncated protobuf');
+      value += (byte & 0x7f) * 2 ** shift;
+      if (byte < 0x80) return value;
+    }
+  };
+  while (at < bytes.length) {
+    const key = varint();
+    const wireType = key % 8;
+    if (wireType === 0) varint();
+    else if (wireType === 1) at += 8;
+    else if (wireType === 5) at += 4;
+    else if (wireType === 2) {
+      const length = varint();
+      if (Math.floor(key / 8) === field) found.push(bytes.subarray(at, at + length));
+      at += length;
+    } else throw new Error(`protobuf wire type ${wireType}`);
+  }
+  return found;
+}
+
+const text = (bytes: Uint8Array) => Buffer.from(bytes).toString('utf8');
+const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
+
+/** An ExportTraceServiceRequest: resource_spans (1) > resource (1) attributes (1) and scope_spans (2) > spans (2) > trace_id (1), name (5). */
+function decodeTraceRequest(body: Uint8Array): { serviceNames: string[]; spans: Array<{ traceId: string; name: string }> } {
+  const serviceNames: string[] = [];
+  const spans: Array<{ traceId: string; name: string }> = [];
+  for (const resourceSpans of protoFields(body, 1)) {
+    for (const resource of protoFields(resourceSpans, 1)) {
+      for (const attribute of protoFields(resource, 1)) {
+        if (protoFields(attribute, 1).map(text)[0] !== 'service.name') continue;
+        for (const value of protoFields(attribute, 2)) serviceNames.push(...protoFields(value, 1).map(text));
+      }
+    }
+    for (const scopeSpans of protoFields(resourceSpans, 2)) {
+      for (const span of protoFields(scopeSpans, 2)) spans.push({ traceId: hex(protoFields(span, 1)[0] ?? new Uint8Array()), name: text(protoFields(span, 5)[0] ?? new Uint8Array()) });
+    }
+  }
+  return { serviceNames, spans };
+}
+
+test('the protobuf reader of these tests reads what it is given: a hand-built request with two spans of one trace', () => {
+  const field = (number: number, bytes: Uint8Array) => Buffer.concat([Buffer.from([(number << 3) | 2, bytes.length]), bytes]);
+  const span = (name: string) => field(2, Buffer.concat([field(1, Buffer.alloc(16, 7)), Buffer.from([0x28, 0x01]), field(5, Buffer.from(name))]));
+  const attribute = field(1, Buffer.concat([field(1, Buffer.from('service.name')), field(2, field(1, Buffer.from('svc')))]));
+  const request = field(1, Buffer.concat([field(1, attribute), field(2, Buffer.concat([span('a'), span('b')]))]));
+  assert.deepEqual(decodeTraceRequest(request), { serviceNames: ['svc'], spans: [{ traceId: '07'.repeat(16), name: 'a' }, { traceId: '07'.repeat(16), name: 'b' }] });
+});
+
+/** Sets `variables` in process.env (the SDK's exporters read it) while `body` runs. */
+async function withProcessEnv<T>(variables: Record<string, string>, body: () => Promise<T>): Promise<T> {
+  const before = Object.fromEntries(Object.keys(variables).map((name) => [name, process.env[name]]));
+  Object.assign(process.env, variables);
+  try {
+    return await body();
+  } finally {
+    for (const [name, value] of Object.entries(before)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  }
+}
+
+/** The run, traced through the OTLP tracer `env` asks for (set in process.env too, where the exporter reads it), flushed at its end. */
+async function exportedRun(env: Record<string, string>) {
+  const warnings: string[] = [];
+  return withProcessEnv(env, async () => {
+    const otlp = await otlpTracerFromEnvironment(env, { warn: (line) => warnings.push(line) });
+    assert.ok(otlp);
+    const { result } = await tracedRun(false, { tracer: otlp.tracer });
+    await otlp.shutdown();
+    return { result, warnings };
+  });
+}
+
+/** The export requests a receiver got hold one trace, every span the run records in memory, and the service `serviceName`. */
+async function assertOneTraceOfTheRun(requests: readonly Uint8Array[], serviceName: string): Promise<void> {
+  const decoded = requests.map((body) => decodeTraceRequest(body));
+  const spans = decoded.flatMap((request) => request.spans);
+  assert.equal(new Set(spans.map((span) => span.traceId)).size, 1, 'one trace');
+  const expected = (await tracedRun(false)).spans.map((span) => span.name).sort();
+  assert.deepEqual(spans.map((span) => span.name).sort(), expected, 'every span of the run');
+  assert.deepEqual([...new Set(decoded.flatMap((request) => request.serviceNames))], [serviceName]);
+}
+
+test('OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf: a local receiver gets protobuf, one trace holding every span of the run, the service named', async () => {
+  const bodies: Array<{ contentType: string | undefined; path: string | undefined; body: Buffer }> = [];
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      bodies.push({ contentType: request.headers['content-type'], path: request.url, body: Buffer.concat(chunks) });
+      response.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    const endpoint = `http://127.0.0.1:${port}/v1/traces`;
+    const env = { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf', OTEL_SERVICE_NAME: 'lab-agent' };
+    const { result, warnings } = await exportedRun(env);
+    assert.equal(result.stopReason, 'completed');
+    assert.deepEqual(warnings, []);
+    assert.ok(bodies.length > 0, 'the receiver got the traces');
+    for (const { contentType, path } of bodies) {
+      assert.equal(contentType, 'application/x-protobuf');
+      assert.equal(path, '/v1/traces');
+    }
+    await assertOneTraceOfTheRun(bodies.map(({ body }) => body), 'lab-agent');
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+test('OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf with the collector down: the run completes, the failure is said once', async () => {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  const env = { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `http://127.0.0.1:${port}/v1/traces`, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' };
+  const { result, warnings } = await exportedRun(env);
+  assert.equal(result.stopReason, 'completed');
+  assert.equal(warnings.length, 1);
+  assert.match(warnings[0]!, /^telemetry: could not export traces \(.*\); the run goes on without them$/);
+});
+
+test('each protocol loads its own exporter package only; one not installed is a ConfigurationError naming it and the variable', async () => {
+  for (const [protocol, exporter] of Object.entries(OTLP_TRACE_EXPORTERS)) {
+    const loaded: string[] = [];
+    const importModule = (specifier: string) => {
+      loaded.push(specifier);
+      return specifier === exporter ? Promise.reject(Object.assign(new Error(`Cannot find package '${specifier}'`), { code: 'ERR_MODULE_NOT_FOUND' })) : import(specifier);
+    };
+    await assert.rejects(otlpTracerFromEnvironment({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: ` ${protocol.toUpperCase()} ` }, { importModule }), (error: unknown) => {
+      assert.ok(ConfigurationError.isInstance(error));
+      assert.equal((error as ConfigurationError).setting, 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL');
+      assert.match((error as Error).message, new RegExp(`optional peer dependency "${exporter.replace('/', '\\/')}"`));
+      return true;
+    });
+    assert.deepEqual(loaded.filter((name) => name.includes('exporter')), [exporter], `${protocol} loads ${exporter} only`);
+  }
+});
+
+test('OTEL_EXPORTER_OTLP_PROTOCOL=grpc: a local gRPC receiver (@grpc/grpc-js) gets one trace holding every span of the run', async (t) => {
+  type Grpc = typeof import('@grpc/grpc-js');
+  let grpc: Grpc;
+  try {
+    grpc = (await import('@grpc/grpc-js')) as Grpc;
+  } catch {
+    t.skip('@grpc/grpc-js is not installed: no gRPC receiver');
+    return;
+  }
+  const requests: Buffer[] = [];
+  const server = new grpc.Server();
+  const identity = (value: Buffer) => value;
+  server.addService(
+    { Export: { path: '/opentelemetry.proto.collector.trace.v1.TraceService/Export', requestStream: false, responseStream: false, requestSerialize: identity, requestDeserialize: identity, responseSerialize: identity, responseDeserialize: identity } },
+    {
+      Export: (call: { request: Buffer }, callback: (error: null, response: Buffer) => void) => {
+        requests.push(call.request);
+        callback(null, Buffer.alloc(0));
+      },
+    },
+  );
+  const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))));
+  try {
+    const env = { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' };
+    const { result, warnings } = await exportedRun(env);
+    assert.equal(result.stopReason, 'completed');
+    assert.deepEqual(warnings, []);
+    assert.ok(requests.length > 0, 'the receiver got the traces');
+    await assertOneTraceOfTheRun(requests, 'strata');
+  } finally {
+    server.forceShutdown();
+  }
 });

@@ -1,5 +1,12 @@
-// The tracer a run uses: OTLP over HTTP when the standard OpenTelemetry
-// variables ask for it, nothing otherwise. Read at the edge (the CLI).
+// The tracer a run uses: OTLP when the standard OpenTelemetry variables ask
+// for it, nothing otherwise. Read at the edge (the CLI).
+//
+// The protocol is OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, else
+// OTEL_EXPORTER_OTLP_PROTOCOL: `http/json` (the default here, so the HTTP
+// exporter alone is enough), `http/protobuf` or `grpc`, each sent by the SDK's
+// own exporter for it (OTLP_TRACE_EXPORTERS), an optional peer imported only
+// when its protocol is asked for. Another value is said once and traces go as
+// http/json.
 //
 // The SDK does its own configuration: the exporter reads the endpoint
 // (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else OTEL_EXPORTER_OTLP_ENDPOINT +
@@ -27,8 +34,21 @@ export interface OtlpTracerOptions {
   readonly importModule?: (specifier: string) => Promise<unknown>;
 }
 
-/** The SDK packages telemetry needs; optional peers of @strata/agent. */
+/** The SDK packages telemetry needs with the default protocol (http/json); optional peers of @strata/agent. */
 export const OTEL_SDK_PACKAGES = ['@opentelemetry/sdk-trace-base', '@opentelemetry/exporter-trace-otlp-http', '@opentelemetry/resources'] as const;
+
+/** The OTLP protocols traces can be sent with, and the SDK exporter package that sends each (an optional peer of @strata/agent). */
+export const OTLP_TRACE_EXPORTERS = Object.freeze({
+  'http/json': '@opentelemetry/exporter-trace-otlp-http',
+  'http/protobuf': '@opentelemetry/exporter-trace-otlp-proto',
+  grpc: '@opentelemetry/exporter-trace-otlp-grpc',
+} as const);
+
+/** An OTLP protocol a run's traces can be sent with. */
+export type OtlpTraceProtocol = keyof typeof OTLP_TRACE_EXPORTERS;
+
+/** The protocol when no variable names one: JSON over HTTP. */
+const DEFAULT_PROTOCOL: OtlpTraceProtocol = 'http/json';
 
 /** The service name when neither OTEL_SERVICE_NAME nor OTEL_RESOURCE_ATTRIBUTES names one. */
 const DEFAULT_SERVICE_NAME = 'strata';
@@ -54,8 +74,12 @@ export function otlpTracesEnabled(env: Readonly<Record<string, string | undefine
 export async function otlpTracerFromEnvironment(env: Readonly<Record<string, string | undefined>>, options?: OtlpTracerOptions): Promise<OtlpTracer | undefined> {
   if (!otlpTracesEnabled(env)) return undefined;
   const load = options?.importModule ?? ((specifier: string) => import(specifier) as Promise<unknown>);
-  const [traceBase, exporterModule, resources] = await Promise.all(OTEL_SDK_PACKAGES.map((name) => importPeer(name, load)));
+  const { protocol, variable, unsupported } = protocolOf(env);
+  if (unsupported !== undefined) options?.warn?.(`telemetry: ${variable}=${unsupported} is not supported (use ${Object.keys(OTLP_TRACE_EXPORTERS).join(', ')}); traces are sent as ${protocol}`);
+  const packages = [OTEL_SDK_PACKAGES[0], OTLP_TRACE_EXPORTERS[protocol], OTEL_SDK_PACKAGES[2]] as const;
+  const [traceBase, exporterModule, resources] = await Promise.all(packages.map((name) => importPeer(name, packages, variable ?? 'OTEL_EXPORTER_OTLP_ENDPOINT', load)));
   const { BasicTracerProvider, BatchSpanProcessor } = traceBase as typeof import('@opentelemetry/sdk-trace-base');
+  // The three exporters have the same shape: a constructor whose configuration defaults to the environment's.
   const { OTLPTraceExporter } = exporterModule as typeof import('@opentelemetry/exporter-trace-otlp-http');
   const { defaultResource, detectResources, envDetector, resourceFromAttributes } = resources as typeof import('@opentelemetry/resources');
 
@@ -66,9 +90,6 @@ export async function otlpTracerFromEnvironment(env: Readonly<Record<string, str
     const reason = error instanceof Error ? error.message : error === undefined ? 'the export failed' : String(error);
     options?.warn?.(`telemetry: could not export traces (${reason.split('\n')[0]}); the run goes on without them`);
   };
-  // This exporter speaks OTLP/HTTP with JSON; another protocol asked for is said, not silently ignored.
-  const protocol = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL)?.trim();
-  if (protocol && protocol !== 'http/json') options?.warn?.(`telemetry: OTEL_EXPORTER_OTLP_PROTOCOL=${protocol} is not supported; traces are sent as http/json`);
   const exporter = guarded(new OTLPTraceExporter(), warnOnce);
   // Ours, then the environment's (OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES): the later one wins.
   const resource = defaultResource()
@@ -87,15 +108,31 @@ export async function otlpTracerFromEnvironment(env: Readonly<Record<string, str
   };
 }
 
-async function importPeer(name: string, load: (specifier: string) => Promise<unknown>): Promise<unknown> {
+/**
+ * The protocol `env` asks for: the traces' variable, else the general one;
+ * `unsupported` holds a value that names none (then the default is used).
+ */
+function protocolOf(env: Readonly<Record<string, string | undefined>>): { protocol: OtlpTraceProtocol; variable?: string; unsupported?: string } {
+  for (const variable of ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_PROTOCOL']) {
+    const raw = env[variable];
+    const value = typeof raw === 'string' ? raw.trim().toLowerCase() : '';
+    if (value === '') continue;
+    if (Object.hasOwn(OTLP_TRACE_EXPORTERS, value)) return { protocol: value as OtlpTraceProtocol, variable };
+    return { protocol: DEFAULT_PROTOCOL, variable, unsupported: raw!.trim() };
+  }
+  return { protocol: DEFAULT_PROTOCOL };
+}
+
+/** Imports the optional peer `name`; one that is not installed is a ConfigurationError naming it and the install line for `all`. */
+async function importPeer(name: string, all: readonly string[], setting: string, load: (specifier: string) => Promise<unknown>): Promise<unknown> {
   try {
     return await load(name);
   } catch (cause) {
     const code = (cause as { code?: unknown } | null)?.code;
     if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') throw cause;
     throw new ConfigurationError({
-      setting: 'OTEL_EXPORTER_OTLP_ENDPOINT',
-      message: `OpenTelemetry traces need the optional peer dependency "${name}", which is not installed: run \`npm install ${OTEL_SDK_PACKAGES.join(' ')}\` (or unset the OTEL_EXPORTER_OTLP_* variables)`,
+      setting,
+      message: `OpenTelemetry traces need the optional peer dependency "${name}", which is not installed: run \`npm install ${all.join(' ')}\` (or unset the OTEL_EXPORTER_OTLP_* variables)`,
       cause,
     });
   }

@@ -2,9 +2,8 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { BlackboardConflictError } from '@strata/blackboard';
-import { runBlackboardStoreContract, runIndexedAssemblyProperty } from '@strata/blackboard/testing';
+import { runBlackboardStoreContract, runIndexedAssemblyProperty, dropSchema, postgresTestTarget } from '@strata/testing';
 import { StoreAccessError } from '../errors/store-access-error.js';
-import { dropSchema, postgresTestTarget } from '../testing/postgres-test-target.js';
 import { openPostgresBlackboardStore } from './postgres-blackboard-store.js';
 
 const target = postgresTestTarget();

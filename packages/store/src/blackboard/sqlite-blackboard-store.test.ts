@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { runBlackboardStoreContract, runIndexedAssemblyProperty } from '@strata/blackboard/testing';
+import { runBlackboardStoreContract, runIndexedAssemblyProperty } from '@strata/testing';
 import { openSqliteBlackboardStore } from './sqlite-blackboard-store.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'strata-sqlite-blackboard-'));

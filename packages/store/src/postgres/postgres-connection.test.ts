@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import type { Timers } from '@strata/context';
 import { StoreAccessError } from '../errors/store-access-error.js';
-import { dropSchema, postgresTestTarget } from '../testing/postgres-test-target.js';
+import { dropSchema, postgresTestTarget } from '@strata/testing';
 import { isTransientPostgresError, PostgresConnection, POSTGRES_RETRY_DEFAULTS } from './postgres-connection.js';
 import type { PostgresPool, PostgresPoolClient } from './postgres-driver.js';
 import { createPostgresSessionStore } from './postgres-session-store.js';

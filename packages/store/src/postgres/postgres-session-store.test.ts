@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { openStores } from '../open-stores.js';
 import { sessionStoreContract } from '../testing/session-store-contract.js';
 import { createPostgresSessionStore } from './postgres-session-store.js';
-import { dropSchema, postgresTestTarget } from '../testing/postgres-test-target.js';
+import { dropSchema, postgresTestTarget } from '@strata/testing';
 
 const target = postgresTestTarget();
 const { url, schema } = target;

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { StoreAccessError } from '../errors/store-access-error.js';
 import { toolOutputStoreContract } from '../testing/tool-output-store-contract.js';
 import { createPostgresToolOutputStore } from './postgres-tool-output-store.js';
-import { dropSchema, postgresTestTarget } from '../testing/postgres-test-target.js';
+import { dropSchema, postgresTestTarget } from '@strata/testing';
 
 const target = postgresTestTarget();
 const { url, schema } = target;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { postgresDriver } from '../postgres/postgres-driver.js';
+import pg from 'pg';
 
 /** The variable the PostgreSQL suites read; `.ci/run` sets it. */
 export const POSTGRES_TEST_URL_VARIABLE = 'STRATA_TEST_POSTGRES_URL';
@@ -16,12 +16,12 @@ export function postgresTestTarget(): { url: string; schema: string; skip?: unde
   return { url, schema: `strata_test_${randomBytes(6).toString('hex')}` };
 }
 
+/** Drops `schema` and all it holds (a test file's last step). */
 export async function dropSchema(url: string, schema: string): Promise<void> {
-  const driver = postgresDriver();
-  const client = new driver.Client({ connectionString: url });
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    await client.query(`DROP SCHEMA IF EXISTS ${driver.escapeIdentifier(schema)} CASCADE`);
+    await client.query(`DROP SCHEMA IF EXISTS ${client.escapeIdentifier(schema)} CASCADE`);
   } finally {
     await client.end();
   }

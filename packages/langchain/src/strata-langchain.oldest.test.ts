@@ -1,0 +1,67 @@
+/**
+ * The adapter's tests against the oldest LangChain its peer ranges admit:
+ * `@langchain/core` 1.0.0 (installed at the root as `@langchain/core-oldest`)
+ * and `langchain` 1.0.1, the first 1.x release (`langchain-oldest`). Every
+ * import of `@langchain/core/…` and `langchain/…` in this process (the
+ * adapter's, the tests', @strata/testing's and LangChain's own) is sent to
+ * those copies, then the test files run as they run against the newest (the
+ * workspace's). Skipped with a notice where they are not installed.
+ *
+ * Without `langchain-oldest` only the message converters (langchain-history.ts)
+ * run on core 1.0.0: the middleware needs `langchain`, and the workspace's asks
+ * for a newer core in its own peer range (it imports
+ * `@langchain/core/utils/context`, absent from 1.0.0); a check below says so.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire, register } from 'node:module';
+
+const OLDEST_CORE = '1.0.0';
+const OLDEST_LANGCHAIN = '1.0.1';
+
+function versionOf(name: string): string | undefined {
+  try {
+    const manifest = createRequire(import.meta.url).resolve(`${name}/package.json`);
+    return (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version;
+  } catch {
+    return undefined;
+  }
+}
+
+const core = versionOf('@langchain/core-oldest');
+const langchain = versionOf('langchain-oldest');
+if (core === undefined) {
+  test('LangChain core oldest (1.0.0): not installed (`@langchain/core-oldest`), skipped', { skip: true }, () => undefined);
+} else {
+  const redirects: Array<[string, string]> = [['@langchain/core', '@langchain/core-oldest']];
+  if (langchain !== undefined) redirects.push(['langchain', 'langchain-oldest']);
+  const hooks = `const redirects = ${JSON.stringify(redirects)};
+  export async function resolve(specifier, context, next) {
+    for (const [from, to] of redirects) if (specifier === from || specifier.startsWith(from + '/')) return next(to + specifier.slice(from.length), context);
+    return next(specifier, context);
+  }`;
+  register(`data:text/javascript,${encodeURIComponent(hooks)}`, import.meta.url);
+  test(`LangChain oldest: the tests below run against @langchain/core ${core}${langchain === undefined ? '' : ` and langchain ${langchain}`}`, async () => {
+    assert.equal(core, OLDEST_CORE);
+    const used = (await import('@langchain/core/messages')) as { AIMessage: unknown };
+    const given = (await import('@langchain/core-oldest/messages')) as { AIMessage: unknown };
+    assert.equal(used.AIMessage, given.AIMessage, 'the adapter and the tests load the oldest core');
+    if (langchain !== undefined) {
+      assert.equal(langchain, OLDEST_LANGCHAIN);
+      const alias = 'langchain-oldest'; // a root development dependency, absent from this package's types
+      assert.equal(((await import('langchain')) as { createAgent: unknown }).createAgent, ((await import(alias)) as { createAgent: unknown }).createAgent, 'and the oldest langchain');
+    }
+  });
+  if (langchain === undefined) {
+    const installed = JSON.parse(readFileSync(createRequire(import.meta.url).resolve('langchain/package.json'), 'utf8')) as { version: string; peerDependencies?: Record<string, string> };
+    test(`LangChain oldest: the middleware's tests are skipped: \`langchain-oldest\` (langchain ${OLDEST_LANGCHAIN}) is not installed, and langchain ${installed.version} asks for @langchain/core ${installed.peerDependencies?.['@langchain/core'] ?? '?'}`, { skip: true }, () => undefined);
+    test('LangChain oldest: the workspace langchain does not load on core 1.0.0 (else its middleware tests belong here)', async () => {
+      await assert.rejects(import('langchain'), (error: unknown) => (error as { code?: unknown }).code === 'ERR_PACKAGE_PATH_NOT_EXPORTED');
+    });
+  } else {
+    await import('./strata-langchain.test.js');
+    await import('./strata-langchain.usage.test.js');
+  }
+  await import('./langchain-history.shared-data.test.js');
+}
