@@ -2,6 +2,7 @@ import { ContextBudgetError } from './errors/context-budget-error.js';
 import type { ContextDiagnostic } from './contributor.js';
 import { buildHistoryUnits, isOpenUnit, isTaskAnchorCandidate } from './history-units.js';
 import { BoundedCache } from './bounded-cache.js';
+import { sharedPrefixLength } from './context-memory.js';
 import type { MessageMark, WindowStartMark } from './context-state.js';
 import { messageFingerprint } from './message-fingerprint.js';
 import type { CanonicalMessage, UserMessage } from './messages.js';
@@ -157,10 +158,8 @@ export class AtomicHistoryWindowPolicy implements HistoryWindowPolicy {
     let index: UnitIndex;
     if (kept && kept.count === count) {
       index = kept;
-      // Units stay while every message up to and including the one after them is unchanged.
-      let same = 0;
-      const limit = Math.min(kept.messages.length, messages.length);
-      while (same < limit && kept.messages[same] === messages[same]) same += 1;
+      // Units stay while every message up to and including the one after them is unchanged (walked from what the composer recorded).
+      const same = sharedPrefixLength(kept.messages, messages);
       let from = index.units.length;
       while (from > 0 && index.units[from - 1]!.end >= same) from -= 1;
       truncate(index, from);
