@@ -6,7 +6,7 @@ import { sharedPrefixLength } from './context-memory.js';
 import type { MessageMark, WindowStartMark } from './context-state.js';
 import { messageFingerprint } from './message-fingerprint.js';
 import type { CanonicalMessage, UserMessage } from './messages.js';
-import { OUTPUT_INDEX_SHARE, outputIndexOfEntries, storedEntries, type OutputIndexEntry } from './output-index.js';
+import { OUTPUT_INDEX_SHARE, outputIndexBound, outputIndexOfEntries, storedEntries, type OutputIndexEntry } from './output-index.js';
 import { isVerbatimSigned } from './signed-reasoning.js';
 
 export interface HistoryWindowRequest {
@@ -85,11 +85,12 @@ interface UnitIndex {
   readonly entries: (readonly OutputIndexEntry[] | null | undefined)[];
   /**
    * The last index of dropped outputs, by the cut it was made for (the kept
-   * units, ascending, of the `units` there were) and its bound: an unchanged
-   * cut lists the same message object, counted once. Valid while no unit up
-   * to `lastDropped` changes.
+   * units, ascending, of the `units` there were) and the bound it was folded
+   * to (`outputIndexBound`: a budget that moves less than a step gives the
+   * same listing): an unchanged cut lists the same message object, counted
+   * once. Valid while no unit up to `lastDropped` changes.
    */
-  listed?: { readonly kept: readonly number[]; readonly units: number; readonly lastDropped: number; readonly maxTokens: number; readonly result: { message: UserMessage; tokens: number } | undefined };
+  listed?: { readonly kept: readonly number[]; readonly units: number; readonly lastDropped: number; readonly bound: number; readonly result: { message: UserMessage; tokens: number } | undefined };
 }
 
 /** How many contexts' unit indexes a policy keeps, the most recent ones. */
@@ -235,7 +236,8 @@ function droppedOutputIndex(index: UnitIndex, order: readonly number[], maxToken
   const kept = [...order].sort((left, right) => left - right);
   // The same cut as last time: the units then kept are kept again, and every unit since is kept. Costs the kept units, not the history.
   const listed = index.listed;
-  if (listed && listed.maxTokens === maxTokens) {
+  const bound = outputIndexBound(maxTokens);
+  if (listed && listed.bound === bound) {
     const before = kept.findIndex((unit) => unit >= listed.units);
     const keptBefore = before < 0 ? kept.length : before;
     if (kept.length - keptBefore === index.units.length - listed.units && sameNumbers(listed.kept, kept.slice(0, keptBefore))) return listed.result;
@@ -264,7 +266,7 @@ function droppedOutputIndex(index: UnitIndex, order: readonly number[], maxToken
   }
   const message = outputIndexOfEntries(entries, maxTokens, count);
   const result = message && { message, tokens: count(message) };
-  index.listed = { kept, units: index.units.length, lastDropped, maxTokens, result };
+  index.listed = { kept, units: index.units.length, lastDropped, bound, result };
   return result;
 }
 
