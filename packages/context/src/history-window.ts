@@ -93,6 +93,9 @@ interface UnitIndex {
   listed?: { readonly kept: readonly number[]; readonly units: number; readonly lastDropped: number; readonly bound: number; readonly result: { message: UserMessage; tokens: number } | undefined };
 }
 
+/** The entries of a unit with no stored result (most units): one list for all of them. */
+const NO_ENTRIES: readonly OutputIndexEntry[] = Object.freeze([]);
+
 /** How many contexts' unit indexes a policy keeps, the most recent ones. */
 const CONTEXTS_KEPT = 256;
 
@@ -252,7 +255,9 @@ function droppedOutputIndex(index: UnitIndex, order: readonly number[], maxToken
     let own = index.entries[position];
     if (own === undefined) {
       const messages = index.messages.slice(unit.start, unit.end);
-      own = index.entries[position] = messages[0]!.role === 'tool' ? null : storedEntries(messages);
+      const made = messages[0]!.role === 'tool' ? null : storedEntries(messages);
+      // Most units store nothing: one shared empty list for them, not one per unit.
+      own = index.entries[position] = made !== null && made.length === 0 ? NO_ENTRIES : made;
     }
     if (own === null) entries = undefined;
     else if (entries !== undefined) for (const entry of own) entries.push(entry);
