@@ -6,7 +6,7 @@
 import { createContextPipeline, ExactTokenEstimator, resolveContextBudget, type CanonicalMessage, type ContextState } from '@strata/context';
 import { loadSweAgentConversations, withCallIdSuffix } from '@strata/testing';
 import { skippedResult, type BenchOptions, type BenchResult, type BenchTarget } from './bench-result.js';
-import { cpuTimeAsync, fixed, median } from './measure.js';
+import { collectGarbage, cpuTimeAsync, fixed, median } from './measure.js';
 
 const TITLE = 'A long run through the default compaction: turn time, early against late';
 const TURNS: Record<BenchOptions['size'], readonly number[]> = { full: [2_000, 10_000], smoke: [40] };
@@ -36,7 +36,13 @@ export function longSweRun(turns: number): CanonicalMessage[] | undefined {
   return run;
 }
 
-/** CPU milliseconds of each model turn of the run, assembled over the history as the session holds it (compacted where compaction changed it). */
+/**
+ * CPU milliseconds of each model turn of the run, assembled over the history
+ * as the session holds it (compacted where compaction changed it): each turn
+ * one new list, the last turn's history with what arrived since appended (a
+ * list per message would leave the timed turns twice the garbage a session
+ * makes). Garbage is collected first, so a run does not pay for an earlier one.
+ */
 export async function turnTimes(run: readonly CanonicalMessage[], turns: number, exact: boolean): Promise<number[]> {
   const { assembler } = createContextPipeline({
     contextId: 'long',
@@ -45,18 +51,25 @@ export async function turnTimes(run: readonly CanonicalMessage[], turns: number,
     exactEstimator: exact ? new ExactTokenEstimator({ family: 'o200k' }) : undefined,
   });
   const times: number[] = [];
-  let history: CanonicalMessage[] = [];
+  let history: readonly CanonicalMessage[] = [];
+  /** The messages since the last turn, appended to the history when the next turn starts. */
+  let arrived: CanonicalMessage[] = [];
+  let requested = false;
   let state: ContextState | undefined;
+  collectGarbage();
   for (const message of run) {
-    if (message.role === 'assistant' && history.some((earlier) => earlier.role === 'user')) {
+    if (message.role === 'assistant' && requested) {
       if (times.length === turns) break;
+      history = [...history, ...arrived];
+      arrived = [];
       const request = { contextId: 'long', turn: times.length + 1, history, tools: [], state };
       let assembled: Awaited<ReturnType<typeof assembler.assemble>> | undefined;
       times.push(await cpuTimeAsync(async () => void (assembled = await assembler.assemble(request))));
       state = assembled!.state;
-      if (assembled!.historyChanged) history = [...assembled!.history];
+      history = assembled!.history;
     }
-    history = [...history, message];
+    if (message.role === 'user') requested = true;
+    arrived.push(message);
   }
   return times;
 }

@@ -4,6 +4,7 @@ import { OUTPUT_INDEX_SHARE, storedOutputsSection } from './output-index.js';
 import { buildHistoryUnits, isOpenUnit, isTaskAnchorCandidate, type HistoryUnit } from './history-units.js';
 import { EMPTY_COMPACTION_TRACE, type CompactionRequest, type CompactionResult, type CompactionTrace, type HistoryCompactor } from './history-compactor.js';
 import { CompactionIndex } from './compaction-index.js';
+import { recordSharedPrefix } from './context-memory.js';
 import { maskedReceipt, reindexed, summarizedReceipt, type CompactionReceipt } from './compaction-receipts.js';
 import { messageFingerprint } from './message-fingerprint.js';
 import type { CanonicalHistory, CanonicalMessage, ToolOutputRef, ToolResultMessage } from './messages.js';
@@ -229,6 +230,7 @@ export class DefaultHistoryCompactor implements HistoryCompactor {
       refs.push(message.outputRef!);
       receipts.push(maskedReceipt(message, position, bodyTokens, previewTokens));
     }
+    if (projected) recordSharedPrefix(history, projected, replaced[0]!);
     index.replace(projected ?? history, replaced, pending);
     return { history: projected ?? history, current, refs, receipts };
   }
@@ -251,6 +253,7 @@ export class DefaultHistoryCompactor implements HistoryCompactor {
     const refs: ToolOutputRef[] = [];
     const receipts: CompactionReceipt[] = [];
     let current = options.current;
+    let firstProjected = projected.length;
     for (let unitIndex = 0; unitIndex < units.length && current > options.goal; unitIndex += 1) {
       const unit = units[unitIndex]!;
       if (!options.eligible(unit, unitIndex)) continue;
@@ -262,12 +265,15 @@ export class DefaultHistoryCompactor implements HistoryCompactor {
         const bodyTokens = options.estimator.countMessage(message);
         if (!options.forced && previewTokens > bodyTokens * this.options.maxPreviewShare) return;
         projected[unit.start + offset] = preview;
+        firstProjected = Math.min(firstProjected, unit.start + offset);
         current += previewTokens - bodyTokens;
         refs.push(message.outputRef!);
         receipts.push(maskedReceipt(message, unit.start + offset, bodyTokens, previewTokens));
       });
     }
-    return refs.length > 0 ? { history: projected, current, refs, receipts } : { history: options.history, current, refs, receipts };
+    if (refs.length === 0) return { history: options.history, current, refs, receipts };
+    recordSharedPrefix(options.history, projected, firstProjected);
+    return { history: projected, current, refs, receipts };
   }
 
   /**

@@ -2,10 +2,11 @@ import { ContextBudgetError } from './errors/context-budget-error.js';
 import type { ContextDiagnostic } from './contributor.js';
 import { buildHistoryUnits, isOpenUnit, isTaskAnchorCandidate } from './history-units.js';
 import { BoundedCache } from './bounded-cache.js';
+import { sharedPrefixLength } from './context-memory.js';
 import type { MessageMark, WindowStartMark } from './context-state.js';
 import { messageFingerprint } from './message-fingerprint.js';
 import type { CanonicalMessage, UserMessage } from './messages.js';
-import { OUTPUT_INDEX_SHARE, outputIndexOfEntries, storedEntries, type OutputIndexEntry } from './output-index.js';
+import { OUTPUT_INDEX_SHARE, outputIndexBound, outputIndexOfEntries, storedEntries, type OutputIndexEntry } from './output-index.js';
 import { isVerbatimSigned } from './signed-reasoning.js';
 
 export interface HistoryWindowRequest {
@@ -53,12 +54,14 @@ export interface HistoryWindowPolicy {
   select(request: HistoryWindowRequest): HistoryWindow;
 }
 
-/** One unit by its place in the messages: no copies. */
-interface UnitSpan {
-  readonly start: number;
-  readonly end: number;
-  readonly open: boolean;
-  readonly role: CanonicalMessage['role'];
+/** Where unit `unit` starts in the indexed messages: units cover them in order, each starting where the one before ends. */
+function unitStart(index: UnitIndex, unit: number): number {
+  return unit === 0 ? 0 : index.ends[unit - 1]!;
+}
+
+/** The role of the unit's first message (what the window asks of a unit besides its place). */
+function unitRole(index: UnitIndex, unit: number): CanonicalMessage['role'] {
+  return index.messages[unitStart(index, unit)]!.role;
 }
 
 /**
@@ -68,7 +71,8 @@ interface UnitSpan {
 interface UnitIndex {
   messages: readonly CanonicalMessage[];
   count: (message: CanonicalMessage) => number;
-  readonly units: UnitSpan[];
+  /** Per unit, one past its last message: a number per unit, not an object (the units are the indexed messages in order). */
+  readonly ends: number[];
   /** `prefixTokens[i]` is the cost of units `0..i-1`. */
   readonly prefixTokens: number[];
   /** Ascending unit indexes of task-anchor candidates, checkpoints and open units. */
@@ -84,12 +88,16 @@ interface UnitIndex {
   readonly entries: (readonly OutputIndexEntry[] | null | undefined)[];
   /**
    * The last index of dropped outputs, by the cut it was made for (the kept
-   * units, ascending, of the `units` there were) and its bound: an unchanged
-   * cut lists the same message object, counted once. Valid while no unit up
-   * to `lastDropped` changes.
+   * units, ascending, of the `units` there were) and the bound it was folded
+   * to (`outputIndexBound`: a budget that moves less than a step gives the
+   * same listing): an unchanged cut lists the same message object, counted
+   * once. Valid while no unit up to `lastDropped` changes.
    */
-  listed?: { readonly kept: readonly number[]; readonly units: number; readonly lastDropped: number; readonly maxTokens: number; readonly result: { message: UserMessage; tokens: number } | undefined };
+  listed?: { readonly kept: readonly number[]; readonly units: number; readonly lastDropped: number; readonly bound: number; readonly result: { message: UserMessage; tokens: number } | undefined };
 }
+
+/** The entries of a unit with no stored result (most units): one list for all of them. */
+const NO_ENTRIES: readonly OutputIndexEntry[] = Object.freeze([]);
 
 /** How many contexts' unit indexes a policy keeps, the most recent ones. */
 const CONTEXTS_KEPT = 256;
@@ -111,7 +119,7 @@ export class AtomicHistoryWindowPolicy implements HistoryWindowPolicy {
 
   select(request: HistoryWindowRequest): HistoryWindow {
     const index = this.indexFor(request);
-    const { units, prefixTokens } = index;
+    const { ends, prefixTokens } = index;
     const cost = (unit: number) => prefixTokens[unit + 1]! - prefixTokens[unit]!;
     const mustKeep = pinnedUnits(index);
     let pinnedTokens = 0;
@@ -131,9 +139,10 @@ export class AtomicHistoryWindowPolicy implements HistoryWindowPolicy {
       pinned.add(signed);
       pinnedTokens += cost(signed);
     }
-    const total = prefixTokens[units.length]!;
-    const firstTurn = units.findIndex((unit) => unit.role !== 'system');
-    const opensWithUser = firstTurn < 0 || units[firstTurn]!.role === 'user' || mustKeep.has(firstTurn);
+    const total = prefixTokens[ends.length]!;
+    let firstTurn = 0;
+    while (firstTurn < ends.length && unitRole(index, firstTurn) === 'system') firstTurn += 1;
+    const opensWithUser = firstTurn === ends.length || unitRole(index, firstTurn) === 'user' || mustKeep.has(firstTurn);
     if (total <= request.budgetTokens && opensWithUser) return windowOf(request, index, null, total);
 
     // Nothing dropped without a way back: the stored results of the dropped steps are listed by reference
@@ -157,15 +166,13 @@ export class AtomicHistoryWindowPolicy implements HistoryWindowPolicy {
     let index: UnitIndex;
     if (kept && kept.count === count) {
       index = kept;
-      // Units stay while every message up to and including the one after them is unchanged.
-      let same = 0;
-      const limit = Math.min(kept.messages.length, messages.length);
-      while (same < limit && kept.messages[same] === messages[same]) same += 1;
-      let from = index.units.length;
-      while (from > 0 && index.units[from - 1]!.end >= same) from -= 1;
+      // Units stay while every message up to and including the one after them is unchanged (walked from what the composer recorded).
+      const same = sharedPrefixLength(kept.messages, messages);
+      let from = index.ends.length;
+      while (from > 0 && index.ends[from - 1]! >= same) from -= 1;
       truncate(index, from);
     } else {
-      index = { messages, count, units: [], prefixTokens: [0], anchors: [], checkpoints: [], openUnits: [], signed: [], entries: [] };
+      index = { messages, count, ends: [], prefixTokens: [0], anchors: [], checkpoints: [], openUnits: [], signed: [], entries: [] };
     }
     index.messages = messages;
     extend(index, messages);
@@ -182,16 +189,17 @@ export class AtomicHistoryWindowPolicy implements HistoryWindowPolicy {
  * latest signed step with its own.
  */
 function cutWindow(index: UnitIndex, request: HistoryWindowRequest, pinned: ReadonlySet<number>, mustKeep: ReadonlySet<number>, budgetTokens: number): { order: number[]; used: number } {
-  const { units, prefixTokens } = index;
+  const { prefixTokens } = index;
+  const unitCount = index.ends.length;
   const cost = (unit: number) => prefixTokens[unit + 1]! - prefixTokens[unit]!;
   let pinnedTokens = 0;
   for (const unit of pinned) pinnedTokens += cost(unit);
-  const total = prefixTokens[units.length]!;
+  const total = prefixTokens[unitCount]!;
   let kept = new Set(pinned);
   let remaining = budgetTokens - pinnedTokens;
   const stable = total <= budgetTokens ? undefined : stableStart(index, pinned, request.previousStart, budgetTokens);
   if (total <= budgetTokens) {
-    kept = new Set(units.keys());
+    kept = new Set(index.ends.keys());
     remaining = budgetTokens - total;
   } else if (stable) {
     kept = stable.kept;
@@ -199,7 +207,7 @@ function cutWindow(index: UnitIndex, request: HistoryWindowRequest, pinned: Read
   } else {
     // A fresh cut leaves headroom, so the next turns can keep its start.
     let fill = remaining - Math.min(request.headroomTokens ?? 0, remaining);
-    for (let unit = units.length - 1; unit >= 0; unit -= 1) {
+    for (let unit = unitCount - 1; unit >= 0; unit -= 1) {
       if (kept.has(unit)) continue;
       // A unit too big for what is left is skipped whole; older, smaller ones may still fit.
       if (cost(unit) > fill) continue;
@@ -215,9 +223,9 @@ function cutWindow(index: UnitIndex, request: HistoryWindowRequest, pinned: Read
   // units that would open the conversation otherwise (never one it must keep).
   for (let position = 0; position < order.length; position += 1) {
     const unit = order[position]!;
-    if (units[unit]!.role === 'system') continue;
-    if (units[unit]!.role === 'user') break;
-    const opener = previousUserUnit(units, unit);
+    if (unitRole(index, unit) === 'system') continue;
+    if (unitRole(index, unit) === 'user') break;
+    const opener = previousUserUnit(index, unit);
     if (opener >= 0 && cost(opener) <= remaining) {
       order.splice(position, 0, opener);
       remaining -= cost(opener);
@@ -236,36 +244,39 @@ function droppedOutputIndex(index: UnitIndex, order: readonly number[], maxToken
   const kept = [...order].sort((left, right) => left - right);
   // The same cut as last time: the units then kept are kept again, and every unit since is kept. Costs the kept units, not the history.
   const listed = index.listed;
-  if (listed && listed.maxTokens === maxTokens) {
+  const bound = outputIndexBound(maxTokens);
+  if (listed && listed.bound === bound) {
     const before = kept.findIndex((unit) => unit >= listed.units);
     const keptBefore = before < 0 ? kept.length : before;
-    if (kept.length - keptBefore === index.units.length - listed.units && sameNumbers(listed.kept, kept.slice(0, keptBefore))) return listed.result;
+    if (kept.length - keptBefore === index.ends.length - listed.units && sameNumbers(listed.kept, kept.slice(0, keptBefore))) return listed.result;
   }
   const keptSet = new Set(kept);
   // The dropped units' entries, each unit's made once: a tool step holds the calls its results answer.
   let entries: OutputIndexEntry[] | undefined = [];
   let lastDropped = -1;
-  index.units.forEach((unit, position) => {
-    if (keptSet.has(position)) return;
+  for (let position = 0; position < index.ends.length; position += 1) {
+    if (keptSet.has(position)) continue;
     lastDropped = position;
     let own = index.entries[position];
     if (own === undefined) {
-      const messages = index.messages.slice(unit.start, unit.end);
-      own = index.entries[position] = messages[0]!.role === 'tool' ? null : storedEntries(messages);
+      const messages = index.messages.slice(unitStart(index, position), index.ends[position]);
+      const made = messages[0]!.role === 'tool' ? null : storedEntries(messages);
+      // Most units store nothing: one shared empty list for them, not one per unit.
+      own = index.entries[position] = made !== null && made.length === 0 ? NO_ENTRIES : made;
     }
     if (own === null) entries = undefined;
     else if (entries !== undefined) for (const entry of own) entries.push(entry);
-  });
+  }
   if (entries === undefined) {
     const dropped: CanonicalMessage[] = [];
-    index.units.forEach((unit, position) => {
-      if (!keptSet.has(position)) for (let message = unit.start; message < unit.end; message += 1) dropped.push(index.messages[message]!);
-    });
+    for (let position = 0; position < index.ends.length; position += 1) {
+      if (!keptSet.has(position)) for (let message = unitStart(index, position); message < index.ends[position]!; message += 1) dropped.push(index.messages[message]!);
+    }
     entries = storedEntries(dropped);
   }
   const message = outputIndexOfEntries(entries, maxTokens, count);
   const result = message && { message, tokens: count(message) };
-  index.listed = { kept, units: index.units.length, lastDropped, maxTokens, result };
+  index.listed = { kept, units: index.ends.length, lastDropped, bound, result };
   return result;
 }
 
@@ -277,7 +288,7 @@ function sameNumbers(left: readonly number[], right: readonly number[]): boolean
 
 function truncate(index: UnitIndex, from: number): void {
   if (index.listed && index.listed.lastDropped >= from) index.listed = undefined;
-  index.units.length = from;
+  index.ends.length = from;
   index.prefixTokens.length = from + 1;
   if (index.entries.length > from) index.entries.length = from;
   for (const list of [index.anchors, index.checkpoints, index.openUnits, index.signed]) while (list.length > 0 && list.at(-1)! >= from) list.pop();
@@ -285,11 +296,11 @@ function truncate(index: UnitIndex, from: number): void {
 
 /** Adds the units of `messages` after the indexed ones, with their costs and pins. */
 function extend(index: UnitIndex, messages: readonly CanonicalMessage[]): void {
-  const start = index.units.at(-1)?.end ?? 0;
+  const start = index.ends.at(-1) ?? 0;
   for (const unit of buildHistoryUnits(messages, start)) {
-    const position = index.units.length;
+    const position = index.ends.length;
     const first = messages[unit.start]!;
-    index.units.push({ start: unit.start, end: unit.end, open: isOpenUnit(unit), role: first.role });
+    index.ends.push(unit.end);
     let tokens = 0;
     for (let message = unit.start; message < unit.end; message += 1) tokens += index.count(messages[message]!);
     index.prefixTokens.push(index.prefixTokens[position]! + tokens);
@@ -303,13 +314,13 @@ function extend(index: UnitIndex, messages: readonly CanonicalMessage[]): void {
 /** Leading system messages, every open unit, the first request and the task anchor, the latest checkpoint and the newest unit. */
 function pinnedUnits(index: UnitIndex): Set<number> {
   const pinned = new Set<number>();
-  for (let unit = 0; unit < index.units.length && index.units[unit]!.role === 'system'; unit += 1) pinned.add(unit);
+  for (let unit = 0; unit < index.ends.length && unitRole(index, unit) === 'system'; unit += 1) pinned.add(unit);
   for (const unit of index.openUnits) pinned.add(unit);
   // The first request is the run's original one while compaction has not summarised it away: kept in place, no
   // goal snapshot copies it into the system prompt (goal-snapshot.ts). The latest is the task anchor.
   if (index.anchors.length > 0) pinned.add(index.anchors[0]!).add(index.anchors.at(-1)!);
   if (index.checkpoints.length > 0) pinned.add(index.checkpoints.at(-1)!);
-  if (index.units.length > 0) pinned.add(index.units.length - 1);
+  if (index.ends.length > 0) pinned.add(index.ends.length - 1);
   return pinned;
 }
 
@@ -325,9 +336,9 @@ function openSignedTurn(index: UnitIndex, order: number[], mustKeep: ReadonlySet
   const position = signed === undefined ? -1 : order.indexOf(signed);
   if (position <= 0) return remaining;
   const before = order[position - 1]!;
-  if (index.messages[index.units[before]!.end - 1]!.role !== 'assistant') return remaining;
+  if (index.messages[index.ends[before]! - 1]!.role !== 'assistant') return remaining;
   const between = signed! - 1;
-  if (between > before && index.units[between]!.role === 'user' && cost(between) <= remaining) {
+  if (between > before && unitRole(index, between) === 'user' && cost(between) <= remaining) {
     order.splice(position, 0, between);
     return remaining - cost(between);
   }
@@ -342,7 +353,8 @@ function openSignedTurn(index: UnitIndex, order: number[], mustKeep: ReadonlySet
  */
 function stableStart(index: UnitIndex, pinned: ReadonlySet<number>, previousStart: WindowStartMark | undefined, budgetTokens: number): { kept: Set<number>; remaining: number } | undefined {
   if (!previousStart) return undefined;
-  const { units, prefixTokens } = index;
+  const { prefixTokens } = index;
+  const unitCount = index.ends.length;
   const from = markedUnit(index, previousStart);
   if (from < 0) return undefined;
   const kept = new Set(pinned);
@@ -350,10 +362,10 @@ function stableStart(index: UnitIndex, pinned: ReadonlySet<number>, previousStar
     const unit = markedUnit(index, mark);
     if (unit >= 0) kept.add(unit);
   }
-  let used = prefixTokens[units.length]! - prefixTokens[from]!;
+  let used = prefixTokens[unitCount]! - prefixTokens[from]!;
   for (const unit of kept) if (unit < from) used += prefixTokens[unit + 1]! - prefixTokens[unit]!;
   if (used > budgetTokens) return undefined;
-  for (let unit = from; unit < units.length; unit += 1) kept.add(unit);
+  for (let unit = from; unit < unitCount; unit += 1) kept.add(unit);
   return { kept, remaining: budgetTokens - used };
 }
 
@@ -363,56 +375,56 @@ function stableStart(index: UnitIndex, pinned: ReadonlySet<number>, previousStar
  * where the dropped steps were, so an unchanged cut sends the same bytes.
  */
 function windowOf(request: HistoryWindowRequest, index: UnitIndex, order: readonly number[] | null, usedTokens: number, listed?: { message: UserMessage; tokens: number }): HistoryWindow {
-  const { units, messages } = index;
+  const { ends, messages } = index;
+  const unitCount = ends.length;
   const kept: CanonicalMessage[] = [];
   // The kept suffix begins after the newest dropped unit: the next turn keeps it from there.
-  let suffix = units.length;
+  let suffix = unitCount;
   if (order !== null) for (let position = order.length - 1; position >= 0 && order[position] === suffix - 1; position -= 1) suffix -= 1;
   if (order === null) kept.push(...messages);
   else {
     for (const unit of order) {
       if (unit === suffix && listed) kept.push(listed.message);
-      for (let message = units[unit]!.start; message < units[unit]!.end; message += 1) kept.push(messages[message]!);
+      for (let message = unitStart(index, unit); message < ends[unit]!; message += 1) kept.push(messages[message]!);
     }
   }
-  const keptUnits = order === null ? units.length : order.length;
+  const keptUnits = order === null ? unitCount : order.length;
   const keptMessages = kept.length - (listed ? 1 : 0);
-  const mark = (unit: number): MessageMark => ({ index: units[unit]!.start, fingerprint: messageFingerprint(messages[units[unit]!.start]!) });
+  const mark = (unit: number): MessageMark => ({ index: unitStart(index, unit), fingerprint: messageFingerprint(messages[unitStart(index, unit)]!) });
   const before = order === null ? [] : order.filter((unit) => unit < suffix).map(mark);
-  const start: WindowStartMark | undefined = suffix < units.length && suffix > 0 ? { ...mark(suffix), ...(before.length > 0 ? { before } : {}) } : undefined;
+  const start: WindowStartMark | undefined = suffix < unitCount && suffix > 0 ? { ...mark(suffix), ...(before.length > 0 ? { before } : {}) } : undefined;
   const stats: HistoryWindowStats = {
     historyMessages: messages.length,
     keptMessages,
     droppedMessages: messages.length - keptMessages,
     keptUnits,
-    droppedUnits: units.length - keptUnits,
+    droppedUnits: unitCount - keptUnits,
     usedTokens: usedTokens + (listed?.tokens ?? 0),
     budgetTokens: request.budgetTokens,
   };
   const diagnostics: ContextDiagnostic[] =
     stats.droppedUnits > 0
-      ? [{ code: 'CONTEXT_HISTORY_WINDOWED', severity: 'info', message: `window kept ${keptUnits} of ${units.length} history units (${keptMessages} of ${messages.length} messages) in ${stats.usedTokens} of ${request.budgetTokens} tokens${listed ? `, the dropped stored outputs listed by reference (${listed.tokens} tokens)` : ''}` }]
+      ? [{ code: 'CONTEXT_HISTORY_WINDOWED', severity: 'info', message: `window kept ${keptUnits} of ${unitCount} history units (${keptMessages} of ${messages.length} messages) in ${stats.usedTokens} of ${request.budgetTokens} tokens${listed ? `, the dropped stored outputs listed by reference (${listed.tokens} tokens)` : ''}` }]
       : [];
   return { messages: kept, stats, diagnostics, ...(start ? { start } : {}) };
 }
 
 /** The unit a window-start mark points at: the one starting at its index with its fingerprint, else the newest unit start with it; -1 when none. */
 function markedUnit(index: UnitIndex, mark: MessageMark): number {
-  const { units, messages } = index;
-  const starts = (unit: number) => messageFingerprint(messages[units[unit]!.start]!) === mark.fingerprint;
-  const at = unitStartingAt(units, mark.index);
+  const starts = (unit: number) => messageFingerprint(index.messages[unitStart(index, unit)]!) === mark.fingerprint;
+  const at = unitStartingAt(index, mark.index);
   if (at >= 0 && starts(at)) return at;
-  for (let unit = units.length - 1; unit >= 0; unit -= 1) if (unit !== at && starts(unit)) return unit;
+  for (let unit = index.ends.length - 1; unit >= 0; unit -= 1) if (unit !== at && starts(unit)) return unit;
   return -1;
 }
 
 /** The unit whose first message is at `position` (binary search: units are in order), or -1. */
-function unitStartingAt(units: readonly UnitSpan[], position: number): number {
+function unitStartingAt(index: UnitIndex, position: number): number {
   let low = 0;
-  let high = units.length - 1;
+  let high = index.ends.length - 1;
   while (low <= high) {
     const middle = (low + high) >>> 1;
-    const start = units[middle]!.start;
+    const start = unitStart(index, middle);
     if (start === position) return middle;
     if (start < position) low = middle + 1;
     else high = middle - 1;
@@ -420,7 +432,7 @@ function unitStartingAt(units: readonly UnitSpan[], position: number): number {
   return -1;
 }
 
-function previousUserUnit(units: readonly UnitSpan[], before: number): number {
-  for (let unit = before - 1; unit >= 0; unit -= 1) if (units[unit]!.role === 'user') return unit;
+function previousUserUnit(index: UnitIndex, before: number): number {
+  for (let unit = before - 1; unit >= 0; unit -= 1) if (unitRole(index, unit) === 'user') return unit;
   return -1;
 }

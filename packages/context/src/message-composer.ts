@@ -1,4 +1,5 @@
 import { BoundedCache } from './bounded-cache.js';
+import { recordSharedPrefix, sharedPrefixLength } from './context-memory.js';
 import { soundCheckpoint } from './checkpoint-format.js';
 import type { ContextDiagnostic, ContributedMessage, DataAttachment } from './contributor.js';
 import { ConfigurationError } from './errors/configuration-error.js';
@@ -180,6 +181,24 @@ interface Composition {
   hasTaskAnchor: boolean;
   /** The user turn sent before a history without one; the same object every turn. */
   opener?: UserMessage;
+  /**
+   * The history this composition last returned (the assembler's memory and window hold the same list), where its
+   * opener went (-1: none), and how much of `history` it held then.
+   */
+  output?: ComposedOutput;
+}
+
+/** What a composition last returned, for the next call (over the same history: the same list again). */
+interface ComposedOutput {
+  readonly history: readonly CanonicalMessage[];
+  /** Where the opener went (-1: none). */
+  readonly openedAt: number;
+  /** How many composed messages the composition held then. */
+  readonly kept: number;
+  /** Its diagnostics before the shrink notice, and the newest group with what it shrank for. */
+  readonly diagnostics: readonly ContextDiagnostic[];
+  readonly newest: ComposedGroup | undefined;
+  readonly shrink: boolean;
 }
 
 function emptyComposition(): Composition {
@@ -257,12 +276,15 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
       throw new ContextInputError({ code: 'CONTEXT_INVALID_CAPACITY_STEP', culprit: 'capacityStep', message: `compose capacityStep must be a non-negative integer, got ${String(capacityStep)}` });
     }
     const kept = this.resume(request.contextId, history, capacityStep);
+    const shrink = request.shrinkNewestStep === true;
+    // The same history as the last call (the assembler composes again to count exactly): the same messages, the same list.
+    const last = kept?.output;
+    if (kept !== undefined && last !== undefined && kept.source === history && last.shrink === shrink) return this.finish(request, last.history, [...last.diagnostics], last.newest, shrink);
     const composition = kept ?? { ...emptyComposition(), capacityStep };
     // Groups before the last one become part of the kept composition; the last one is composed afresh each turn.
     let index = composition.stableEnd;
     let newest: ComposedGroup | undefined;
     const cursor = { conversationStarted: composition.conversationStarted, steps: composition.steps };
-    const shrink = request.shrinkNewestStep === true;
     while (index < history.length) {
       const group = this.composeGroup(history, index, composition.callIds, cursor, capacityStep, composition.history.at(-1), shrink);
       if (group.end < history.length) this.keep(composition, group, cursor);
@@ -276,12 +298,41 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
     const composed = composition.history.concat(newest?.messages ?? []);
     const diagnostics = composition.diagnostics.concat(newest?.diagnostics ?? []);
     const opened = this.withUserOpener(composition, composed, newest, diagnostics);
+    this.recordOutput(kept, composition, opened, composed, { diagnostics: [...diagnostics], newest, shrink });
+    return this.finish(request, opened, diagnostics, newest, shrink);
+  }
+
+  /** The composed history with the call-local messages: the newest step's full copies (unless shrunk), attachments, contributed messages. */
+  private finish(request: ComposeRequest, opened: readonly CanonicalMessage[], diagnostics: ContextDiagnostic[], newest: ComposedGroup | undefined, shrink: boolean): ComposedMessages {
     const fullCopies = newest && !shrink ? newest.previewed.map((result) => this.fullCopyOf(result)) : [];
     const callLocal = [...fullCopies, ...request.attachments.map(wrapAttachment), ...request.messages.map(wrapContributedMessage)];
     if (shrink && newest && newest.previewed.length > 0) {
       diagnostics.push({ code: 'CONTEXT_NEWEST_STEP_SHRUNK', severity: 'info', subject: 'history', message: `the newest step does not fit whole: ${newest.previewed.length} of its stored results are shown as head/tail previews with their references` });
     }
     return { history: opened, callLocal, diagnostics };
+  }
+
+  /**
+   * Records what this turn's composed history shares with the one the same
+   * composition returned last (`recordSharedPrefix`): the composed messages
+   * it kept then, which it still holds, with the opener where it was; so the
+   * memory and the window take it in from the first message that changed.
+   */
+  private recordOutput(
+    kept: Composition | undefined,
+    composition: Composition,
+    opened: readonly CanonicalMessage[],
+    composed: readonly CanonicalMessage[],
+    rest: Pick<ComposedOutput, 'diagnostics' | 'newest' | 'shrink'>,
+  ): void {
+    const openedAt = opened === composed ? -1 : composition.firstTurn >= 0 ? composition.firstTurn : opened.indexOf(composition.opener!);
+    const last = kept?.output;
+    if (last !== undefined) {
+      // Both without an opener: the kept messages; both with it at the same place: those and the opener; else up to the first opener.
+      const shared = last.openedAt < 0 && openedAt < 0 ? last.kept : last.openedAt === openedAt ? (last.kept > openedAt ? last.kept + 1 : last.kept) : Math.min(last.kept, Math.max(0, Math.min(last.openedAt, openedAt)));
+      recordSharedPrefix(last.history, opened, shared);
+    }
+    composition.output = { history: opened, openedAt, kept: composition.history.length, ...rest };
   }
 
   private fullCopyOf(result: ToolResultMessage): UserMessage {
@@ -299,8 +350,8 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
     if (contextId === undefined) return undefined;
     const kept = this.compositions.get(contextId);
     if (!kept || history.length <= kept.stableEnd || kept.capacityStep !== capacityStep) return undefined;
-    for (let index = 0; index <= kept.stableEnd; index += 1) if (kept.source[index] !== history[index]) return undefined;
-    return kept;
+    // From what the facts say the two histories share (`sharedPrefixLength`): a turn walks what changed, not the history.
+    return sharedPrefixLength(kept.source, history) > kept.stableEnd ? kept : undefined;
   }
 
   private keep(composition: Composition, group: ComposedGroup, cursor: ComposeCursor): void {

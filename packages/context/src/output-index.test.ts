@@ -102,6 +102,20 @@ test('a window that drops stored steps lists them by reference in place of the g
   assert.equal(next.messages.find((message) => message.role === 'user' && message.content.startsWith(`<${OUTPUT_INDEX_TAG}`))?.content, index.content);
 });
 
+test('a budget that moves less than a bound step keeps the window\'s index of dropped outputs as it was: the same message object, not rendered again', () => {
+  const history: CanonicalMessage[] = [{ role: 'user', content: 'Audit the records one by one.' }];
+  for (let index = 0; index < 30; index += 1) history.push(...step(`r${index}`, `record ${index}: ${'detail '.repeat(40)}`));
+  const policy = new AtomicHistoryWindowPolicy();
+  const isIndex = (message: CanonicalMessage) => message.role === 'user' && message.content.startsWith(`<${OUTPUT_INDEX_TAG}`);
+  const first = policy.select({ messages: history, budgetTokens: 2_000, count, headroomTokens: 500, contextId: 'moving' });
+  const grown = [...history, { role: 'assistant' as const, content: 'Nothing late so far.' }];
+  // 15% of 2,000 and of 2,010 tokens (300 and 301) fold to the same bound: the same listing, kept.
+  const next = policy.select({ messages: grown, budgetTokens: 2_010, count, headroomTokens: 500, contextId: 'moving', previousStart: first.start });
+  assert.ok(first.messages.some(isIndex), 'the fixture must list dropped outputs');
+  assert.equal(next.messages.find(isIndex), first.messages.find(isIndex));
+  assert.deepEqual(next.messages, new AtomicHistoryWindowPolicy().select({ messages: grown, budgetTokens: 2_010, count, headroomTokens: 500, previousStart: first.start }).messages);
+});
+
 test('a checkpoint carries the stored results of the steps it summarises by reference, and those an earlier checkpoint listed', async () => {
   const summary = ['## Completed work', '- read the records', '## Evidence', '- records 0 and 3 are late', '## Decisions', '- none', '## Failed or abandoned directions', '- none', '## Pending conditions', '- none', '## Optional directions', '- none', '## Next step', '- read the rest'].join('\n');
   const compactor = new DefaultHistoryCompactor({ summarizer: { summarize: async () => summary } });

@@ -79,9 +79,18 @@ export function storedOutputsSection(summarized: readonly CanonicalMessage[], ma
   return section === undefined ? '' : section.content;
 }
 
+/**
+ * The bound an index of at most `maxTokens` is folded to: whole steps of
+ * `BOUND_STEP` (below one step, `maxTokens` itself). The same entries under
+ * the same bound give the same message, so a caller may key a kept listing by it.
+ */
+export function outputIndexBound(maxTokens: number): number {
+  return maxTokens >= BOUND_STEP ? Math.floor(maxTokens / BOUND_STEP) * BOUND_STEP : maxTokens;
+}
+
 /** The folding of `outputIndexMessage`, over any rendering of the entries. */
 function folded(entries: readonly Entry[], maxTokens: number, render: (omitted: number, refsUpTo: number, briefUpTo: number) => UserMessage, count: (message: CanonicalMessage) => number): UserMessage | undefined {
-  const bound = maxTokens >= BOUND_STEP ? Math.floor(maxTokens / BOUND_STEP) * BOUND_STEP : maxTokens;
+  const bound = outputIndexBound(maxTokens);
   if (entries.length === 0 || bound <= 0) return undefined;
   const fits = (message: UserMessage) => count(message) <= bound;
   const refsUpTo = Math.max(0, entries.length - WHOLE_ENTRIES - BRIEF_ENTRIES);
