@@ -1,23 +1,24 @@
 /**
  * The adapter's tests against the oldest LangChain its peer ranges admit:
- * `@langchain/core` 1.0.0 (installed at the root as `@langchain/core-oldest`)
- * and `langchain` 1.0.1, the first 1.x release (`langchain-oldest`). Every
- * import of `@langchain/core/…` and `langchain/…` in this process (the
- * adapter's, the tests', @strata/testing's and LangChain's own) is sent to
- * those copies, then the test files run as they run against the newest (the
- * workspace's). Skipped with a notice where they are not installed.
+ * `@langchain/core` 1.0.1 (installed at the root as `@langchain/core-oldest`;
+ * the floor, since the LangGraph that `langchain` 1.0.1 needs asks for
+ * ^1.0.1) and `langchain` 1.0.1, the first 1.x release (`langchain-oldest`),
+ * with `@langchain/langgraph` and `-checkpoint` 1.0.0 (`…-oldest`). Every
+ * import of those packages in this process (the adapter's, the tests',
+ * @strata/testing's and LangChain's own) is sent to those copies, then the
+ * test files run as they run against the newest (the workspace's). Skipped
+ * with a notice where they are not installed.
  *
  * Without `langchain-oldest` only the message converters (langchain-history.ts)
- * run on core 1.0.0: the middleware needs `langchain`, and the workspace's asks
- * for a newer core in its own peer range (it imports
- * `@langchain/core/utils/context`, absent from 1.0.0); a check below says so.
+ * run on the oldest core: the middleware needs `langchain`, and the workspace's
+ * asks for a newer core in its own peer range; a check below says so.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire, register } from 'node:module';
 
-const OLDEST_CORE = '1.0.0';
+const OLDEST_CORE = '1.0.1';
 const OLDEST_LANGCHAIN = '1.0.1';
 
 function versionOf(name: string): string | undefined {
@@ -32,10 +33,11 @@ function versionOf(name: string): string | undefined {
 const core = versionOf('@langchain/core-oldest');
 const langchain = versionOf('langchain-oldest');
 if (core === undefined) {
-  test('LangChain core oldest (1.0.0): not installed (`@langchain/core-oldest`), skipped', { skip: true }, () => undefined);
+  test('LangChain core oldest (1.0.1): not installed (`@langchain/core-oldest`), skipped', { skip: true }, () => undefined);
 } else {
   const redirects: Array<[string, string]> = [['@langchain/core', '@langchain/core-oldest']];
-  if (langchain !== undefined) redirects.push(['langchain', 'langchain-oldest']);
+  // langchain 1.0.1 with the LangGraph releases of its day (the workspace's newer LangGraph asks for a newer core).
+  if (langchain !== undefined) redirects.push(['langchain', 'langchain-oldest'], ['@langchain/langgraph', '@langchain/langgraph-oldest'], ['@langchain/langgraph-checkpoint', '@langchain/langgraph-checkpoint-oldest']);
   const hooks = `const redirects = ${JSON.stringify(redirects)};
   export async function resolve(specifier, context, next) {
     for (const [from, to] of redirects) if (specifier === from || specifier.startsWith(from + '/')) return next(to + specifier.slice(from.length), context);
@@ -56,7 +58,7 @@ if (core === undefined) {
   if (langchain === undefined) {
     const installed = JSON.parse(readFileSync(createRequire(import.meta.url).resolve('langchain/package.json'), 'utf8')) as { version: string; peerDependencies?: Record<string, string> };
     test(`LangChain oldest: the middleware's tests are skipped: \`langchain-oldest\` (langchain ${OLDEST_LANGCHAIN}) is not installed, and langchain ${installed.version} asks for @langchain/core ${installed.peerDependencies?.['@langchain/core'] ?? '?'}`, { skip: true }, () => undefined);
-    test('LangChain oldest: the workspace langchain does not load on core 1.0.0 (else its middleware tests belong here)', async () => {
+    test('LangChain oldest: the workspace langchain does not load on the oldest core (else its middleware tests belong here)', async () => {
       await assert.rejects(import('langchain'), (error: unknown) => (error as { code?: unknown }).code === 'ERR_PACKAGE_PATH_NOT_EXPORTED');
     });
   } else {

@@ -63,7 +63,11 @@ export function createStrataLangChain(options: StrataLangChainOptions): StrataLa
   const middleware = createMiddleware({
     name: 'StrataContextMiddleware',
     wrapModelCall: async (request, handler) => {
-      const system: ImportedMessage<BaseMessage>[] = systemText(request.systemMessage) === '' ? [] : [{ message: { role: 'system', content: systemText(request.systemMessage) }, origin: request.systemMessage }];
+      // langchain 1.0 gives the system prompt as text (`systemPrompt`); later releases as a message (`systemMessage`), the one to change.
+      const givenMessage = (request as { systemMessage?: SystemMessage }).systemMessage;
+      const givenPrompt = (request as { systemPrompt?: unknown }).systemPrompt;
+      const systemMessage = givenMessage ?? (typeof givenPrompt === 'string' && givenPrompt !== '' ? new SystemMessage(givenPrompt) : undefined);
+      const system: ImportedMessage<BaseMessage>[] = systemMessage === undefined || systemText(systemMessage) === '' ? [] : [{ message: { role: 'system', content: systemText(systemMessage) }, origin: systemMessage }];
       const turn = await context.prepare({
         contextId: contextOf(request.runtime.configurable?.thread_id),
         scope: SCOPE,
@@ -75,12 +79,14 @@ export function createStrataLangChain(options: StrataLangChainOptions): StrataLa
       });
       const leading = turn.messages.filter(({ message }) => message.role === 'system');
       const messages = turn.messages.filter(({ message }) => message.role !== 'system').map(({ message, origin }) => origin ?? toLangChainMessage(message));
-      const keepsSystem = leading.length === system.length && leading.every(({ origin }) => origin === request.systemMessage);
-      // The agent takes a change of `systemMessage` or of `systemPrompt`, not both: only the message changes here.
+      const keepsSystem = leading.length === system.length && leading.every(({ origin }) => origin === systemMessage);
+      // The agent takes a change of `systemMessage` or of `systemPrompt`, not both: only the one it gave changes here.
+      const leadingText = leading.map(({ message }) => message.content).join('\n\n');
+      const systemChange = keepsSystem ? {} : givenMessage !== undefined || givenPrompt === undefined ? { systemMessage: new SystemMessage(leadingText) } : { systemPrompt: leadingText };
       const started = performance.now();
       let response: Awaited<ReturnType<typeof handler>>;
       try {
-        response = await handler({ ...request, messages, systemMessage: keepsSystem ? request.systemMessage : new SystemMessage(leading.map(({ message }) => message.content).join('\n\n')) });
+        response = await handler({ ...request, messages, ...systemChange });
       } catch (error) {
         await context.recordUsage(turn, { error, modelMs: performance.now() - started });
         throw error;
