@@ -1,5 +1,5 @@
 // Installs each framework adapter the way a user does, from the packed tarballs, and runs its example.
-// For each of @strata/ai-sdk, @strata/langchain and @strata/openai-agents: a fresh project in a temporary
+// For each of @strata/ai-sdk, @strata/langchain, @strata/openai-agents and @strata/mastra: a fresh project in a temporary
 // directory, every @strata package from its tarball (npm pack), the framework at the version the repository
 // tests with, install scripts allowed, a PATH holding only node, npm and sh (no C or C++ compiler, no make,
 // no python) and no npm_config_* from the caller (npm_config_build_from_source unset). The install must
@@ -28,6 +28,7 @@ const ADAPTERS = [
   { name: '@strata/ai-sdk', frameworks: ['ai'], example: 'ai-sdk-loop.js' },
   { name: '@strata/langchain', frameworks: ['@langchain/core', 'langchain', 'zod'], example: 'langchain-agent.js' },
   { name: '@strata/openai-agents', frameworks: ['@openai/agents-core'], example: 'openai-agents-run.js' },
+  { name: '@strata/mastra', frameworks: ['@mastra/core', 'zod'], example: 'mastra-agent.js' },
 ];
 
 const work = mkdtempSync(join(tmpdir(), 'strata-install-'));

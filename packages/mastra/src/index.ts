@@ -2,4 +2,4 @@
 
 // The adapter
 export { createStrataMastra } from './strata-mastra.js';
-export type { StrataMastra, StrataMastraOptions, MastraPrepareStepArgs, MastraFinishEvent, MastraLanguageModel, MastraToolLike } from './strata-mastra.js';
+export type { StrataMastra, StrataMastraOptions, MastraPrepareStepArgs, MastraModelMessage, MastraFinishEvent, MastraLanguageModel, MastraToolLike } from './strata-mastra.js';

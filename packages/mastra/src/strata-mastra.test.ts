@@ -235,8 +235,10 @@ for (const method of ['generate', 'stream'] as const) {
 }
 
 test('onFinish: any value is nothing fed back, never a crash', async () => {
-  const strata = createStrataMastra({ budget: { inputCapTokens: 4_000 }, instructions: INSTRUCTIONS });
-  for (const event of [undefined, null, 7, {}, { steps: 'no' }, { steps: [] }, { steps: [null] }, { steps: [{ usage: 'no', toolCalls: 'no' }] }]) assert.deepEqual(await strata.onFinish(event as never), [], JSON.stringify(event));
+  const diagnostics: unknown[] = [];
+  const strata = createStrataMastra({ budget: { inputCapTokens: 4_000 }, instructions: INSTRUCTIONS, onDiagnostic: (diagnostic) => diagnostics.push(diagnostic) });
+  for (const event of [undefined, null, 7, {}, { steps: 'no' }, { steps: [] }, { steps: [null] }, { steps: [{ usage: 'no', toolCalls: 'no' }] }]) assert.equal(await strata.onFinish(event as never), undefined, JSON.stringify(event));
+  assert.deepEqual(diagnostics, [], 'nothing was fed back');
 });
 
 test('createStrataMastra: instructions that are not a string, or options that are not an object, are a ConfigurationError naming the setting', () => {

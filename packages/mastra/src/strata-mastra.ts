@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
+import type { AgentExecutionOptions } from '@mastra/core/agent';
 import { createTool } from '@mastra/core/tools';
 import { z } from 'zod';
-import { asImportedImages, ConfigurationError, createHostLoopContext, exportSdkMessages, importSdkMessages, PENDING_USAGE_CALLS, toPromptMessages, toAiSdkMessages, ToolCallContexts, type CanonicalMessage, type ContextDiagnostic, type CreateHostLoopContextOptions, type HostLoopTurn, type HostLoopUsage, type JsonValue, type SdkMessage, type SdkOrigin, type SessionStore, type ToolOutputStore, type ToolSchema } from '@strata/context';
+import { asImportedImages, ConfigurationError, createHostLoopContext, exportSdkMessages, importSdkMessages, PENDING_USAGE_CALLS, toPromptMessages, toAiSdkMessages, ToolCallContexts, type CanonicalMessage, type CreateHostLoopContextOptions, type HostLoopTurn, type HostLoopUsage, type JsonValue, type SdkMessage, type SdkOrigin, type SessionStore, type ToolOutputStore, type ToolSchema } from '@strata/context';
 import { createMemorySessionStore, createMemoryToolOutputStore } from '@strata/store';
 import { createReadToolOutputTool, hostToolResultStore, type ReadToolOutputToolOptions } from '@strata/tools';
 
@@ -42,6 +43,9 @@ export interface StrataMastraOptions extends Omit<CreateHostLoopContextOptions, 
   readonly readToolOutput?: Omit<ReadToolOutputToolOptions, 'store'>;
 }
 
+/** The messages Mastra's `prepareStep` returns (its AI SDK v5 `ModelMessage`), as its own types say. */
+export type MastraModelMessage = NonNullable<NonNullable<Awaited<ReturnType<NonNullable<AgentExecutionOptions['prepareStep']>>>>['messages']>[number];
+
 /** What Mastra 0.24 passes to `prepareStep` (agent `generate` / `stream`), as far as Strata reads it. */
 export interface MastraPrepareStepArgs {
   /** The step's whole message list (AI SDK v5 `ModelMessage`s: the agent's instructions, memory, input and responses). */
@@ -76,7 +80,7 @@ export interface StrataMastra {
    * model call of the agent's loop gets the messages Strata chose; one trace
    * per call, written as it is assembled.
    */
-  readonly prepareStep: (args: MastraPrepareStepArgs) => Promise<{ messages: unknown[] }>;
+  readonly prepareStep: (args: MastraPrepareStepArgs) => Promise<{ messages: MastraModelMessage[] }>;
   /**
    * For the same call's `onFinish` (`agent.generate` / `agent.stream`):
    * feeds the run's last step's usage back (every other step's usage is fed
@@ -85,9 +89,10 @@ export interface StrataMastra {
    * the one given, else the one whose steps issued the run's tool calls,
    * else the only context whose newest step is the run's last; a run it
    * cannot tell apart (concurrent one-step runs without a context id) is
-   * left unfed. Returns what the feedback noticed (also given to `onDiagnostic`).
+   * left unfed. What the feedback notices goes to `onDiagnostic`; the
+   * promise resolves once the usage is stored (Mastra's `onFinish` type).
    */
-  readonly onFinish: (event: MastraFinishEvent) => Promise<readonly ContextDiagnostic[]>;
+  readonly onFinish: (event: MastraFinishEvent) => Promise<void>;
   /**
    * The agent's model (an AI SDK v5 `LanguageModelV2`, what Mastra 0.24
    * runs) with Strata deciding each call's prompt, in place of
@@ -166,19 +171,20 @@ export function createStrataMastra(options: StrataMastraOptions): StrataMastra {
         callContexts.set(id, turn.contextId);
         if (callContexts.size > ISSUED_CALLS) callContexts.delete(callContexts.keys().next().value!);
       }
-      return { messages: exported };
+      // Our SDK messages are the AI SDK v5 shapes Mastra takes (the same fields as v6's): typed here as Mastra names them.
+      return { messages: exported as unknown as MastraModelMessage[] };
     },
     async onFinish(event) {
       const steps = (event as MastraFinishEvent | null | undefined)?.steps;
-      if (!Array.isArray(steps) || steps.length === 0) return [];
+      if (!Array.isArray(steps) || steps.length === 0) return;
       const last = steps.length - 1;
       const named = contextId ?? steps.flatMap((step) => stepCallIds(step)).map((id) => callContexts.get(id)).find((found) => found !== undefined);
       const candidates = named === undefined ? [...newestSteps].filter(([, entry]) => entry.step === last) : [];
       const run = named ?? (candidates.length === 1 ? candidates[0]![0] : undefined);
       const newest = run === undefined ? undefined : newestSteps.get(run);
-      if (newest === undefined || newest.step !== last) return [];
+      if (newest === undefined || newest.step !== last) return;
       newestSteps.delete(run!);
-      return context.recordUsage(newest.turn, { usage: stepUsage((steps[last] as { usage?: unknown } | undefined)?.usage) });
+      await context.recordUsage(newest.turn, { usage: stepUsage((steps[last] as { usage?: unknown } | undefined)?.usage) });
     },
     wrapModel(model) {
       if (typeof model !== 'object' || model === null || typeof model.doGenerate !== 'function' || typeof model.doStream !== 'function') throw new ConfigurationError({ setting: 'model', message: `createStrataMastra: wrapModel needs a language model with doGenerate and doStream, got ${model === null ? 'null' : typeof model}` });
