@@ -82,7 +82,9 @@ export function createGatewayApp(options: GatewayOptions): Hono {
     let client: ClientStream | undefined;
     const prepare = async () => {
       const imported = wire.import(body, [...clientMessages, ...own]);
-      const turn = await context.prepare({ contextId, scope: 'gateway', messages: imported.slice(0, hostCount), ownMessages: imported.slice(hostCount), tools });
+      // The rounds go upstream as Strata converts them (no origin): a process that finds them in the store sends the same bytes.
+      const ownMessages = imported.slice(hostCount).map(({ message }) => ({ message, origin: null }));
+      const turn = await context.prepare({ contextId, scope: 'gateway', messages: imported.slice(0, hostCount), ownMessages, tools });
       contextId = turn.contextId;
       return { turn, imported: imported.slice(0, hostCount) };
     };
