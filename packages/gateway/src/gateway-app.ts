@@ -1,6 +1,7 @@
 // The gateway's HTTP front ends: OpenAI chat and Anthropic messages endpoints whose every upstream request Strata assembles.
 import { Hono } from 'hono';
-import { ConfigurationError, ConservativeTokenEstimator, createHostLoopContext, type HostLoopContext, type ImportedMessage, type SessionStore, type ToolOutputStore } from '@strata/context';
+import { BoundedCache, ConfigurationError, ConservativeTokenEstimator, createHostLoopContext, type HostLoopContext, type ImportedMessage, type SessionStore, type ToolOutputStore } from '@strata/context';
+import { createMemoryStores } from '@strata/store';
 import { createReadToolOutputTool, hostToolResultStore } from '@strata/tools';
 import { ClientStream, upstreamEvents } from './client-stream.js';
 import { ANTHROPIC_WIRE, OPENAI_WIRE, relay, type ChatMessage, type Wire } from './wires.js';
@@ -15,6 +16,8 @@ export const UPSTREAM_CALLS_HEADER = 'x-strata-upstream-calls';
 export const SAVED_TOKENS_HEADER = 'x-strata-saved-tokens';
 /** Rounds of `read_tool_output` the gateway answers in one client request before it returns what the model said last. */
 export const MAX_READ_ROUNDS = 32;
+/** Contexts whose last upstream request the gateway remembers (for its cache marker). */
+const CONTEXTS_KEPT = 4_096;
 
 export interface GatewayOptions {
   /** The upstream's base URL, e.g. `https://api.openai.com/v1` (the gateway appends `/chat/completions`, `/messages`, `/models`). */
@@ -56,6 +59,9 @@ export function createGatewayApp(options: GatewayOptions): Hono {
     // The gateway's own read answers are copies of stored outputs: kept as they are, never stored again.
     storeResult: async (request) => (request.result.toolName === readTool.name ? request.result : storeClientResult(request)),
   });
+  // Each context's last upstream request, as hashes of its messages: where the next one's stable prefix ends (its cache marker).
+  // Lost (another process, a restart): the marker goes where a tool loop's previous request ended (`withCacheMarker`).
+  const sentChains = new BoundedCache<string, readonly string[]>(CONTEXTS_KEPT);
   /** One client request through the loop: what the wire reads, Strata assembles, the upstream answers and the gateway reads itself. */
   const converse = async (wire: Wire, c: { req: { raw: Request; header(name: string): string | undefined } }): Promise<Response> => {
     const body = await readJsonObject(c.req.raw);
@@ -98,7 +104,12 @@ export function createGatewayApp(options: GatewayOptions): Hono {
     const loop = async (): Promise<Response> => {
       for (;;) {
         const { turn, imported } = await prepare();
-        const upstreamBody = { ...wire.upstreamBody(body, turn.messages), ...(streamed ? wire.streamFields!(body) : {}), tools: [...clientTools.filter((tool) => wire.toolName(tool) !== readTool.name), wire.toolEntry(readTool)] };
+        let upstreamBody = { ...wire.upstreamBody(body, turn.messages), ...(streamed ? wire.streamFields!(body) : {}), tools: [...clientTools.filter((tool) => wire.toolName(tool) !== readTool.name), wire.toolEntry(readTool)] };
+        if (wire.markCache) {
+          const marked = wire.markCache(upstreamBody, sentChains.get(turn.contextId));
+          upstreamBody = marked.body as typeof upstreamBody;
+          sentChains.set(turn.contextId, marked.chain);
+        }
         calls += 1;
         const response = await fetchUpstream(`${settings.upstream}${wire.path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(upstreamBody), signal: c.req.raw.signal });
         if (!response.ok) {
@@ -167,11 +178,38 @@ export function createGatewayApp(options: GatewayOptions): Hono {
     return responded;
   };
 
+  /**
+   * `POST /v1/messages/count_tokens`: the input tokens of the window Strata
+   * would assemble for this history from scratch (in scratch stores: nothing
+   * is stored, no context continued), by the conservative estimate that
+   * decides the window, so never below what the window costs by our count.
+   * Not forwarded: the upstream would count the client's whole history.
+   */
+  const countTokens = async (request: Request): Promise<Response> => {
+    const body = await readJsonObject(request);
+    if (typeof body === 'string') return ANTHROPIC_WIRE.error(400, body);
+    if (!Array.isArray(body.messages) || body.messages.some((message) => typeof message !== 'object' || message === null)) return ANTHROPIC_WIRE.error(400, 'messages: an array of message objects is required');
+    let imported: ImportedMessage<ChatMessage | null>[];
+    try {
+      imported = ANTHROPIC_WIRE.import(body, body.messages as ChatMessage[]);
+    } catch (error) {
+      return ANTHROPIC_WIRE.error(400, error instanceof Error ? error.message : String(error));
+    }
+    const clientTools = Array.isArray(body.tools) ? (body.tools as unknown[]) : [];
+    const tools = [...ANTHROPIC_WIRE.toolSchemas(clientTools).filter((tool) => tool.name !== readTool.name), { name: readTool.name, description: readTool.description, parameters: readTool.parameters }];
+    const scratch = createMemoryStores();
+    const counter = createHostLoopContext<ChatMessage | null>({ budget: { inputCapTokens: settings.windowTokens }, sessionStore: scratch.sessions, outputStore: scratch.toolOutputs });
+    const turn = await counter.prepare({ scope: 'count-tokens', messages: imported, tools });
+    const counted = turn.assembled.trace.budget?.totalTokens ?? imported.reduce((sum, { message }) => sum + estimator.countMessage(message), 0);
+    return Response.json({ input_tokens: counted });
+  };
+
   const app = new Hono();
   app.get('/health', (c) => c.json({ ok: true }));
   app.get('/v1/models', async (c) => relay(await fetchUpstream(`${settings.upstream}/models`, { headers: OPENAI_WIRE.headers(c.req.raw.headers, options.upstreamApiKey) })));
   app.post('/v1/chat/completions', (c) => converse(OPENAI_WIRE, c));
   app.post('/v1/messages', (c) => converse(ANTHROPIC_WIRE, c));
+  app.post('/v1/messages/count_tokens', (c) => countTokens(c.req.raw));
   return app;
 }
 

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { createServer, type Server, type ServerResponse } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,36 +8,11 @@ import OpenAI from 'openai';
 import { fromAnthropicMessages, toOpenAIChat } from '@strata/context';
 import { loadProviderRules, type ProviderRules } from '@strata/testing';
 import { startGateway } from './gateway-server.js';
-import { anthropicEvents, listen, openAIEvents, recordedOutputs, WINDOW, writeEvents } from './testing/gateway-fixtures.js';
+import { listen, recordedOutputs, scriptedUpstream, WINDOW, type UpstreamBody as Body } from './testing/gateway-fixtures.js';
 
 const TASK = 'TASK: find why marshmallow serialises a TimeDelta field with a rounding error and propose the fix.';
 const directory = mkdtempSync(join(tmpdir(), 'strata-gateway-streaming-'));
 after(() => rmSync(directory, { recursive: true, force: true }));
-
-type Body = { messages: Array<Record<string, any>>; stream?: boolean; stream_options?: { include_usage?: boolean }; system?: unknown; [field: string]: unknown };
-/** What a scripted upstream answers: the request's body and number give the answer (a chat completion or a message). */
-type Script = (body: Body, index: number) => Record<string, any>;
-
-/** A local upstream that answers each request with its script's answer, streamed when the request asks (each event in its own write). */
-function scriptedUpstream(api: 'openai' | 'anthropic', script: Script, before?: (request: number, event: number) => Promise<void>): { server: Server; requests: Body[] } {
-  const requests: Body[] = [];
-  const server = createServer(async (request, response: ServerResponse) => {
-    let raw = '';
-    for await (const chunk of request) raw += chunk;
-    const body = JSON.parse(raw) as Body;
-    const index = requests.push(body) - 1;
-    let answer: Record<string, any>;
-    try {
-      answer = script(body, index);
-    } catch (error) {
-      // A script that fails answers 500 with why, so the test fails instead of waiting.
-      return void response.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: String(error) } }));
-    }
-    if (body.stream !== true) return void response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
-    await writeEvents(response, api === 'openai' ? openAIEvents(answer, body.stream_options?.include_usage === true) : anthropicEvents(answer), before && ((event) => before(index, event)));
-  });
-  return { server, requests };
-}
 
 const completion = (message: Record<string, unknown>, promptTokens: number) => ({ id: `chatcmpl-${promptTokens}`, object: 'chat.completion', created: 1_700_000_000, model: 'gpt-test', choices: [{ index: 0, message, finish_reason: message.tool_calls ? 'tool_calls' : 'stop' }], usage: { prompt_tokens: promptTokens, completion_tokens: 7, total_tokens: promptTokens + 7 } });
 const call = (id: string, name: string, args: unknown) => ({ id, type: 'function', function: { name, arguments: JSON.stringify(args) } });

@@ -1,4 +1,5 @@
 // What differs between the OpenAI chat and Anthropic messages front ends: how a request reads, goes upstream and answers.
+import { messageChain, withCacheMarker, withClientBlocks } from './anthropic-fidelity.js';
 import { ClientStream, eventData, sseEvent } from './client-stream.js';
 import type { EventSourceMessage } from 'eventsource-parser/stream';
 import { fromAnthropicMessages, fromOpenAIChat, toAnthropicMessages, toOpenAIChat, type CanonicalMessage, type HostLoopUsage, type ImportedMessage, type JsonValue, type ToolDefinition, type ToolSchema } from '@strata/context';
@@ -31,6 +32,8 @@ export interface Wire {
   withoutReads(completion: Record<string, unknown>, readName: string): Record<string, unknown>;
   /** The answer with the gateway's own calls only (no text, no client calls): the round kept before the client's calls when an answer has both. Absent: such reads are left out unanswered. */
   readsOnly?(completion: Record<string, unknown>, readName: string): Record<string, unknown>;
+  /** The upstream request with prompt-cache markers placed, given the previous request's `chain` in this context; and this one's. Absent: none placed. */
+  markCache?(upstreamBody: Record<string, unknown>, previous: readonly string[] | undefined): { body: Record<string, unknown>; chain: readonly string[] };
   /** A finished answer replayed as the client's stream (the wire's upstream is called unstreamed when it has no `forward`). */
   stream(completion: Record<string, unknown>, headers: Record<string, string>): Response;
   /** The fields a streamed upstream call adds to the body (`stream: true`, and OpenAI's usage chunk). */
@@ -227,9 +230,13 @@ export const ANTHROPIC_WIRE: Wire = {
   import: (body, messages) => fromAnthropicMessages({ system: body.system, messages }).map((message) => ({ message, origin: null })),
   upstreamBody(body, messages) {
     const { stream: _stream, ...rest } = body;
-    const { system, messages: converted } = toAnthropicMessages(messages.map(({ message }) => message));
+    const { system, messages: converted } = withClientBlocks(body, toAnthropicMessages(messages.map(({ message }) => message)) as { system?: unknown; messages: ChatMessage[] });
     const { system: _system, ...fields } = rest;
     return { ...fields, ...(system === undefined ? {} : { system }), messages: converted };
+  },
+  markCache(upstreamBody, previous) {
+    const marked = withCacheMarker(upstreamBody as { messages: ChatMessage[] }, previous);
+    return { body: { ...upstreamBody, ...marked }, chain: messageChain(marked.messages) };
   },
   toolSchemas: (tools) => tools.flatMap((tool) => {
     const entry = tool as { name?: unknown; description?: unknown; input_schema?: unknown } | null;

@@ -1,5 +1,5 @@
 // What the gateway's tests share: recorded outputs, the loop's size, a local server's base URL.
-import type { Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import { readSharedData } from '@strata/testing';
 
 export const STEPS = 30;
@@ -92,3 +92,29 @@ export async function writeEvents(response: import('node:http').ServerResponse, 
   }
   response.end();
 }
+
+export type UpstreamBody = { messages: Array<Record<string, any>>; stream?: boolean; stream_options?: { include_usage?: boolean }; system?: unknown; [field: string]: unknown };
+/** What a scripted upstream answers: the request's body and number give the answer (a chat completion or a message). */
+export type Script = (body: UpstreamBody, index: number) => Record<string, any>;
+
+/** A local upstream that answers each request with its script's answer, streamed when the request asks (each event in its own write). */
+export function scriptedUpstream(api: 'openai' | 'anthropic', script: Script, before?: (request: number, event: number) => Promise<void>): { server: Server; requests: UpstreamBody[] } {
+  const requests: UpstreamBody[] = [];
+  const server = createServer(async (request, response: ServerResponse) => {
+    let raw = '';
+    for await (const chunk of request) raw += chunk;
+    const body = JSON.parse(raw) as UpstreamBody;
+    const index = requests.push(body) - 1;
+    let answer: Record<string, any>;
+    try {
+      answer = script(body, index);
+    } catch (error) {
+      // A script that fails answers 500 with why, so the test fails instead of waiting.
+      return void response.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: String(error) } }));
+    }
+    if (body.stream !== true) return void response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+    await writeEvents(response, api === 'openai' ? openAIEvents(answer, body.stream_options?.include_usage === true) : anthropicEvents(answer), before && ((event) => before(index, event)));
+  });
+  return { server, requests };
+}
+
