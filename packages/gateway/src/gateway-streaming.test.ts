@@ -185,3 +185,38 @@ test('anthropic streaming: signed thinking and redacted thinking go back upstrea
   assert.equal(assistant.content[2].name, 'read_tool_output');
   checkRequests(rules, upstream.requests, ['anthropic']);
 });
+
+test('anthropic: a client call beside a read, answered and split; the client\'s next history continued by a second process over the same SQLite file is valid', { timeout: 20_000 }, async (t) => {
+  const outputs = recordedOutputs();
+  const rules = await loadProviderRules();
+  if (!outputs) return t.skip('../shared is absent');
+  const message = (content: Array<Record<string, unknown>>) => ({ id: 'msg_mixed', type: 'message', role: 'assistant', model: 'claude-test', content, stop_reason: content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn', stop_sequence: null, usage: { input_tokens: 800, output_tokens: 9 } });
+  const upstream = scriptedUpstream('anthropic', (body, index) =>
+    index === 0
+      ? message([{ type: 'text', text: 'Reading, and running step 1.' }, { type: 'tool_use', id: 'toolu_read', name: 'read_tool_output', input: { ref: maskedRef(body), lines: { start: 1, end: 2 } } }, { type: 'tool_use', id: 'toolu_1', name: 'run_step', input: { step: 1 } }])
+      : message([{ type: 'text', text: 'Done.' }]),
+  );
+  const upstreamUrl = await listen(upstream.server);
+  t.after(() => upstream.server.close());
+  const store = `sqlite:${join(directory, 'anthropic-mixed.db')}`;
+  const first = await startGateway({ upstream: upstreamUrl, windowTokens: WINDOW, store, port: 0 });
+  const tools: Anthropic.Tool[] = [{ name: 'run_step', input_schema: { type: 'object' } }];
+  const history: Anthropic.MessageParam[] = [
+    { role: 'user', content: TASK },
+    { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_0', name: 'run_step', input: { step: 0 } }] },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_0', content: outputs[9]! }] },
+  ];
+  const shown = await new Anthropic({ baseURL: first.url.replace(/\/v1$/, ''), apiKey: 'k', maxRetries: 0 }).messages.create({ model: 'claude-test', max_tokens: 256, messages: history, tools });
+  await first.close();
+  assert.deepEqual(shown.content.map((block) => (block.type === 'tool_use' ? block.name : block.type)), ['text', 'run_step']);
+  assert.equal(shown.stop_reason, 'tool_use');
+  history.push({ role: 'assistant', content: shown.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'step 1: nothing' }] });
+  const second = await startGateway({ upstream: upstreamUrl, windowTokens: WINDOW, store, port: 0 });
+  t.after(() => second.close());
+  const final = await new Anthropic({ baseURL: second.url.replace(/\/v1$/, ''), apiKey: 'k', maxRetries: 0 }).messages.create({ model: 'claude-test', max_tokens: 256, messages: history, tools });
+  assert.equal(final.content[0]?.type === 'text' && final.content[0].text, 'Done.');
+  const tail = upstream.requests[1]!.messages.slice(-4);
+  const ids = tail.map((m) => (m.content as Array<Record<string, any>>).map((block) => block.id ?? block.tool_use_id ?? block.type));
+  assert.deepEqual(ids, [['toolu_read'], ['toolu_read'], ['text', 'toolu_1'], ['toolu_1']], 'the read round, then the client\'s call and result');
+  checkRequests(rules, upstream.requests, ['anthropic']);
+});
