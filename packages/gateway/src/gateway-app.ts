@@ -116,7 +116,7 @@ export function createGatewayApp(options: GatewayOptions): Hono {
           await context.recordUsage(turn, { error: response.status });
           if (client === undefined) return relay(response);
           // The stream already began: the upstream's error is its last event.
-          client.send('error', { type: 'error', status: response.status, error: await response.text() });
+          client.send('error', upstreamError(response.status, await response.text()));
           client.end();
           return client.response({});
         }
@@ -234,6 +234,17 @@ function checkOptions(options: GatewayOptions): { upstream: string; windowTokens
   if (options.upstreamApiKey !== undefined && typeof options.upstreamApiKey !== 'string') throw new ConfigurationError({ setting: 'upstreamApiKey', message: 'gateway options.upstreamApiKey must be a string when given' });
   if (options.fetch !== undefined && typeof options.fetch !== 'function') throw new ConfigurationError({ setting: 'fetch', message: 'gateway options.fetch must be a function when given' });
   return { upstream: upstream.toString().replace(/\/+$/, ''), windowTokens: options.windowTokens };
+}
+
+/** An upstream error as a stream's `error` event: its own body where that is a JSON error (both APIs' shape), else its text as the message. */
+function upstreamError(status: number, text: string): Record<string, unknown> {
+  try {
+    const body = JSON.parse(text) as unknown;
+    if (typeof body === 'object' && body !== null && 'error' in body) return { type: 'error', ...(body as Record<string, unknown>), status };
+  } catch {
+    // Not JSON: the text is the message.
+  }
+  return { type: 'error', status, error: { type: 'api_error', message: text } };
 }
 
 async function readJsonObject(request: Request): Promise<Record<string, unknown> | string> {

@@ -220,3 +220,25 @@ test('anthropic: a client call beside a read, answered and split; the client\'s 
   assert.deepEqual(ids, [['toolu_read'], ['toolu_read'], ['text', 'toolu_1'], ['toolu_1']], 'the read round, then the client\'s call and result');
   checkRequests(rules, upstream.requests, ['anthropic']);
 });
+
+test('an upstream error after the stream began ends the client stream with an error the client reads (the client may retry)', { timeout: 20_000 }, async (t) => {
+  const outputs = recordedOutputs();
+  if (!outputs) return t.skip('../shared is absent');
+  const upstream = scriptedUpstream('openai', (body, index) => {
+    if (index === 0) return completion({ role: 'assistant', content: null, tool_calls: [call('read-0', 'read_tool_output', { ref: maskedRef(body), lines: { start: 1, end: 2 } })] }, 1_000);
+    throw new Error('upstream overloaded');
+  });
+  const upstreamUrl = await listen(upstream.server);
+  t.after(() => upstream.server.close());
+  const gateway = await startGateway({ upstream: upstreamUrl, windowTokens: WINDOW, store: 'memory:', port: 0 });
+  t.after(() => gateway.close());
+  const client = new OpenAI({ baseURL: gateway.url, apiKey: 'k', maxRetries: 0 });
+  const history: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [
+    { role: 'user', content: TASK },
+    { role: 'assistant', content: null, tool_calls: [{ id: 'call-0', type: 'function', function: { name: 'run_step', arguments: '{}' } }] },
+    { role: 'tool', tool_call_id: 'call-0', content: outputs[2]! },
+  ];
+  const stream = await client.chat.completions.create({ model: 'gpt-test', messages: history, stream: true });
+  await assert.rejects(readChatStream(stream), /overloaded|500/);
+  assert.equal(upstream.requests.length, 2);
+});
