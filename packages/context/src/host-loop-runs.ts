@@ -147,12 +147,18 @@ export class PendingUsage<Run, Turn> {
     return entry?.turn;
   }
 
-  /** Records `run`'s newest call; returns the turns that waited too long, oldest first, to be written without usage. */
+  /**
+   * Records `run`'s newest call; returns the turns to be written without
+   * usage: one that still waited for `run` (two calls of one run at once), then
+   * those that waited too long, oldest first. No turn is dropped unwritten.
+   */
   add(run: Run, turn: Turn): Turn[] {
     this.calls += 1;
+    const expired: Turn[] = [];
+    const replaced = this.waiting.get(run);
+    if (replaced !== undefined) expired.push(replaced.turn);
     this.waiting.delete(run);
     this.waiting.set(run, { turn, call: this.calls });
-    const expired: Turn[] = [];
     for (const [oldest, entry] of this.waiting) {
       if (entry.call > this.calls - this.limit) break;
       this.waiting.delete(oldest);

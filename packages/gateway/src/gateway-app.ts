@@ -5,6 +5,7 @@ import { createMemoryStores } from '@strata/store';
 import { createReadToolOutputTool, hostToolResultStore } from '@strata/tools';
 import { ClientStream, upstreamEvents } from './client-stream.js';
 import { ANTHROPIC_WIRE, OPENAI_WIRE, relay, type ChatMessage, type Wire } from './wires.js';
+import { RESPONSES_WIRE, responsesRequest } from './responses-wire.js';
 
 /** The header a client names its conversation with; without it the conversation is keyed by its opening (system + first user message). */
 export const SESSION_HEADER = 'x-strata-session';
@@ -88,8 +89,7 @@ export function createGatewayApp(options: GatewayOptions): Hono {
     let client: ClientStream | undefined;
     const prepare = async () => {
       const imported = wire.import(body, [...clientMessages, ...own]);
-      // The rounds go upstream as Strata converts them (no origin): a process that finds them in the store sends the same bytes.
-      const ownMessages = imported.slice(hostCount).map(({ message }) => ({ message, origin: null }));
+      const ownMessages = imported.slice(hostCount);
       const turn = await context.prepare({ contextId, scope: 'gateway', messages: imported.slice(0, hostCount), ownMessages, tools });
       contextId = turn.contextId;
       return { turn, imported: imported.slice(0, hostCount) };
@@ -130,7 +130,9 @@ export function createGatewayApp(options: GatewayOptions): Hono {
             client = new ClientStream();
             respond(client.response({ [CONTEXT_HEADER]: turn.contextId, ...(savedTokens === null ? {} : { [SAVED_TOKENS_HEADER]: String(savedTokens) }) }));
           }
-          completion = await wire.forward!(upstreamEvents(response), readTool.name, client);
+          // An upstream that answers a streamed call unstreamed (some compatible servers): its answer is forwarded as its events.
+          const events = (response.headers.get('content-type') ?? '').includes('text/event-stream') ? response : wire.stream((await response.json()) as Record<string, unknown>, {});
+          completion = await wire.forward!(upstreamEvents(events), readTool.name, client);
         } else completion = (await response.json()) as Record<string, unknown>;
         await context.recordUsage(turn, { usage: wire.usage(completion) });
         const { reads, total } = wire.calls(completion, readTool.name);
@@ -210,6 +212,7 @@ export function createGatewayApp(options: GatewayOptions): Hono {
   app.post('/v1/chat/completions', (c) => converse(OPENAI_WIRE, c));
   app.post('/v1/messages', (c) => converse(ANTHROPIC_WIRE, c));
   app.post('/v1/messages/count_tokens', (c) => countTokens(c.req.raw));
+  app.post('/v1/responses', async (c) => { const request = await responsesRequest(c); return request instanceof Response ? request : converse(RESPONSES_WIRE, request); });
   return app;
 }
 

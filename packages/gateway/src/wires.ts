@@ -193,6 +193,8 @@ export const OPENAI_WIRE: Wire = {
       }
     }
     if (message.tool_calls) message.tool_calls = message.tool_calls.filter((call) => call !== undefined);
+    // As the unstreamed API gives a message of calls alone (and Strata converts one): no text is null, not "".
+    if (message.content === '' && message.tool_calls) message.content = null;
     return { ...completion, choices: [{ index: 0, message, finish_reason: finishReason ?? 'stop' }] };
   },
   finish(shown, client) {

@@ -91,6 +91,10 @@ function parseArguments(text: string): JsonValue {
  * unchanged while their turn is sent unchanged.
  */
 const PASSED_THROUGH = new Set(['hosted_tool_call', 'computer_call', 'computer_call_result', 'shell_call', 'shell_call_output', 'apply_patch_call', 'apply_patch_call_output', 'tool_search_call', 'tool_search_output', 'compaction', 'unknown']);
+/** Passed-through calls, and the outputs that answer them by call id: an output always travels in its call's turn. */
+const PASSED_THROUGH_CALLS = new Set(['computer_call', 'shell_call', 'apply_patch_call', 'tool_search_call']);
+const PASSED_THROUGH_OUTPUTS = new Set(['computer_call_result', 'shell_call_output', 'apply_patch_call_output', 'tool_search_output']);
+const callIdOf = (fields: Fields): unknown => fields.callId ?? fields.call_id;
 /** Inline data longer than this (screenshots, generated images) is charged as an image, not as its text. */
 const INLINE_DATA_CHARS = 256;
 
@@ -116,6 +120,8 @@ interface AssistantRun {
   text: string;
   readonly reasoning: ReasoningPart[];
   readonly toolCalls: ToolCall[];
+  /** The call ids of its passed-through calls. */
+  readonly passedCalls: string[];
 }
 
 /**
@@ -124,26 +130,46 @@ interface AssistantRun {
  * assistant message; a function-call result is one tool message; user and
  * system messages are one each. Hosted tool calls, computer, shell and patch
  * actions, compaction and unnamed items join the assistant turn they follow
- * (`PASSED_THROUGH`); a handoff is a function call and its result. Images and
+ * (`PASSED_THROUGH`), and a computer, shell or patch output joins its
+ * call's turn across that turn's function results; a handoff is a function call and its result. Images and
  * files given by a provider file id are media of their message. Anything
  * else is one `ContextInputError` naming the item.
  */
 export function importAgentItems(items: readonly AgentInputItem[]): ImportedMessage<AgentInputItem[]>[] {
   const imported: ImportedMessage<AgentInputItem[]>[] = [];
   let run: AssistantRun | undefined;
+  // Where each passed-through call went: the index of its assistant turn.
+  const passedCallTurns = new Map<string, number>();
   const flush = (): void => {
     if (!run) return;
     const message: AssistantMessage = { role: 'assistant', content: run.text, ...(run.reasoning.length > 0 ? { reasoning: run.reasoning } : {}), ...(run.toolCalls.length > 0 ? { toolCalls: run.toolCalls } : {}) };
+    for (const callId of run.passedCalls) passedCallTurns.set(callId, imported.length);
     imported.push({ message, origin: run.items });
     run = undefined;
+  };
+  /**
+   * Joins a passed-through output to its call's turn when only that turn's
+   * tool results came between (the SDK appends a step's function results
+   * before its computer, shell and patch outputs), so no window ever keeps
+   * the output without its call. True when it joined.
+   */
+  const joinedItsCall = (item: AgentInputItem, path: string): boolean => {
+    const callId = callIdOf(item as Fields);
+    const at = typeof callId === 'string' ? passedCallTurns.get(callId) : undefined;
+    if (at === undefined || imported.slice(at + 1).some(({ message }) => message.role !== 'tool')) return false;
+    const { message, origin } = imported[at]!;
+    imported[at] = { message: { ...(message as AssistantMessage), content: message.content + passedThroughText(item, path) }, origin: [...(origin ?? []), item] };
+    return true;
   };
   items.forEach((item, index) => {
     const path = `input[${index}]`;
     const fields = item as Fields;
     const type = fields.type ?? 'message';
     if (type === 'reasoning' || type === 'function_call' || (type === 'message' && fields.role === 'assistant') || PASSED_THROUGH.has(String(type))) {
-      run ??= { items: [], text: '', reasoning: [], toolCalls: [] };
+      if (run === undefined && PASSED_THROUGH_OUTPUTS.has(String(type)) && joinedItsCall(item, path)) return;
+      run ??= { items: [], text: '', reasoning: [], toolCalls: [], passedCalls: [] };
       run.items.push(item);
+      if (PASSED_THROUGH_CALLS.has(String(type)) && typeof callIdOf(fields) === 'string') run.passedCalls.push(callIdOf(fields) as string);
       if (PASSED_THROUGH.has(String(type))) run.text += passedThroughText(item, path);
       else if (type === 'reasoning') {
         const text = readParts(fields.content ?? [], `${path}.content`).text;

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { Agent, Runner, Usage, setTracingDisabled, tool, type AgentInputItem, type Model, type ModelRequest, type ModelResponse } from '@openai/agents-core';
 import type { ContextTraceV5, TraceSink } from '@strata/context';
 import { agentItemsAsOpenAIChat, loadProviderRules } from '@strata/testing';
+import { importAgentItems } from './agents-history.js';
 import { createStrataOpenAIAgents } from './strata-openai-agents.js';
 
 setTracingDisabled(true);
@@ -89,4 +90,38 @@ test('OpenAI Agents: hosted-tool items, computer actions, a handoff and file-id 
   // The screenshot is charged as an image marker, not as 40,000 characters of base64 (the file by id is charged
   // as a file of unknown size, 32,000 tokens, the rule for a file given by URL).
   assert.ok(documents[0]!.budget!.totalTokens < 36_000, `charged ${documents[0]!.budget!.totalTokens}`);
+});
+
+test('OpenAI Agents: a computer or shell output that follows its step\'s function results travels in its call\'s turn, so no window keeps it without its call', async () => {
+  const shell: AgentInputItem = { type: 'shell_call', callId: 'sh_1', status: 'completed', action: { commands: ['ls'] } } as AgentInputItem;
+  const shellOutput: AgentInputItem = { type: 'shell_call_output', callId: 'sh_1', output: [{ stdout: 'a\nb', stderr: '', outcome: { type: 'exit', exitCode: 0 } }] } as AgentInputItem;
+  const step = (index: number): AgentInputItem[] => [
+    { type: 'function_call', callId: `fn-${index}`, name: 'fetch_record', arguments: `{"id":${index}}`, status: 'completed' },
+    { ...COMPUTER, callId: `cu-${index}`, id: `cu-${index}` } as AgentInputItem,
+    { ...shell, callId: `sh-${index}` } as AgentInputItem,
+    // As the SDK appends a step's results: the function's first, then the computer's and the shell's.
+    { type: 'function_call_result', callId: `fn-${index}`, name: 'fetch_record', status: 'completed', output: { type: 'text', text: `record ${index}: ${'x'.repeat(3_000)}` } } as AgentInputItem,
+    { ...SCREENSHOT, callId: `cu-${index}` } as AgentInputItem,
+    { ...shellOutput, callId: `sh-${index}` } as AgentInputItem,
+  ];
+  const items: AgentInputItem[] = [{ role: 'user', content: 'Audit every record.' }, ...Array.from({ length: 12 }, (_, index) => step(index)).flat()];
+  const imported = importAgentItems(items);
+  for (const [at, { message, origin }] of imported.entries()) {
+    if (message.role !== 'assistant') continue;
+    const types = (origin ?? []).map((item) => (item as { type?: string }).type);
+    assert.deepEqual(types, ['function_call', 'computer_call', 'shell_call', 'computer_call_result', 'shell_call_output'], `turn ${at} holds its calls and their outputs`);
+  }
+  // Through the filter at a window that keeps a few steps: every passed-through output sent has its call before it.
+  const strata = createStrataOpenAIAgents({ budget: { inputCapTokens: 6_000 }, contextId: 'split-outputs' });
+  const { input } = await strata.callModelInputFilter({ modelData: { input: items, instructions: 'You audit.' }, agent: new Agent({ name: 'auditor' }), context: {} } as never);
+  const called = new Set<unknown>();
+  let outputs = 0;
+  for (const item of input as Array<{ type?: string; callId?: unknown }>) {
+    if (item.type === 'computer_call' || item.type === 'shell_call' || item.type === 'function_call') called.add(item.callId);
+    if (item.type === 'computer_call_result' || item.type === 'shell_call_output' || item.type === 'function_call_result') {
+      outputs += 1;
+      assert.ok(called.has(item.callId), `${item.type} ${String(item.callId)} is sent after its call`);
+    }
+  }
+  assert.ok(outputs > 0 && input.length < items.length, 'the window cut the history and kept some outputs');
 });

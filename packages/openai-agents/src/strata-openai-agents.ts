@@ -44,6 +44,8 @@ export interface StrataOpenAIAgents {
 const SCOPE = 'openai-agents';
 /** Tool calls whose run a filter keeps until the run's next model call shows them. */
 const CALLS_KEPT = 4_096;
+/** Runs remembered per context value shared by runs (a failed run never ends and is forgotten past this many). */
+const RUNS_KEPT_PER_VALUE = 16;
 /** The SDK's type of a non-strict JSON Schema for `tool()` parameters (not exported by name). */
 type NonStrictParameters = Extract<Parameters<typeof tool>[0], { strict: false }>['parameters'];
 /** The origin of the agent's instructions, which the filter returns apart from the items. */
@@ -73,18 +75,33 @@ export function createStrataOpenAIAgents(options: StrataOpenAIAgentsOptions): St
   const callRuns = new BoundedCache<string, object | null>(CALLS_KEPT);
   const runContexts = new WeakMap<object, string>();
   // Usage feedback: the filter is told the run's own context value (`run(..., { context })`, a new `{}` by default), the events
-  // the run's `RunContext` with its usage. Each run's newest call waits, its trace held, until the run's next call or its end.
-  const runsByValue = new WeakMap<object, object>();
-  const pending = new PendingUsage<object, HostLoopTurn<AgentInputItem[]>>();
+  // the run's `RunContext` with its usage. Each call waits, its trace held, until its run's next call or its end. Runs may share
+  // one value, one after another or at once, so a call is credited only with usage that is surely its own: that of the run its
+  // own tool calls name, when that run has made exactly one request since; or, for a call that names no run (a run's first),
+  // that of the one run seen with the value, when that run has made every request of the value's calls up to this one.
+  const values = new WeakMap<object, { readonly runs: Set<object>; calls: number }>();
+  const valueOf = (value: object) => {
+    let known = values.get(value);
+    if (known === undefined) values.set(value, (known = { runs: new Set<object>(), calls: 0 }));
+    return known;
+  };
+  const pending = new PendingUsage<object, { turn: HostLoopTurn<AgentInputItem[]>; value: object; run: object | undefined; requests: number }>();
   const learn = (runContext: unknown): void => {
     const value = (runContext as { context?: unknown } | null | undefined)?.context;
-    if (typeof value === 'object' && value !== null) runsByValue.set(value, runContext as object);
+    if (typeof value !== 'object' || value === null) return;
+    const { runs } = valueOf(value);
+    runs.add(runContext as object);
+    // Runs that failed never end: past RUNS_KEPT_PER_VALUE the oldest are forgotten (one still going is seen again at its next event).
+    for (const oldest of runs) if (runs.size > RUNS_KEPT_PER_VALUE) runs.delete(oldest);
   };
-  /** Feeds back the usage of the run's newest call and writes its trace; nothing when no call of the run waits. */
-  const report = async (value: object, runContext: object | undefined): Promise<void> => {
-    const turn = pending.take(value);
-    if (turn === undefined) return;
-    await context.recordUsage(turn, { usage: runContext === undefined ? undefined : lastRequestUsage(runContext) });
+  /** Feeds back the usage of the call waiting under `key` (its run, or the value of a call that named none) and writes its trace. */
+  const report = async (key: object): Promise<void> => {
+    const waiting = pending.take(key);
+    if (waiting === undefined) return;
+    const runs = values.get(waiting.value)?.runs;
+    const run = waiting.run ?? (runs?.size === 1 ? [...runs][0] : undefined);
+    const credited = run !== undefined && requestsOf(run) === waiting.requests + 1 ? run : undefined;
+    await context.recordUsage(waiting.turn, { usage: credited === undefined ? undefined : lastRequestUsage(credited) });
   };
   /** The reports begun by `agent_end` and not yet written (`settled`). */
   const inFlight = new Set<Promise<unknown>>();
@@ -106,7 +123,13 @@ export function createStrataOpenAIAgents(options: StrataOpenAIAgentsOptions): St
       learn(runContext);
       const value = (runContext as { context?: unknown }).context;
       if (typeof value === 'object' && value !== null) {
-        const reported = report(value, runContext).catch(() => undefined);
+        const reported = Promise.all([report(runContext), report(value)])
+          .catch(() => undefined)
+          .finally(() => {
+            // The run's calls are accounted for: a later run with the value starts afresh.
+            const known = valueOf(value);
+            if (known.runs.delete(runContext)) known.calls = Math.max(0, known.calls - requestsOf(runContext));
+          });
         inFlight.add(reported);
         void reported.then(() => inFlight.delete(reported));
       }
@@ -128,13 +151,21 @@ export function createStrataOpenAIAgents(options: StrataOpenAIAgentsOptions): St
       if (runContext) runs.add(runContext);
     }
     const run = typeof value === 'object' && value !== null ? value : undefined;
-    if (run !== undefined) await report(run, runsByValue.get(run) ?? (runs.size === 1 ? [...runs][0] : undefined));
+    // The run of this call when its own tool calls name one.
+    const owner = runs.size === 1 ? [...runs][0] : undefined;
+    if (owner !== undefined) await report(owner);
+    if (run !== undefined) await report(run);
     const turn = await context.prepare({ contextId, scope: SCOPE, messages: [...instructions, ...importAgentItems(modelData.input)], tools: chargedTools, reportsUsage: run !== undefined });
-    // A run that never ended (a failed call, a run given up): its last trace is written without usage.
-    if (run !== undefined) for (const expired of pending.add(run, turn)) await context.recordUsage(expired, {});
+    if (run !== undefined) {
+      const known = valueOf(run);
+      const waiting = owner === undefined ? { turn, value: run, run: undefined, requests: known.calls } : { turn, value: run, run: owner, requests: requestsOf(owner) };
+      known.calls += 1;
+      // A run that never ended (a failed call, a run given up): its last trace is written without usage.
+      for (const expired of pending.add(owner ?? run, waiting)) await context.recordUsage(expired.turn, {});
+    }
     for (const runContext of runs) runContexts.set(runContext, turn.contextId);
-    const known = run === undefined ? undefined : runsByValue.get(run);
-    if (known !== undefined && runs.size === 0) runContexts.set(known, turn.contextId);
+    const seen = run === undefined ? undefined : values.get(run)?.runs;
+    if (runs.size === 0 && seen?.size === 1) runContexts.set([...seen][0]!, turn.contextId);
     const leading = turn.messages.filter(({ message }) => message.role === 'system');
     const input = turn.messages.filter(({ message }) => message.role !== 'system').flatMap(({ message, origin }) => origin ?? toAgentItems(message));
     return { input, instructions: leading.length === 0 ? undefined : leading.map(({ message }) => message.content).join('\n\n') };
@@ -155,6 +186,13 @@ export function createStrataOpenAIAgents(options: StrataOpenAIAgentsOptions): St
     while (inFlight.size > 0) await Promise.all([...inFlight]);
   };
   return { callModelInputFilter, readToolOutput: readToolOutputTool, outputStore, settled };
+}
+
+/** The model requests a run has made so far, by its usage. */
+function requestsOf(runContext: object): number {
+  const usage = (runContext as { usage?: { requests?: unknown; requestUsageEntries?: readonly unknown[] } }).usage;
+  if (typeof usage?.requests === 'number') return usage.requests;
+  return usage?.requestUsageEntries?.length ?? 0;
 }
 
 /**

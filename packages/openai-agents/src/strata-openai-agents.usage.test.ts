@@ -76,3 +76,57 @@ test("OpenAI Agents: a one-call run's usage reaches its trace at agent_end; a fa
   assert.equal(documents.length, PENDING_USAGE_CALLS + 2);
   assert.equal(documents.find((trace) => trace.modelCall?.usage === null)?.turn, 1, "the failed run's trace, without usage");
 });
+
+/** Two read_log calls, then an answer; request n reports `base + n` input tokens; each response waits a turn of the event loop. */
+class TaggedModel implements Model {
+  private step = 0;
+  constructor(private readonly tag: string, private readonly base: number) {}
+  async getResponse(): Promise<ModelResponse> {
+    this.step += 1;
+    await new Promise((resolve) => setImmediate(resolve));
+    const inputTokens = this.base + this.step;
+    const usage = new Usage({ requests: 1, inputTokens, outputTokens: 1, totalTokens: inputTokens + 1 });
+    if (this.step > 2) return { usage, output: [{ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: `${this.tag} done` }] }] };
+    return { usage, output: [{ type: 'function_call', callId: `${this.tag}-call-${this.step}`, name: 'read_log', arguments: JSON.stringify({ part: this.step }), status: 'completed' }] };
+  }
+  async *getStreamedResponse(): AsyncIterable<never> {
+    throw new Error('not streamed in this test');
+  }
+}
+
+test('OpenAI Agents: runs sharing one context value at once never credit a call with the other run\'s usage', async () => {
+  const documents: ContextTraceV5[] = [];
+  const strata = createStrataOpenAIAgents({ budget: { inputCapTokens: 20_000 }, traceSink: { async write(document) { documents.push(document.body as ContextTraceV5); } } });
+  const readLog = tool({
+    name: 'read_log',
+    description: 'Reads one part of the log.',
+    parameters: { type: 'object', properties: { part: { type: 'integer' } }, required: ['part'], additionalProperties: false },
+    strict: true,
+    execute: async (input) => `part ${(input as { part: number }).part}: ok`,
+  });
+  const runner = new Runner({ callModelInputFilter: strata.callModelInputFilter });
+  const shared = { user: 'one object for both runs' };
+  const agent = (tag: string, base: number) => new Agent({ name: tag, instructions: `You read logs for ${tag}.`, model: new TaggedModel(tag, base), tools: [readLog, strata.readToolOutput] });
+  const [first, second] = await Promise.all([
+    runner.run(agent('alpha', 1_000), 'Read the alpha log.', { context: shared }),
+    runner.run(agent('beta', 5_000), 'Read the beta log.', { context: shared }),
+  ]);
+  await strata.settled();
+  assert.equal(first.finalOutput, 'alpha done');
+  assert.equal(second.finalOutput, 'beta done');
+  assert.equal(documents.length, 6);
+  const contexts = [...new Set(documents.map((trace) => trace.contextId))];
+  assert.equal(contexts.length, 2, 'one context per run');
+  let credited = 0;
+  for (const trace of documents) {
+    const reported = trace.modelCall?.usage?.inputTokens;
+    if (reported === undefined || reported === null) continue;
+    credited += 1;
+    // The run's own request: alpha's traces report 1,000 + their turn, beta's 5,000 + theirs.
+    const base = reported < 5_000 ? 1_000 : 5_000;
+    assert.equal(reported, base + trace.turn, `turn ${trace.turn} of ${trace.contextId} credited with ${reported}`);
+    const sameRun = documents.filter((other) => other.contextId === trace.contextId && other.modelCall?.usage?.inputTokens !== undefined && other.modelCall?.usage?.inputTokens !== null);
+    assert.ok(sameRun.every((other) => (other.modelCall!.usage!.inputTokens! < 5_000) === (reported < 5_000)), `a context holds one run's usage only (${trace.contextId})`);
+  }
+  assert.ok(credited >= 4, `the calls each run's own tool calls name are credited (${credited} of 6)`);
+});

@@ -292,12 +292,21 @@ test('a hidden directory inside the work directory (the trace directory) is neve
     ['search_files', { query: 'NEEDLE', path: 'traces-link' }],
     ['read_file', { path: '.strata/runs/run-1/turn-1.json' }],
     ['read_file', { path: 'traces-link/run-1/turn-1.json' }],
+    ['write_file', { path: '.strata/runs/run-1/turn-1.json', content: 'overwritten' }],
+    ['write_file', { path: '.strata/runs/run-2/new.json', content: 'planted' }],
+    ['write_file', { path: 'traces-link/run-1/turn-2.json', content: 'planted' }],
   ] as const) {
     const outcome = await call(tools, name, input);
     assert.equal(outcome.isError, true, `${name} ${JSON.stringify(input)}`);
     assert.match(outcome.content, /holds Strata's traces/);
     assert.ok(!outcome.content.includes('old prompt'));
   }
+  // Nothing was written or created in the hidden directory; beside it, writing still works.
+  assert.equal(readFileSync(join(work, '.strata', 'runs', 'run-1', 'turn-1.json'), 'utf8'), 'NEEDLE in an old prompt\n');
+  assert.deepEqual(readdirSync(join(work, '.strata', 'runs')), ['run-1']);
+  assert.deepEqual(readdirSync(join(work, '.strata', 'runs', 'run-1')), ['turn-1.json']);
+  assert.equal((await call(tools, 'write_file', { path: '.strata/notes.txt', content: 'kept' })).isError, undefined);
+  assert.equal(readFileSync(join(work, '.strata', 'notes.txt'), 'utf8'), 'kept');
   // A hidden directory that holds the work directory hides nothing (the tools would be of no use).
   assert.match((await call(workdirTools(join(work, '.strata'), { hidden: [work] }), 'list_files', {})).content, /runs\//);
   // Without the option the same tree is visible: the test can fail.

@@ -4,8 +4,8 @@
 // with an error result the model can read, and nothing outside is read,
 // written or created, even when the file system changes between a check and
 // a use (see confined-directory.ts for how). Hidden directories (the trace
-// directory of `strata run`) are never listed, searched or read, even
-// inside the work directory or reached through a link.
+// directory of `strata run`) are never listed, searched, read or written,
+// even inside the work directory or reached through a link.
 import { readlink, realpath, type FileHandle } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { ToolDefinition, ToolOutcome } from '@strata/context';
@@ -74,7 +74,7 @@ const hiddenMessage = (path: string) => `${shownPath(path)} holds Strata's trace
 
 export interface WorkdirToolsOptions {
   /**
-   * Directories the tools never list, search or read (and never show
+   * Directories the tools never list, search, read or write (and never show
    * in a listing), even when they are inside the work directory. A directory
    * that does not exist yet is checked again on each call.
    */
@@ -114,6 +114,26 @@ export function workdirTools(workdir: string, options?: WorkdirToolsOptions): To
       throw new InputRefused(hiddenMessage(String(path)));
     }
     return handle;
+  };
+
+  /**
+   * `InputRefused` when the file at `components` would be in a hidden
+   * directory: the deepest directory on its way that exists now is checked
+   * before anything is created, and the opened file again before it is written.
+   */
+  const refuseHiddenTarget = async (components: readonly string[], path: unknown): Promise<void> => {
+    if ((await hiddenNow()).length === 0) return;
+    for (let depth = components.length - 1; depth >= 0; depth -= 1) {
+      let existing: FileHandle;
+      try {
+        existing = await directory.openDirectory(components.slice(0, depth));
+      } catch (error) {
+        if (['ENOENT', 'ENOTDIR'].includes((error as NodeJS.ErrnoException).code ?? '')) continue;
+        throw error;
+      }
+      await (await visible(existing, path)).close();
+      return;
+    }
   };
 
   /** Appends the matching lines of the tree open as `handle` (named `prefix`), skipping links and entries that change while read. */
@@ -203,7 +223,9 @@ export function workdirTools(workdir: string, options?: WorkdirToolsOptions): To
         const { path, content } = fieldsOf(input);
         return guarded(path, async () => {
           if (typeof content !== 'string') throw new InputRefused('content must be a string');
-          const file = await directory.openFileForWriting(await directory.components(path));
+          const components = await directory.components(path);
+          await refuseHiddenTarget(components, path);
+          const file = await visible(await directory.openFileForWriting(components), path);
           await closing(file, async (handle) => {
             await requireRegularFile(handle, String(path));
             await handle.truncate(0);

@@ -1,0 +1,251 @@
+// `POST /v1/responses` (the OpenAI Responses API) as a third wire: input items read through the canonical history and sent
+// back as the client sent them while Strata leaves them unchanged (reasoning items with their encrypted content included).
+import { ContextInputError, fromCodexRollout, type CanonicalMessage, type ImportedMessage, type JsonValue, type ToolSchema } from '@strata/context';
+import { OPENAI_WIRE, type ChatMessage, type Wire } from './wires.js';
+
+type Item = Record<string, unknown>;
+/** The request as the gateway's loop reads it (the shape `converse` is given). */
+export interface GatewayRequest {
+  readonly req: { readonly raw: Request; header(name: string): string | undefined };
+}
+
+/** Items of the model's side of a step: with an assistant message, one canonical assistant message. */
+const MODEL_ITEMS = new Set(['reasoning', 'function_call', 'custom_tool_call', 'local_shell_call']);
+/** Items the importer leaves out (hosted calls, the harness's own). */
+const LEFT_OUT_ITEMS = new Set(['web_search_call', 'ghost_snapshot', 'compaction', 'compaction_summary', 'other']);
+/** The origin of the opening system message made from `instructions`: the client's field goes upstream as it came. */
+const INSTRUCTIONS: ChatMessage = Object.freeze({ role: 'system', instructions: true });
+
+const isItem = (value: unknown): value is Item => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Responses API input items to canonical history (the Codex rollout reader,
+ * which reads the same items); an item without `type` but with a `role` is
+ * the API's short message form. An `item_reference`, or any item the reader
+ * does not know, is a `ContextInputError` naming `input[i]` and its field.
+ */
+export function fromResponsesInput(items: readonly unknown[], path = 'input'): CanonicalMessage[] {
+  const checked = items.map((item, index) => {
+    if (!isItem(item)) throw ContextInputError.unexpected({ code: 'CONTEXT_MESSAGE_INVALID', path: `${path}[${index}]`, expected: 'an input item object', actual: item });
+    if (item.type === 'item_reference') {
+      throw new ContextInputError({ code: 'CONTEXT_MESSAGE_INVALID', culprit: `${path}[${index}]`, message: `${path}[${index}]: an item_reference needs the upstream's stored responses, which the gateway does not use; send the item itself (store: false)` });
+    }
+    return item.type === undefined && item.role !== undefined ? { ...item, type: 'message' } : item;
+  });
+  try {
+    return fromCodexRollout(checked);
+  } catch (error) {
+    if (!ContextInputError.isInstance(error)) throw error;
+    // The reader names a bare item `[i]: line.field`; the request names it `input[i].field`.
+    const rename = (text: string) => text.replace(/^\[(\d+)\]: line/, `${path}[$1]`);
+    throw new ContextInputError({ code: error.code, culprit: rename(error.culprit), message: rename(error.message), cause: error });
+  }
+}
+
+interface ItemGroup {
+  readonly kind: 'model' | 'output' | 'message';
+  readonly items: Item[];
+}
+
+/** The items as the canonical messages they make, in order: a run of model items is one step, each other item one message. */
+function itemGroups(items: readonly Item[]): ItemGroup[] {
+  const groups: ItemGroup[] = [];
+  let step: ItemGroup | undefined;
+  // Hosted calls before a step's first model item (a web search, then the answer) go with that step.
+  let pending: Item[] = [];
+  for (const item of items) {
+    const type = item.type ?? 'message';
+    if (LEFT_OUT_ITEMS.has(String(type))) {
+      if (step) step.items.push(item);
+      else pending.push(item);
+      continue;
+    }
+    if (MODEL_ITEMS.has(String(type)) || (type === 'message' && item.role === 'assistant')) {
+      if (!step) groups.push((step = { kind: 'model', items: pending }));
+      pending = [];
+      step.items.push(item);
+      continue;
+    }
+    step = undefined;
+    pending = [];
+    groups.push({ kind: type === 'function_call_output' || type === 'custom_tool_call_output' ? 'output' : 'message', items: [item] });
+  }
+  return groups;
+}
+
+/** Whether `message` is what `group` made: the same role, the same call ids. */
+function madeBy(message: CanonicalMessage, group: ItemGroup): boolean {
+  if (group.kind === 'model') {
+    const calls = group.items.filter((item) => item.type !== 'reasoning' && item.type !== 'message' && !LEFT_OUT_ITEMS.has(String(item.type))).map((item) => item.call_id ?? item.id);
+    return message.role === 'assistant' && JSON.stringify((message.toolCalls ?? []).map((call) => call.id)) === JSON.stringify(calls);
+  }
+  if (group.kind === 'output') return message.role === 'tool' && message.toolCallId === group.items[0]!.call_id;
+  return message.role === (group.items[0]!.role === 'user' ? 'user' : 'system');
+}
+
+/** A canonical message Strata made or changed, as Responses input items. */
+export function toResponsesItems(message: CanonicalMessage): Item[] {
+  if (message.role === 'system') return [{ type: 'message', role: 'system', content: message.content }];
+  if (message.role === 'tool') return [{ type: 'function_call_output', call_id: message.toolCallId, output: message.content }];
+  if (message.role === 'user') {
+    const media = (message.media ?? []).flatMap((part): Item[] => {
+      const url = part.url ?? (part.data === undefined ? undefined : `data:${part.mediaType};base64,${part.data}`);
+      if (url === undefined) return [];
+      return part.type === 'image' ? [{ type: 'input_image', image_url: url, detail: 'auto' }] : [{ type: 'input_file', file_data: url, filename: part.filename ?? 'file' }];
+    });
+    return [{ type: 'message', role: 'user', content: media.length === 0 ? message.content : [{ type: 'input_text', text: message.content }, ...media] }];
+  }
+  const items: Item[] = [];
+  for (const part of message.reasoning ?? []) {
+    // Reasoning goes back only with the encrypted content the upstream made; its text alone is not accepted as input.
+    const openai = part.providerMetadata?.openai as { reasoningEncryptedContent?: unknown; itemId?: unknown } | undefined;
+    if (typeof openai?.reasoningEncryptedContent !== 'string') continue;
+    items.push({ type: 'reasoning', ...(typeof openai.itemId === 'string' ? { id: openai.itemId } : {}), summary: part.text === '' ? [] : [{ type: 'summary_text', text: part.text }], encrypted_content: openai.reasoningEncryptedContent });
+  }
+  if (message.content !== '') items.push({ type: 'message', role: 'assistant', content: message.content });
+  for (const call of message.toolCalls ?? []) {
+    items.push(typeof call.input === 'string' ? { type: 'custom_tool_call', call_id: call.id, name: call.name, input: call.input } : { type: 'function_call', call_id: call.id, name: call.name, arguments: JSON.stringify(call.input) });
+  }
+  return items;
+}
+
+/**
+ * The client's request as the loop reads one: `input` as the `messages`
+ * (a string is one user message), every other field as it came; or the 400
+ * to answer. `previous_response_id` and `conversation` name state stored
+ * upstream, which the gateway does not use: the client sends its whole
+ * history (`store: false`), as it does to the other front ends.
+ */
+export async function responsesRequest(c: GatewayRequest): Promise<GatewayRequest | Response> {
+  const raw = c.req.raw;
+  let body: unknown;
+  try {
+    body = JSON.parse(await raw.text());
+  } catch {
+    return RESPONSES_WIRE.error(400, 'the request body is not JSON');
+  }
+  if (!isItem(body)) return RESPONSES_WIRE.error(400, 'the request body must be a JSON object');
+  for (const field of ['previous_response_id', 'conversation'] as const) {
+    if (body[field] !== undefined && body[field] !== null) {
+      return RESPONSES_WIRE.error(400, `${field} is not supported: the gateway keeps each conversation's context itself and uses no response stored upstream; send the whole conversation in input (with store: false)`);
+    }
+  }
+  const { input, ...fields } = body;
+  let messages: unknown[];
+  if (typeof input === 'string') messages = [{ type: 'message', role: 'user', content: input }];
+  else if (Array.isArray(input) && input.every(isItem)) messages = input;
+  else return RESPONSES_WIRE.error(400, 'input: a string or an array of input item objects is required');
+  if (typeof fields.instructions !== 'string' && fields.instructions !== undefined && fields.instructions !== null) return RESPONSES_WIRE.error(400, 'instructions: a string is required when given');
+  const request = new Request(raw.url, { method: 'POST', headers: raw.headers, body: JSON.stringify({ ...fields, messages }), signal: raw.signal });
+  return { req: { raw: request, header: (name) => c.req.header(name) } };
+}
+
+type OutputItem = { type?: unknown; id?: unknown; call_id?: unknown; name?: unknown; arguments?: unknown; content?: unknown; summary?: unknown; [field: string]: unknown };
+const outputOf = (completion: Record<string, unknown>): OutputItem[] => (Array.isArray(completion.output) ? (completion.output as OutputItem[]).filter(isItem) : []);
+
+function parseArguments(text: unknown): JsonValue {
+  try {
+    return JSON.parse(typeof text === 'string' ? text : '{}') as JsonValue;
+  } catch {
+    return {};
+  }
+}
+
+function sseText(events: ReadonlyArray<Record<string, unknown>>): string {
+  return events.map((data) => `event: ${String(data.type)}\ndata: ${JSON.stringify(data)}\n\n`).join('');
+}
+
+/** `POST /v1/responses` (reached through `responsesRequest`, which puts `input` in `messages`). */
+export const RESPONSES_WIRE: Wire = {
+  path: '/responses',
+  opening: (body) => JSON.stringify(body.instructions ?? null),
+  import(body, messages) {
+    const items = messages as readonly Item[];
+    const canonical = fromResponsesInput(items);
+    const opening: ImportedMessage<ChatMessage | null>[] = typeof body.instructions === 'string' && body.instructions !== '' ? [{ message: { role: 'system', content: body.instructions }, origin: INSTRUCTIONS }] : [];
+    const groups = itemGroups(items);
+    // Each message keeps the items it was made from while they line up one to one; otherwise every message is converted anew.
+    const lined = groups.length === canonical.length && canonical.every((message, index) => madeBy(message, groups[index]!));
+    return [...opening, ...canonical.map((message, index) => ({ message, origin: lined ? { items: groups[index]!.items } : null }))];
+  },
+  upstreamBody(body, messages) {
+    const { stream: _stream, stream_options: _streamOptions, messages: _messages, ...rest } = body;
+    const kept = messages.some(({ origin }) => origin === INSTRUCTIONS);
+    let instructions = body.instructions;
+    const input: Item[] = [];
+    messages.forEach(({ message, origin }, index) => {
+      if (origin === INSTRUCTIONS) return;
+      if (origin && Array.isArray(origin.items)) input.push(...(origin.items as Item[]));
+      // The opening Strata changed (its own system prompt) takes the place of the client's instructions.
+      else if (!kept && index === 0 && message.role === 'system' && typeof body.instructions === 'string') instructions = message.content;
+      else input.push(...toResponsesItems(message));
+    });
+    return { ...rest, ...(instructions === undefined ? {} : { instructions }), input };
+  },
+  toolSchemas: (tools) => tools.flatMap((tool): ToolSchema[] => {
+    const entry = tool as { type?: unknown; name?: unknown; description?: unknown; parameters?: unknown } | null;
+    if (entry?.type !== 'function' || typeof entry.name !== 'string') return [];
+    return [{ name: entry.name, description: typeof entry.description === 'string' ? entry.description : undefined, parameters: (isItem(entry.parameters) ? entry.parameters : {}) as Record<string, unknown> }];
+  }),
+  toolName: (tool) => ((tool as { type?: unknown } | null)?.type === 'function' ? (tool as { name?: unknown }).name : undefined),
+  toolEntry: (tool) => ({ type: 'function', name: tool.name, description: tool.description ?? '', parameters: tool.parameters, strict: false }),
+  headers: (incoming, apiKey) => OPENAI_WIRE.headers(incoming, apiKey),
+  usage(completion) {
+    const usage = completion.usage as { input_tokens?: unknown; output_tokens?: unknown; input_tokens_details?: { cached_tokens?: unknown } } | undefined;
+    return { inputTokens: usage?.input_tokens, outputTokens: usage?.output_tokens, cachedInputTokens: usage?.input_tokens_details?.cached_tokens };
+  },
+  calls(completion, readName) {
+    const calls = outputOf(completion).filter((item) => item.type === 'function_call' || item.type === 'custom_tool_call' || item.type === 'local_shell_call');
+    const reads = calls.filter((item) => item.type === 'function_call' && item.name === readName).map((item) => ({ id: typeof item.call_id === 'string' ? item.call_id : '', input: parseArguments(item.arguments) }));
+    return { reads, total: calls.length };
+  },
+  round: (completion, answers) => [...outputOf(completion), ...answers.map(({ id, content }) => ({ type: 'function_call_output', call_id: id, output: content }))],
+  withoutReads: (completion, readName) => ({ ...completion, output: outputOf(completion).filter((item) => !(item.type === 'function_call' && item.name === readName)) }),
+  /** The finished response as the Responses stream's events: created, each item added, its text or arguments in one delta, done; then completed. */
+  stream(completion, headers) {
+    let sequence = 0;
+    const events: Array<Record<string, unknown>> = [];
+    const emit = (type: string, data: Record<string, unknown>) => events.push({ type, sequence_number: sequence++, ...data });
+    const started = { ...completion, status: 'in_progress', output: [], usage: null };
+    emit('response.created', { response: started });
+    emit('response.in_progress', { response: started });
+    outputOf(completion).forEach((raw, output_index) => {
+      const item = typeof raw.id === 'string' ? raw : { ...raw, id: `item_${output_index}` };
+      const item_id = item.id;
+      if (item.type === 'message' && Array.isArray(item.content)) {
+        emit('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', content: [] } });
+        (item.content as Array<Record<string, unknown>>).forEach((part, content_index) => {
+          const where = { item_id, output_index, content_index };
+          if (part.type === 'output_text') {
+            emit('response.content_part.added', { ...where, part: { ...part, text: '' } });
+            emit('response.output_text.delta', { ...where, delta: part.text, logprobs: [] });
+            emit('response.output_text.done', { ...where, text: part.text, logprobs: [] });
+          } else if (part.type === 'refusal') {
+            emit('response.content_part.added', { ...where, part: { ...part, refusal: '' } });
+            emit('response.refusal.delta', { ...where, delta: part.refusal });
+            emit('response.refusal.done', { ...where, refusal: part.refusal });
+          } else emit('response.content_part.added', { ...where, part });
+          emit('response.content_part.done', { ...where, part });
+        });
+      } else if (item.type === 'function_call') {
+        emit('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', arguments: '' } });
+        emit('response.function_call_arguments.delta', { item_id, output_index, delta: item.arguments });
+        emit('response.function_call_arguments.done', { item_id, output_index, name: item.name, arguments: item.arguments });
+      } else if (item.type === 'reasoning' && Array.isArray(item.summary)) {
+        emit('response.output_item.added', { output_index, item: { ...item, summary: [] } });
+        (item.summary as Array<Record<string, unknown>>).forEach((part, summary_index) => {
+          const where = { item_id, output_index, summary_index };
+          emit('response.reasoning_summary_part.added', { ...where, part: { ...part, text: '' } });
+          emit('response.reasoning_summary_text.delta', { ...where, delta: part.text });
+          emit('response.reasoning_summary_text.done', { ...where, text: part.text });
+          emit('response.reasoning_summary_part.done', { ...where, part });
+        });
+      } else emit('response.output_item.added', { output_index, item });
+      emit('response.output_item.done', { output_index, item });
+    });
+    const end = completion.status === 'incomplete' ? 'response.incomplete' : completion.status === 'failed' ? 'response.failed' : 'response.completed';
+    emit(end, { response: completion });
+    return new Response(sseText(events), { headers: { ...headers, 'content-type': 'text/event-stream', 'cache-control': 'no-cache' } });
+  },
+  error: (status, message) => OPENAI_WIRE.error(status, message),
+};
