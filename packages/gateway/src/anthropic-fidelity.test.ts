@@ -6,7 +6,7 @@ import { fromAnthropicMessages, toOpenAIChat } from '@strata/context';
 import { loadProviderRules } from '@strata/testing';
 import { MAX_CACHE_MARKERS, messageChain, withCacheMarker } from './anthropic-fidelity.js';
 import { startGateway } from './gateway-server.js';
-import { listen, recordedOutputs, scriptedUpstream, WINDOW, type UpstreamBody } from './testing/gateway-fixtures.js';
+import { listen, recordedOutputs, answeringUpstream, WINDOW, type UpstreamBody } from './testing/gateway-fixtures.js';
 
 const TASK = 'TASK: explain how marshmallow rounds TimeDelta values and where the rounding goes wrong.';
 const answer = (text: string) => ({ id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-test', content: [{ type: 'text', text }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 900, output_tokens: 5 } });
@@ -22,7 +22,7 @@ const markerPaths = (body: UpstreamBody): string[] => {
 
 test('anthropic fidelity: block fields Strata does not model and unknown request fields reach upstream untouched; a cache marker where the stable prefix ends, at most 4 in all, never on thinking', async (t) => {
   const rules = await loadProviderRules();
-  const upstream = scriptedUpstream('anthropic', () => answer('noted'));
+  const upstream = answeringUpstream('anthropic', () => answer('noted'));
   const upstreamUrl = await listen(upstream.server);
   t.after(() => upstream.server.close());
   const gateway = await startGateway({ upstream: upstreamUrl, windowTokens: WINDOW, store: 'memory:', port: 0 });
@@ -86,7 +86,7 @@ test('withCacheMarker: never on a thinking or empty block; on the last stable me
 test('count_tokens: the window Strata would send, by our estimate: within the window for a history past it, nothing stored', async (t) => {
   const outputs = recordedOutputs();
   if (!outputs) return t.skip('../shared is absent');
-  const upstream = scriptedUpstream('anthropic', () => answer('unused'));
+  const upstream = answeringUpstream('anthropic', () => answer('unused'));
   const upstreamUrl = await listen(upstream.server);
   t.after(() => upstream.server.close());
   const gateway = await startGateway({ upstream: upstreamUrl, windowTokens: WINDOW, store: 'memory:', port: 0 });

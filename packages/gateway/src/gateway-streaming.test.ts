@@ -8,7 +8,7 @@ import OpenAI from 'openai';
 import { fromAnthropicMessages, toOpenAIChat } from '@strata/context';
 import { loadProviderRules, type ProviderRules } from '@strata/testing';
 import { startGateway } from './gateway-server.js';
-import { listen, recordedOutputs, scriptedUpstream, WINDOW, type UpstreamBody as Body } from './testing/gateway-fixtures.js';
+import { listen, recordedOutputs, answeringUpstream, WINDOW, type UpstreamBody as Body } from './testing/gateway-fixtures.js';
 
 const TASK = 'TASK: find why marshmallow serialises a TimeDelta field with a rounding error and propose the fix.';
 const directory = mkdtempSync(join(tmpdir(), 'strata-gateway-streaming-'));
@@ -68,7 +68,7 @@ test('openai streaming: events reach the client while the upstream still streams
   const textSeen = new Promise<void>((resolve) => {
     sawText = resolve;
   });
-  const upstream = scriptedUpstream(
+  const upstream = answeringUpstream(
     'openai',
     (body, index) => {
       if (index === 0) return completion({ role: 'assistant', content: null, tool_calls: [call('read-0', 'read_tool_output', { ref: maskedRef(body), lines: { start: 1, end: 3 } })] }, 1_111);
@@ -122,7 +122,7 @@ test('an answer with a client call and a read: the client gets its call alone (n
   const outputs = recordedOutputs();
   const rules = await loadProviderRules();
   if (!outputs) return t.skip('../shared is absent');
-  const upstream = scriptedUpstream('openai', (body, index) => {
+  const upstream = answeringUpstream('openai', (body, index) => {
     if (index === 0) return completion({ role: 'assistant', content: null, tool_calls: [call('read-0', 'read_tool_output', { ref: maskedRef(body), lines: { start: 1, end: 2 } }), call('call-1', 'run_step', { step: 1 })] }, 1_000);
     return completion({ role: 'assistant', content: 'Enough.' }, 1_500);
   });
@@ -159,7 +159,7 @@ test('anthropic streaming: signed thinking and redacted thinking go back upstrea
   const thinking = { type: 'thinking', thinking: 'The output is masked; I should read its head.', signature: 'EqQBCkYIBxgCKkDsig+/==' };
   const redacted = { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP' };
   const message = (content: Array<Record<string, unknown>>, inputTokens: number) => ({ id: `msg_${inputTokens}`, type: 'message', role: 'assistant', model: 'claude-test', content, stop_reason: content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn', stop_sequence: null, usage: { input_tokens: inputTokens, output_tokens: 9 } });
-  const upstream = scriptedUpstream('anthropic', (body, index) => {
+  const upstream = answeringUpstream('anthropic', (body, index) => {
     if (index === 0) return message([thinking, redacted, { type: 'tool_use', id: 'toolu_read', name: 'read_tool_output', input: { ref: maskedRef(body), lines: { start: 1, end: 2 } } }], 1_000);
     return message([{ type: 'text', text: 'Rounding: TimeDelta truncates the microseconds.' }], 2_000);
   });
@@ -191,7 +191,7 @@ test('anthropic: a client call beside a read, answered and split; the client\'s 
   const rules = await loadProviderRules();
   if (!outputs) return t.skip('../shared is absent');
   const message = (content: Array<Record<string, unknown>>) => ({ id: 'msg_mixed', type: 'message', role: 'assistant', model: 'claude-test', content, stop_reason: content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn', stop_sequence: null, usage: { input_tokens: 800, output_tokens: 9 } });
-  const upstream = scriptedUpstream('anthropic', (body, index) =>
+  const upstream = answeringUpstream('anthropic', (body, index) =>
     index === 0
       ? message([{ type: 'text', text: 'Reading, and running step 1.' }, { type: 'tool_use', id: 'toolu_read', name: 'read_tool_output', input: { ref: maskedRef(body), lines: { start: 1, end: 2 } } }, { type: 'tool_use', id: 'toolu_1', name: 'run_step', input: { step: 1 } }])
       : message([{ type: 'text', text: 'Done.' }]),
@@ -224,7 +224,7 @@ test('anthropic: a client call beside a read, answered and split; the client\'s 
 test('an upstream error after the stream began ends the client stream with an error the client reads (the client may retry)', { timeout: 20_000 }, async (t) => {
   const outputs = recordedOutputs();
   if (!outputs) return t.skip('../shared is absent');
-  const upstream = scriptedUpstream('openai', (body, index) => {
+  const upstream = answeringUpstream('openai', (body, index) => {
     if (index === 0) return completion({ role: 'assistant', content: null, tool_calls: [call('read-0', 'read_tool_output', { ref: maskedRef(body), lines: { start: 1, end: 2 } })] }, 1_000);
     throw new Error('upstream overloaded');
   });

@@ -97,8 +97,8 @@ export type UpstreamBody = { messages: Array<Record<string, any>>; stream?: bool
 /** What a scripted upstream answers: the request's body and number give the answer (a chat completion or a message). */
 export type Script = (body: UpstreamBody, index: number) => Record<string, any>;
 
-/** A local upstream that answers each request with its script's answer, streamed when the request asks (each event in its own write). */
-export function scriptedUpstream(api: 'openai' | 'anthropic', script: Script, before?: (request: number, event: number) => Promise<void>): { server: Server; requests: UpstreamBody[] } {
+/** A local upstream that answers each request with its script's answer (per request; `scriptedUpstream` in scripted-upstream.ts runs a whole tool loop), streamed when the request asks (each event in its own write). */
+export function answeringUpstream(api: 'openai' | 'anthropic', script: Script, before?: (request: number, event: number) => Promise<void>): { server: Server; requests: UpstreamBody[] } {
   const requests: UpstreamBody[] = [];
   const server = createServer(async (request, response: ServerResponse) => {
     let raw = '';
