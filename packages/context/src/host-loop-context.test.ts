@@ -185,3 +185,30 @@ test('a run that continues a finished one continues its context; a run given as 
   assert.equal(repeated.contextId, bound.contextId);
   assert.equal(repeated.assembled.trace.turn, 2);
 });
+
+test("an adapter's own messages join the history after the host's, the host's next history (without them) continues the context, and a retry without them starts it over", async () => {
+  const sessions = sessionStore();
+  const context = createHostLoopContext<string>({ budget: { inputCapTokens: 50_000 }, outputStore: memoryStore(), sessionStore: sessions });
+  const host = [{ message: task, origin: 'task' }];
+  const round = [
+    { message: { role: 'assistant', content: '', toolCalls: [{ id: 'r1', name: 'read_tool_output', input: { ref: 'out-1' } }] } as CanonicalMessage, origin: 'read' },
+    { message: { role: 'tool', toolCallId: 'r1', toolName: 'read_tool_output', content: 'the head' } as CanonicalMessage, origin: 'answer' },
+  ];
+  await context.prepare({ contextId: 'g', messages: host });
+  const withRound = await context.prepare({ contextId: 'g', messages: host, ownMessages: round });
+  assert.deepEqual(withRound.assembled.history.map((message) => message.role), ['user', 'assistant', 'tool']);
+  // The round grows within one host history: only the new own messages are added.
+  const second = [{ message: { role: 'assistant', content: '', toolCalls: [{ id: 'r2', name: 'read_tool_output', input: { ref: 'out-1' } }] } as CanonicalMessage, origin: 'read2' }, { message: { role: 'tool', toolCallId: 'r2', toolName: 'read_tool_output', content: 'the tail' } as CanonicalMessage, origin: 'answer2' }];
+  const grown = await context.prepare({ contextId: 'g', messages: host, ownMessages: [...round, ...second] });
+  assert.equal(grown.assembled.history.length, 5);
+  // The host's next history has its answer and a new request, not the rounds: they stay where they were.
+  const next = [...host, { message: { role: 'assistant', content: 'The log is fine.' } as CanonicalMessage, origin: 'final' }, { message: { role: 'user', content: 'Thanks.' } as CanonicalMessage, origin: 'thanks' }];
+  const continued = await createHostLoopContext<string>({ budget: { inputCapTokens: 50_000 }, outputStore: memoryStore(), sessionStore: sessions }).prepare({ contextId: 'g', messages: next });
+  assert.deepEqual(continued.assembled.history.map((message) => message.role), ['user', 'assistant', 'tool', 'assistant', 'tool', 'assistant', 'user']);
+  assert.equal((await sessions.load('g'))?.compaction, undefined, 'appended, not replaced');
+  // The same host history again with fewer own messages (a retry): started over from what the call passed.
+  const retried = await context.prepare({ contextId: 'g', messages: next, ownMessages: [] });
+  assert.equal(retried.assembled.history.length, 7, 'the same host messages and none of its own: the stored history continues');
+  const restarted = await context.prepare({ contextId: 'g', messages: host, ownMessages: [] });
+  assert.deepEqual(restarted.assembled.history.map((message) => message.role), ['user'], 'a shorter host history with no rounds starts over');
+});

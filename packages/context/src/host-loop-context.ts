@@ -88,6 +88,17 @@ export interface HostLoopTurnRequest<Origin> {
   readonly scope?: string;
   /** The host's whole history for this model call, imported in order. */
   readonly messages: readonly ImportedMessage<Origin>[];
+  /**
+   * The adapter's own messages after the host's, which the host never sees
+   * (the gateway's `read_tool_output` rounds): taken into the history like
+   * the host's, but not counted among them, so the host's next history
+   * (without them) still continues the context and finds them in the
+   * stored history after the host message they followed. A call with the
+   * same host messages as the last must pass the own messages taken in then
+   * first (the rounds of one request grow); one that passes fewer or others
+   * (a retry) starts the context over from its messages. Default none.
+   */
+  readonly ownMessages?: readonly ImportedMessage<Origin>[];
   /** The tools the model is offered, charged to the budget. */
   readonly tools?: readonly ToolSchema[];
   readonly signal?: AbortSignal;
@@ -213,9 +224,10 @@ export class HostLoopContext<Origin> {
     request.signal?.throwIfAborted();
     // One pass over the host's messages: each one's fingerprint chained on the last's, and the host's own value
     // by its content (what the model may get back as it is; a stored result is matched without its reference).
+    // The adapter's own messages continue the chain past the host's: `chain[k]` for k past the host's messages covers them.
     const chain: string[] = [''];
     const origins = new Map<string, Origin>();
-    for (const { message, origin } of request.messages) {
+    for (const { message, origin } of [...request.messages, ...(request.ownMessages ?? [])]) {
       const fingerprint = messageFingerprint(message);
       chain.push(chainFingerprint(chain.at(-1)!, fingerprint));
       origins.set(fingerprint, origin);
@@ -243,8 +255,13 @@ export class HostLoopContext<Origin> {
       // Resolved again after a lost write: another run may have taken the context meanwhile.
       const { contextId, stored } = await this.resolve(request, messages, chain, key);
       const previous = runStateOf(stored);
-      const continues = previous !== undefined && previous.hostMessages <= request.messages.length && chain[previous.hostMessages] === previous.hostPrefix;
-      const added = request.messages.slice(continues ? previous.hostMessages : 0);
+      const hostCount = request.messages.length;
+      const own = request.ownMessages ?? [];
+      const continuesHost = previous !== undefined && previous.hostMessages <= hostCount && chain[previous.hostMessages] === previous.hostPrefix;
+      // With the same host messages as the last call, the own messages taken in then are in the stored history: this call's must start with them.
+      const sameHost = continuesHost && previous.hostMessages === hostCount;
+      const continues = continuesHost && (!sameHost || (previous.ownMessages <= own.length && chain[hostCount + previous.ownMessages] === previous.ownPrefix));
+      const added = continues ? [...request.messages.slice(previous.hostMessages), ...own.slice(sameHost ? previous.ownMessages : 0)] : [...request.messages, ...own];
       const appended: CanonicalMessage[] = [];
       for (const { message } of added) appended.push(await this.stored(contextId, message, request.signal));
       const history = [...(continues ? stored!.messages : []), ...appended];
@@ -263,7 +280,7 @@ export class HostLoopContext<Origin> {
         throw error;
       }
       this.assemblyMs.set(assembled, this.now() - started);
-      const run: HostLoopRunState = { hostMessages: request.messages.length, hostPrefix: chain.at(-1)!, goal, turn };
+      const run: HostLoopRunState = { hostMessages: hostCount, hostPrefix: chain[hostCount]!, ownMessages: own.length, ownPrefix: chain.at(-1)!, goal, turn };
       const written = await this.write(contextId, stored, { continues, appended, assembled, state: { context: assembled.state, run: { host: { ...run } } } });
       if (!written) {
         // The assembly is redone over the other call's version: its trace never reached a model.

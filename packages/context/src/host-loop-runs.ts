@@ -6,11 +6,15 @@ import type { SessionStore, SessionVersion, ToolOutputStore } from './ports.js';
  * What a host-loop context keeps beside its canonical history, as the
  * session's run state: how many host messages it has taken in, a
  * fingerprint of them (to tell an appended history from a rewritten one),
- * the context's original request and its last turn.
+ * the context's original request and its last turn; and the adapter's own
+ * messages taken in after the host's last (`HostLoopTurnRequest.ownMessages`):
+ * how many, and the fingerprint chain of the host's messages and them.
  */
 export interface HostLoopRunState {
   readonly hostMessages: number;
   readonly hostPrefix: string;
+  readonly ownMessages: number;
+  readonly ownPrefix: string;
   readonly goal: string | null;
   readonly turn: number;
 }
@@ -19,7 +23,10 @@ export interface HostLoopRunState {
 export function runStateOf(stored: SessionVersion | undefined): HostLoopRunState | undefined {
   const host = (stored?.state?.run as { host?: Partial<HostLoopRunState> } | null | undefined)?.host;
   if (!host || typeof host.hostMessages !== 'number' || typeof host.hostPrefix !== 'string' || typeof host.turn !== 'number') return undefined;
-  return { hostMessages: host.hostMessages, hostPrefix: host.hostPrefix, goal: typeof host.goal === 'string' ? host.goal : null, turn: host.turn };
+  // A state written before own messages existed has none: its own prefix is the host's.
+  const ownMessages = typeof host.ownMessages === 'number' && typeof host.ownPrefix === 'string' ? host.ownMessages : 0;
+  const ownPrefix = ownMessages > 0 ? host.ownPrefix! : host.hostPrefix;
+  return { hostMessages: host.hostMessages, hostPrefix: host.hostPrefix, ownMessages, ownPrefix, goal: typeof host.goal === 'string' ? host.goal : null, turn: host.turn };
 }
 
 /** A context chosen for a model call, with its newest stored version (undefined for a new one). */

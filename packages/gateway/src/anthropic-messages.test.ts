@@ -8,7 +8,7 @@ import { loadProviderRules } from '@strata/testing';
 import { nextArgumentsOf } from '@strata/tools';
 import { CONTEXT_HEADER } from './index.js';
 import { startGateway } from './gateway-server.js';
-import { listen, recordedOutputs, STEPS, WINDOW } from './testing/gateway-fixtures.js';
+import { anthropicEvents, listen, recordedOutputs, STEPS, WINDOW, writeEvents } from './testing/gateway-fixtures.js';
 
 const TASK = 'TASK: explain how marshmallow rounds TimeDelta values and where the rounding goes wrong.';
 type Block = Record<string, any>;
@@ -52,7 +52,8 @@ function fakeAnthropic(): { server: Server; requests: Array<{ headers: Record<st
       } else content = [{ type: 'text', text: 'Rounding: TimeDelta truncates the microseconds instead of rounding them.' }];
     }
     const message = { id: `msg_${requests.length}`, type: 'message', role: 'assistant', model: body.model, content, stop_reason: content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn', stop_sequence: null, usage: { input_tokens: 1_000, output_tokens: 20 } };
-    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(message));
+    if (body.stream === true) await writeEvents(response, anthropicEvents(message));
+    else response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(message));
   });
   return { server, requests, readBack };
 }

@@ -12,7 +12,7 @@ import { loadProviderRules } from '@strata/testing';
 import { nextArgumentsOf } from '@strata/tools';
 import { CONTEXT_HEADER, createGatewayApp, SAVED_TOKENS_HEADER, SESSION_HEADER } from './index.js';
 import { startGateway } from './gateway-server.js';
-import { listen, recordedOutputs, STEPS, WINDOW } from './testing/gateway-fixtures.js';
+import { listen, openAIEvents, recordedOutputs, STEPS, WINDOW, writeEvents } from './testing/gateway-fixtures.js';
 
 const TASK = 'TASK: find why marshmallow serialises a TimeDelta field with a rounding error and propose the fix.';
 const directory = mkdtempSync(join(tmpdir(), 'strata-gateway-'));
@@ -71,7 +71,8 @@ function fakeOpenAI(outputs: readonly string[]): { server: Server; requests: Ups
       return next;
     })();
     const completion = { id: `chatcmpl-${requests.length}`, object: 'chat.completion', created: 1_700_000_000, model: body.model, choices: [{ index: 0, message, finish_reason: message.tool_calls ? 'tool_calls' : 'stop' }], usage: { prompt_tokens: 1_000, completion_tokens: 20, total_tokens: 1_020 } };
-    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(completion));
+    if (body.stream === true) await writeEvents(response, openAIEvents(completion, (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true));
+    else response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(completion));
   });
   void outputs;
   return state;

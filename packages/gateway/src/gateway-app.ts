@@ -1,8 +1,9 @@
 // The gateway's HTTP front ends: OpenAI chat and Anthropic messages endpoints whose every upstream request Strata assembles.
-import { createHash } from 'node:crypto';
 import { Hono } from 'hono';
 import { BoundedCache, ConfigurationError, ConservativeTokenEstimator, createHostLoopContext, type HostLoopContext, type ImportedMessage, type SessionStore, type ToolOutputStore, type TraceSink } from '@strata/context';
+import { createMemoryStores } from '@strata/store';
 import { createReadToolOutputTool, hostToolResultStore } from '@strata/tools';
+import { ClientStream, upstreamEvents } from './client-stream.js';
 import { ANTHROPIC_WIRE, OPENAI_WIRE, relay, type ChatMessage, type Wire } from './wires.js';
 import { RESPONSES_WIRE, responsesRequest } from './responses-wire.js';
 
@@ -16,8 +17,8 @@ export const UPSTREAM_CALLS_HEADER = 'x-strata-upstream-calls';
 export const SAVED_TOKENS_HEADER = 'x-strata-saved-tokens';
 /** Rounds of `read_tool_output` the gateway answers in one client request before it returns what the model said last. */
 export const MAX_READ_ROUNDS = 32;
-/** Read rounds remembered for the histories that continue them (the newest first). */
-const ROUNDS_KEPT = 4_096;
+/** Contexts whose last upstream request the gateway remembers (for its cache marker). */
+const CONTEXTS_KEPT = 4_096;
 
 export interface GatewayOptions {
   /** The upstream's base URL, e.g. `https://api.openai.com/v1` (the gateway appends `/chat/completions`, `/messages`, `/models`). */
@@ -78,10 +79,9 @@ export function createGatewayApp(options: GatewayOptions): Hono {
     }
     return context;
   };
-  // The read rounds answered so far, by the chain hash of the client messages before each: spliced back into a client's next
-  // history that starts with those messages, so it still continues its context. Held in this process only (README, "left to do").
-  const rounds = new BoundedCache<string, readonly ChatMessage[]>(ROUNDS_KEPT);
-
+  // Each context's last upstream request, as hashes of its messages: where the next one's stable prefix ends (its cache marker).
+  // Lost (another process, a restart): the marker goes where a tool loop's previous request ended (`withCacheMarker`).
+  const sentChains = new BoundedCache<string, readonly string[]>(CONTEXTS_KEPT);
   /** One client request through the loop: what the wire reads, Strata assembles, the upstream answers and the gateway reads itself. */
   const converse = async (wire: Wire, c: { req: { raw: Request; header(name: string): string | undefined } }): Promise<Response> => {
     const body = await readJsonObject(c.req.raw);
@@ -90,7 +90,6 @@ export function createGatewayApp(options: GatewayOptions): Hono {
     const clientMessages = body.messages as ChatMessage[];
     const clientTools = Array.isArray(body.tools) ? (body.tools as unknown[]) : [];
     const tools = [...wire.toolSchemas(clientTools).filter((tool) => tool.name !== readTool.name), { name: readTool.name, description: readTool.description, parameters: readTool.parameters }];
-    const sessionId = c.req.header(SESSION_HEADER) || undefined;
     const headers = wire.headers(c.req.raw.headers, options.upstreamApiKey);
     let context: HostLoopContext<ChatMessage | null>;
     try {
@@ -98,51 +97,144 @@ export function createGatewayApp(options: GatewayOptions): Hono {
     } catch (error) {
       return wire.error(400, error instanceof Error ? error.message : String(error));
     }
-    const prefixes = prefixHashes(wire.opening(body), clientMessages);
-    const history = withRounds(clientMessages, prefixes, rounds);
-    let added: ChatMessage[] = [];
+    let hostCount: number;
+    try {
+      hostCount = wire.import(body, clientMessages).length;
+    } catch (error) {
+      return wire.error(400, error instanceof Error ? error.message : String(error));
+    }
+    // Streamed as the provider streams it where the wire can forward events; else the finished answer is replayed as a stream.
+    const streamed = body.stream === true && wire.forward !== undefined && wire.finish !== undefined && wire.streamFields !== undefined;
+    // The first call resolves the context (the header, else the opening); the read rounds of this request continue it.
+    let contextId = c.req.header(SESSION_HEADER) || undefined;
+    // This request's read rounds: the gateway's own messages after the client's, kept in the session's history (`ownMessages`).
+    let own: ChatMessage[] = [];
     let calls = 0;
     let readCalls = 0;
-    for (;;) {
-      let imported: ImportedMessage<ChatMessage | null>[];
-      try {
-        imported = wire.import(body, [...history, ...added]);
-      } catch (error) {
-        return wire.error(400, error instanceof Error ? error.message : String(error));
-      }
-      const turn = await context.prepare({ contextId: sessionId, scope: 'gateway', messages: imported, tools });
-      const upstreamBody = { ...wire.upstreamBody(body, turn.messages), tools: [...clientTools.filter((tool) => wire.toolName(tool) !== readTool.name), wire.toolEntry(readTool)] };
-      calls += 1;
-      const response = await fetchUpstream(`${settings.upstream}${wire.path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(upstreamBody) });
-      if (!response.ok) {
-        await context.recordUsage(turn, { error: response.status });
-        return relay(response);
-      }
-      const completion = (await response.json()) as Record<string, unknown>;
-      await context.recordUsage(turn, { usage: wire.usage(completion) });
-      const { reads, total } = wire.calls(completion, readTool.name);
-      if (reads.length === 0 || reads.length < total || calls > MAX_READ_ROUNDS) {
-        if (added.length > 0) rounds.set(prefixes.at(-1)!, added);
-        // The client never sees a `read_tool_output` call: beside its own calls, or past MAX_READ_ROUNDS, they are left out.
-        const shown = reads.length === 0 ? completion : wire.withoutReads(completion, readTool.name);
+    let client: ClientStream | undefined;
+    const prepare = async () => {
+      const imported = wire.import(body, [...clientMessages, ...own]);
+      const ownMessages = imported.slice(hostCount);
+      const turn = await context.prepare({ contextId, scope: 'gateway', messages: imported.slice(0, hostCount), ownMessages, tools });
+      contextId = turn.contextId;
+      return { turn, imported: imported.slice(0, hostCount) };
+    };
+    let respond!: (response: Response) => void;
+    let fail!: (error: unknown) => void;
+    // The handler answers once the first upstream answer is in (a stream's events follow while the loop runs on).
+    const responded = new Promise<Response>((resolve, reject) => {
+      respond = resolve;
+      fail = reject;
+    });
+    const loop = async (): Promise<Response> => {
+      for (;;) {
+        const { turn, imported } = await prepare();
+        let upstreamBody = { ...wire.upstreamBody(body, turn.messages), ...(streamed ? wire.streamFields!(body) : {}), tools: [...clientTools.filter((tool) => wire.toolName(tool) !== readTool.name), wire.toolEntry(readTool)] };
+        if (wire.markCache) {
+          const marked = wire.markCache(upstreamBody, sentChains.get(turn.contextId));
+          upstreamBody = marked.body as typeof upstreamBody;
+          sentChains.set(turn.contextId, marked.chain);
+        }
+        calls += 1;
+        const response = await fetchUpstream(`${settings.upstream}${wire.path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(upstreamBody), signal: c.req.raw.signal });
+        if (!response.ok) {
+          await context.recordUsage(turn, { error: response.status });
+          if (client === undefined) return relay(response);
+          // The stream already began: the upstream's error is its last event.
+          client.send('error', upstreamError(response.status, await response.text()));
+          client.end();
+          return client.response({});
+        }
         const budget = turn.assembled.trace.budget;
         // No budget: the legacy path assembled the turn, and nothing is measured.
         const whole = budget === null ? 0 : imported.reduce((sum, { message }) => sum + estimator.countMessage(message), budget.toolTokens);
         const savedTokens = budget === null ? null : Math.max(0, whole - budget.totalTokens);
+        let completion: Record<string, unknown>;
+        if (streamed) {
+          if (client === undefined) {
+            client = new ClientStream();
+            respond(client.response({ [CONTEXT_HEADER]: turn.contextId, ...(savedTokens === null ? {} : { [SAVED_TOKENS_HEADER]: String(savedTokens) }) }));
+          }
+          // An upstream that answers a streamed call unstreamed (some compatible servers): its answer is forwarded as its events.
+          const events = (response.headers.get('content-type') ?? '').includes('text/event-stream') ? response : wire.stream((await response.json()) as Record<string, unknown>, {});
+          completion = await wire.forward!(upstreamEvents(events), readTool.name, client);
+        } else completion = (await response.json()) as Record<string, unknown>;
+        await context.recordUsage(turn, { usage: wire.usage(completion) });
+        const { reads, total } = wire.calls(completion, readTool.name);
+        const mixed = reads.length > 0 && reads.length < total;
+        const answered = reads.length > 0 && calls <= MAX_READ_ROUNDS && (!mixed || wire.readsOnly !== undefined);
+        if (answered) {
+          const answers: Array<{ id: string; content: string }> = [];
+          for (const call of reads) {
+            const outcome = await readTool.execute(call.input, { contextId: turn.contextId, toolCallId: call.id, signal: c.req.raw.signal });
+            answers.push({ id: call.id, content: outcome.content });
+          }
+          readCalls += answers.length;
+          if (!mixed) {
+            // Every call is the gateway's own: the round joins the history and the model is called again.
+            own = [...own, ...wire.round(completion, answers)];
+            continue;
+          }
+          // Client calls beside the reads: the reads are kept as a round of their own before the client's calls (the model's answer
+          // split in two, each call followed by its result), recorded now so that the client's next history continues after it.
+          own = [...own, ...wire.round(wire.readsOnly!(completion, readTool.name), answers)];
+          await prepare();
+        }
+        // The client never sees a `read_tool_output` call: beside its own calls, or past MAX_READ_ROUNDS, they are left out.
+        const shown = reads.length === 0 ? completion : wire.withoutReads(completion, readTool.name);
         // The extension field beside the upstream's own usage, which is passed on untouched.
         const extended = { ...shown, strata: { contextId: turn.contextId, upstreamCalls: calls, readToolOutputCalls: readCalls, sentTokens: budget?.totalTokens ?? null, savedTokens } };
+        if (client !== undefined) {
+          wire.finish!(extended, client);
+          client.end();
+          return client.response({});
+        }
         const responseHeaders = { [CONTEXT_HEADER]: turn.contextId, [UPSTREAM_CALLS_HEADER]: String(calls), ...(savedTokens === null ? {} : { [SAVED_TOKENS_HEADER]: String(savedTokens) }) };
         return body.stream === true ? wire.stream(extended, responseHeaders) : Response.json(extended, { headers: responseHeaders });
       }
-      // Every call is the gateway's own: answer them and call the model again.
-      const answers: Array<{ id: string; content: string }> = [];
-      for (const call of reads) {
-        const outcome = await readTool.execute(call.input, { contextId: turn.contextId, toolCallId: call.id, signal: c.req.raw.signal });
-        answers.push({ id: call.id, content: outcome.content });
+    };
+    loop().then(respond, (error: unknown) => {
+      if (client === undefined) {
+        fail(error);
+        return;
       }
-      readCalls += answers.length;
-      added = [...added, ...wire.round(completion, answers)];
+      // Mid-stream: the client sees the stream end with an error event, and may retry.
+      client.send('error', { type: 'error', error: { type: 'api_error', message: error instanceof Error ? error.message : String(error) } });
+      client.end();
+    });
+    return responded;
+  };
+
+  /**
+   * `POST /v1/messages/count_tokens`: the input tokens of the window Strata
+   * would assemble for this history from scratch (in scratch stores: nothing
+   * is stored, no context continued), by the conservative estimate that
+   * decides the window, so never below what the window costs by our count.
+   * Not forwarded: the upstream would count the client's whole history.
+   */
+  const countTokens = async (request: Request): Promise<Response> => {
+    const body = await readJsonObject(request);
+    if (typeof body === 'string') return ANTHROPIC_WIRE.error(400, body);
+    if (!Array.isArray(body.messages) || body.messages.some((message) => typeof message !== 'object' || message === null)) return ANTHROPIC_WIRE.error(400, 'messages: an array of message objects is required');
+    let imported: ImportedMessage<ChatMessage | null>[];
+    try {
+      imported = ANTHROPIC_WIRE.import(body, body.messages as ChatMessage[]);
+    } catch (error) {
+      return ANTHROPIC_WIRE.error(400, error instanceof Error ? error.message : String(error));
     }
+    const clientTools = Array.isArray(body.tools) ? (body.tools as unknown[]) : [];
+    const tools = [...ANTHROPIC_WIRE.toolSchemas(clientTools).filter((tool) => tool.name !== readTool.name), { name: readTool.name, description: readTool.description, parameters: readTool.parameters }];
+    let windowTokens: number;
+    try {
+      windowTokens = await windowOf(settings.windowTokens, ANTHROPIC_WIRE, body, ANTHROPIC_WIRE.headers(request.headers, options.upstreamApiKey));
+    } catch (error) {
+      return ANTHROPIC_WIRE.error(400, error instanceof Error ? error.message : String(error));
+    }
+    const scratch = createMemoryStores();
+    const counter = createHostLoopContext<ChatMessage | null>({ budget: { inputCapTokens: windowTokens }, sessionStore: scratch.sessions, outputStore: scratch.toolOutputs });
+    const turn = await counter.prepare({ scope: 'count-tokens', messages: imported, tools });
+    const counted = turn.assembled.trace.budget?.totalTokens ?? imported.reduce((sum, { message }) => sum + estimator.countMessage(message), 0);
+    return Response.json({ input_tokens: counted });
   };
 
   const app = new Hono();
@@ -150,6 +242,7 @@ export function createGatewayApp(options: GatewayOptions): Hono {
   app.get('/v1/models', async (c) => relay(await fetchUpstream(`${settings.upstream}/models`, { headers: OPENAI_WIRE.headers(c.req.raw.headers, options.upstreamApiKey) })));
   app.post('/v1/chat/completions', (c) => converse(OPENAI_WIRE, c));
   app.post('/v1/messages', (c) => converse(ANTHROPIC_WIRE, c));
+  app.post('/v1/messages/count_tokens', (c) => countTokens(c.req.raw));
   app.post('/v1/responses', async (c) => { const request = await responsesRequest(c); return request instanceof Response ? request : converse(RESPONSES_WIRE, request); });
   return app;
 }
@@ -189,27 +282,16 @@ function checkOptions(options: GatewayOptions): { upstream: string; windowTokens
   return { upstream: upstream.toString().replace(/\/+$/, ''), windowTokens: options.windowTokens };
 }
 
-/** For each n from 0 to the number of messages, a hash of what precedes them (the system field) and the first n messages, chained. */
-function prefixHashes(opening: string, messages: readonly ChatMessage[]): string[] {
-  const hashes = [createHash('sha256').update(opening).digest('hex')];
-  for (const message of messages) hashes.push(createHash('sha256').update(hashes.at(-1)!).update(JSON.stringify(message)).digest('hex'));
-  return hashes;
-}
-
-/** The client's messages, with the read rounds answered before spliced back after the messages they followed. */
-function withRounds(messages: readonly ChatMessage[], prefixes: readonly string[], rounds: BoundedCache<string, readonly ChatMessage[]>): ChatMessage[] {
-  const result: ChatMessage[] = [];
-  for (let index = 0; index <= messages.length; index += 1) {
-    // The newest request's own prefix has no round yet unless it is a retry: a retry is answered afresh.
-    if (index > 0 && index < messages.length) result.push(...(rounds.get(prefixes[index]!) ?? []));
-    if (index < messages.length) result.push(messages[index]!);
+/** An upstream error as a stream's `error` event: its own body where that is a JSON error (both APIs' shape), else its text as the message. */
+function upstreamError(status: number, text: string): Record<string, unknown> {
+  try {
+    const body = JSON.parse(text) as unknown;
+    if (typeof body === 'object' && body !== null && 'error' in body) return { type: 'error', ...(body as Record<string, unknown>), status };
+  } catch {
+    // Not JSON: the text is the message.
   }
-  return result;
+  return { type: 'error', status, error: { type: 'api_error', message: text } };
 }
-
-
-
-
 
 async function readJsonObject(request: Request): Promise<Record<string, unknown> | string> {
   let value: unknown;

@@ -1,4 +1,7 @@
 // What differs between the OpenAI chat and Anthropic messages front ends: how a request reads, goes upstream and answers.
+import { messageChain, withCacheMarker, withClientBlocks } from './anthropic-fidelity.js';
+import { ClientStream, eventData, sseEvent } from './client-stream.js';
+import type { EventSourceMessage } from 'eventsource-parser/stream';
 import { fromAnthropicMessages, fromOpenAIChat, toAnthropicMessages, toOpenAIChat, type CanonicalMessage, type HostLoopUsage, type ImportedMessage, type JsonValue, type ToolDefinition, type ToolSchema } from '@strata/context';
 
 /** A wire message: the client's own object, passed upstream untouched while Strata leaves it unchanged. */
@@ -27,7 +30,22 @@ export interface Wire {
   /** The messages a read round adds to the history: the model's answer and the gateway's results. */
   round(completion: Record<string, unknown>, answers: ReadonlyArray<{ id: string; content: string }>): ChatMessage[];
   withoutReads(completion: Record<string, unknown>, readName: string): Record<string, unknown>;
+  /** The answer with the gateway's own calls only (no text, no client calls): the round kept before the client's calls when an answer has both. Absent: such reads are left out unanswered. */
+  readsOnly?(completion: Record<string, unknown>, readName: string): Record<string, unknown>;
+  /** The upstream request with prompt-cache markers placed, given the previous request's `chain` in this context; and this one's. Absent: none placed. */
+  markCache?(upstreamBody: Record<string, unknown>, previous: readonly string[] | undefined): { body: Record<string, unknown>; chain: readonly string[] };
+  /** A finished answer replayed as the client's stream (the wire's upstream is called unstreamed when it has no `forward`). */
   stream(completion: Record<string, unknown>, headers: Record<string, string>): Response;
+  /** The fields a streamed upstream call adds to the body (`stream: true`, and OpenAI's usage chunk). */
+  streamFields?(body: Record<string, unknown>): Record<string, unknown>;
+  /**
+   * Forwards an upstream answer's events to the client as they arrive, but
+   * the gateway's own calls and the answer's end (stop reason, usage), and
+   * returns the whole answer as the unstreamed API would have given it.
+   */
+  forward?(events: AsyncIterable<EventSourceMessage>, readName: string, client: ClientStream): Promise<Record<string, unknown>>;
+  /** Ends the client's stream with the answer's end as `shown` has it (stop reason, usage, the `strata` field). */
+  finish?(shown: Record<string, unknown>, client: ClientStream): void;
   error(status: number, message: string): Response;
 }
 
@@ -60,7 +78,21 @@ function schemaOf(name: unknown, description: unknown, parameters: unknown): Too
 }
 
 function sseText(events: ReadonlyArray<readonly [string | undefined, unknown]>): string {
-  return events.map(([event, data]) => `${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`).join('');
+  return events.map(([event, data]) => sseEvent(event, data)).join('');
+}
+
+/** Where the client sees an upstream answer's calls or blocks: each upstream index given the client's next, the gateway's own none. */
+class IndexMap {
+  private readonly indexes = new Map<number, number | null>();
+  constructor(private readonly client: ClientStream) {}
+  /** Decided at the first sight of the index: own (held) or the client's next. */
+  open(index: number, own: boolean): void {
+    if (!this.indexes.has(index)) this.indexes.set(index, own ? null : this.client.nextIndex++);
+  }
+  /** The client's index; null for the gateway's own; undefined for an index never opened. */
+  of(index: number): number | null | undefined {
+    return this.indexes.get(index);
+  }
 }
 
 type OpenAICall = { id?: unknown; function?: { name?: unknown; arguments?: unknown } };
@@ -110,6 +142,68 @@ export const OPENAI_WIRE: Wire = {
     const choice = { ...first, message: calls.length > 0 ? { ...message, tool_calls: calls } : message, finish_reason: calls.length > 0 ? first.finish_reason : 'stop' };
     return { ...completion, choices: [choice, ...others] };
   },
+  readsOnly(completion, readName) {
+    const [first, ...others] = (completion.choices as Array<{ message?: ChatMessage; finish_reason?: unknown }>) ?? [];
+    if (!first?.message) return completion;
+    const reads = openAICalls(first.message).filter((call) => call.function?.name === readName);
+    return { ...completion, choices: [{ ...first, message: { role: 'assistant', content: null, tool_calls: reads }, finish_reason: 'tool_calls' }, ...others] };
+  },
+  streamFields: (body) => ({ stream: true, stream_options: { ...(typeof body.stream_options === 'object' && body.stream_options !== null ? body.stream_options : {}), include_usage: true } }),
+  async forward(events, readName, client) {
+    const calls = new IndexMap(client);
+    const completion: Record<string, unknown> = { object: 'chat.completion' };
+    const message: { role: string; content: string | null; tool_calls?: Array<{ id: string; type: string; function: { name: string; arguments: string } }>; [field: string]: unknown } = { role: 'assistant', content: null };
+    let finishReason: unknown = null;
+    for await (const event of events) {
+      const chunk = eventData(event);
+      if (chunk === undefined) continue;
+      completion.id ??= chunk.id;
+      completion.created ??= chunk.created;
+      completion.model ??= chunk.model;
+      if (chunk.system_fingerprint !== undefined) completion.system_fingerprint = chunk.system_fingerprint;
+      if (chunk.usage) completion.usage = chunk.usage;
+      client.name ??= { id: chunk.id, created: chunk.created, model: chunk.model };
+      const shown: unknown[] = [];
+      for (const choice of (chunk.choices as Array<{ index?: number; delta?: Record<string, unknown>; finish_reason?: unknown; [field: string]: unknown }> | undefined) ?? []) {
+        // One choice is answered (the gateway's loop reads the first); others are not forwarded.
+        if ((choice.index ?? 0) !== 0) continue;
+        if (choice.finish_reason) finishReason = choice.finish_reason;
+        const { tool_calls: toolCalls, role: _role, ...delta } = choice.delta ?? {};
+        if (typeof delta.content === 'string') message.content = (message.content ?? '') + delta.content;
+        if (typeof delta.refusal === 'string') message.refusal = `${typeof message.refusal === 'string' ? message.refusal : ''}${delta.refusal}`;
+        const forwarded: unknown[] = [];
+        for (const call of (toolCalls as Array<{ index?: number; id?: string; type?: string; function?: { name?: string; arguments?: string } }> | undefined) ?? []) {
+          const index = call.index ?? 0;
+          message.tool_calls ??= [];
+          const whole = (message.tool_calls[index] ??= { id: '', type: 'function', function: { name: '', arguments: '' } });
+          whole.id += call.id ?? '';
+          whole.function.name += call.function?.name ?? '';
+          whole.function.arguments += call.function?.arguments ?? '';
+          calls.open(index, whole.function.name === readName);
+          const shownIndex = calls.of(index);
+          if (shownIndex !== null && shownIndex !== undefined) forwarded.push({ ...call, index: shownIndex });
+        }
+        const opening = client.opened ? {} : { role: 'assistant' };
+        const out = { ...opening, ...delta, ...(forwarded.length > 0 ? { tool_calls: forwarded } : {}) };
+        if (Object.keys(out).length > 0) shown.push({ ...choice, index: 0, delta: out, finish_reason: null });
+      }
+      if (shown.length > 0) {
+        client.opened = true;
+        client.send(undefined, { ...chunk, ...client.name, object: 'chat.completion.chunk', choices: shown, usage: undefined });
+      }
+    }
+    if (message.tool_calls) message.tool_calls = message.tool_calls.filter((call) => call !== undefined);
+    // As the unstreamed API gives a message of calls alone (and Strata converts one): no text is null, not "".
+    if (message.content === '' && message.tool_calls) message.content = null;
+    return { ...completion, choices: [{ index: 0, message, finish_reason: finishReason ?? 'stop' }] };
+  },
+  finish(shown, client) {
+    const choice = openAIChoice(shown);
+    const name = client.name ?? { id: shown.id, created: shown.created, model: shown.model };
+    client.send(undefined, { ...name, object: 'chat.completion.chunk', choices: [{ index: 0, delta: client.opened ? {} : { role: 'assistant' }, finish_reason: choice?.finish_reason ?? 'stop' }] });
+    client.send(undefined, { ...name, object: 'chat.completion.chunk', choices: [], usage: shown.usage ?? null, strata: shown.strata });
+    client.send(undefined, '[DONE]');
+  },
   /** The finished completion as the chat stream's chunks: the message in one delta, then the finish reason, then usage and `[DONE]`. */
   stream(completion, headers) {
     const choices = (completion.choices as Array<{ index?: number; message?: ChatMessage; finish_reason?: unknown }> | undefined) ?? [];
@@ -138,9 +232,13 @@ export const ANTHROPIC_WIRE: Wire = {
   import: (body, messages) => fromAnthropicMessages({ system: body.system, messages }).map((message) => ({ message, origin: null })),
   upstreamBody(body, messages) {
     const { stream: _stream, ...rest } = body;
-    const { system, messages: converted } = toAnthropicMessages(messages.map(({ message }) => message));
+    const { system, messages: converted } = withClientBlocks(body, toAnthropicMessages(messages.map(({ message }) => message)) as { system?: unknown; messages: ChatMessage[] });
     const { system: _system, ...fields } = rest;
     return { ...fields, ...(system === undefined ? {} : { system }), messages: converted };
+  },
+  markCache(upstreamBody, previous) {
+    const marked = withCacheMarker(upstreamBody as { messages: ChatMessage[] }, previous);
+    return { body: { ...upstreamBody, ...marked }, chain: messageChain(marked.messages) };
   },
   toolSchemas: (tools) => tools.flatMap((tool) => {
     const entry = tool as { name?: unknown; description?: unknown; input_schema?: unknown } | null;
@@ -169,6 +267,77 @@ export const ANTHROPIC_WIRE: Wire = {
   withoutReads(completion, readName) {
     const content = anthropicBlocks(completion).filter((block) => !(block.type === 'tool_use' && block.name === readName));
     return { ...completion, content, stop_reason: content.some((block) => block.type === 'tool_use') ? completion.stop_reason : 'end_turn' };
+  },
+  readsOnly(completion, readName) {
+    const content = anthropicBlocks(completion).filter((block) => block.type === 'tool_use' && block.name === readName);
+    return { ...completion, content, stop_reason: 'tool_use' };
+  },
+  streamFields: () => ({ stream: true }),
+  async forward(events, readName, client) {
+    const blocks = new IndexMap(client);
+    let message: Record<string, unknown> = {};
+    const content: Array<Record<string, unknown>> = [];
+    const partialJson = new Map<number, string>();
+    for await (const event of events) {
+      const data = eventData(event);
+      if (data === undefined) continue;
+      const index = typeof data.index === 'number' ? data.index : -1;
+      switch (data.type) {
+        case 'message_start':
+          message = { ...(data.message as Record<string, unknown>) };
+          // A later upstream answer of the same request continues the client's message.
+          if (!client.opened) client.send('message_start', data);
+          client.opened = true;
+          break;
+        case 'content_block_start': {
+          const block = { ...(data.content_block as Record<string, unknown>) };
+          content[index] = block;
+          blocks.open(index, block.type === 'tool_use' && block.name === readName);
+          break;
+        }
+        case 'content_block_delta': {
+          const block = content[index];
+          const delta = (data.delta ?? {}) as Record<string, unknown>;
+          if (block === undefined) break;
+          if (delta.type === 'text_delta') block.text = `${block.text ?? ''}${delta.text ?? ''}`;
+          else if (delta.type === 'input_json_delta') partialJson.set(index, `${partialJson.get(index) ?? ''}${delta.partial_json ?? ''}`);
+          else if (delta.type === 'thinking_delta') block.thinking = `${block.thinking ?? ''}${delta.thinking ?? ''}`;
+          else if (delta.type === 'signature_delta') block.signature = `${block.signature ?? ''}${delta.signature ?? ''}`;
+          else if (delta.type === 'citations_delta') block.citations = [...(Array.isArray(block.citations) ? block.citations : []), delta.citation];
+          break;
+        }
+        case 'content_block_stop':
+          if (partialJson.has(index) && content[index]) {
+            try {
+              content[index]!.input = JSON.parse(partialJson.get(index) || '{}');
+            } catch {
+              content[index]!.input = {};
+            }
+          }
+          break;
+        case 'message_delta': {
+          const delta = (data.delta ?? {}) as Record<string, unknown>;
+          message = { ...message, ...delta, usage: { ...((message.usage as object) ?? {}), ...((data.usage as object) ?? {}) } };
+          continue;
+        }
+        case 'message_stop':
+          continue;
+        default:
+          // ping and events this reader does not know pass through as they are.
+          client.send(event.event, data);
+          continue;
+      }
+      if (data.type === 'message_start') continue;
+      const shown = blocks.of(index);
+      if (shown !== null && shown !== undefined) client.send(event.event ?? String(data.type), { ...data, index: shown });
+    }
+    return { ...message, content: content.filter((block) => block !== undefined) };
+  },
+  finish(shown, client) {
+    const usage = (shown.usage ?? {}) as Record<string, unknown>;
+    if (!client.opened) client.send('message_start', { type: 'message_start', message: { ...shown, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 0 } } });
+    client.send('message_delta', { type: 'message_delta', delta: { stop_reason: shown.stop_reason ?? 'end_turn', stop_sequence: shown.stop_sequence ?? null }, usage, strata: shown.strata });
+    client.send('message_stop', { type: 'message_stop' });
   },
   /** The finished message as the messages stream's events: each block started, given in one delta, stopped; then the stop reason. */
   stream(completion, headers) {

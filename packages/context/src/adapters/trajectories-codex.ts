@@ -53,7 +53,9 @@ export class ResponseItemReader {
       const texts = [...readTexts(item.summary, `${path}.summary`), ...(item.content === undefined || item.content === null ? [] : readTexts(item.content, `${path}.content`))];
       const encrypted = item.encrypted_content === undefined || item.encrypted_content === null ? undefined : readString(item.encrypted_content, `${path}.encrypted_content`);
       const step = this.modelStep();
-      step.reasoning.push(encrypted ? { text: texts.join('\n\n'), providerMetadata: { openai: { reasoningEncryptedContent: encrypted } } } : { text: texts.join('\n\n') });
+      // The item's id goes with its encrypted content: a Responses request sends the item back as the model made it.
+      const openai: Record<string, string> = typeof item.id === 'string' ? { itemId: item.id, reasoningEncryptedContent: encrypted ?? '' } : { reasoningEncryptedContent: encrypted ?? '' };
+      step.reasoning.push(encrypted ? { text: texts.join('\n\n'), providerMetadata: { openai } } : { text: texts.join('\n\n') });
       return;
     }
     if (type === 'function_call' || type === 'custom_tool_call' || type === 'local_shell_call') {
