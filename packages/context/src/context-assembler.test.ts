@@ -347,3 +347,24 @@ test('the newest step shrinks when it does not fit whole: its stored bodies beco
   const huge: CanonicalMessage[] = [step[0]!, { role: 'assistant', content: '', toolCalls: [{ id: 'w', name: 'search', input: { query: 'x'.repeat(12_000) } }] }, { role: 'tool', toolCallId: 'w', toolName: 'search', content: 'ok' }];
   await assert.rejects(subject.assemble({ contextId: 'huge', turn: 1, history: huge, tools }), (error: unknown) => error instanceof Error && /call arguments and requests, which are never shortened/.test(error.message));
 });
+
+test('a history the caller appends to in place between turns (one array, pushed and edited) is assembled as a fresh copy would be (own fixture)', async () => {
+  const budget = resolveContextBudget({ inputCapTokens: 3_000 });
+  const step = (index: number): CanonicalMessage[] => [
+    { role: 'assistant', content: '', toolCalls: [{ id: `c${index}`, name: 'read_log', input: { part: index } }] },
+    { role: 'tool', toolCallId: `c${index}`, toolName: 'read_log', content: Array.from({ length: 30 }, (_, line) => `part ${index} line ${line}: ok`).join('\n') },
+  ];
+  const history: CanonicalMessage[] = [{ role: 'user', content: 'Read every part of the log.' }];
+  const inPlace = createContextAssembler({ registry: new ContextContributorRegistry(), budget });
+  let state: ContextState | undefined;
+  for (let turn = 1; turn <= 24; turn += 1) {
+    // The caller's own array, changed in place: appended to on every turn, and an earlier result rewritten on one.
+    history.push(...step(turn));
+    if (turn === 12) history[2] = { ...(history[2] as Extract<CanonicalMessage, { role: 'tool' }>), content: 'part 1: rewritten' };
+    const kept = await inPlace.assemble({ contextId: 'in-place', turn, history, tools: [], state });
+    const fresh = await createContextAssembler({ registry: new ContextContributorRegistry(), budget }).assemble({ contextId: 'in-place', turn, history: [...history], tools: [], state });
+    assert.deepEqual(JSON.stringify(kept.input.messages), JSON.stringify(fresh.input.messages), `turn ${turn}`);
+    assert.ok(kept.historyChanged || kept.history === history, 'an unchanged history comes back as the caller\'s own array');
+    state = kept.state;
+  }
+});

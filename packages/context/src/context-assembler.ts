@@ -180,7 +180,11 @@ export class ContextAssembler {
     return this.options.mode ?? 'dynamic';
   }
 
-  async assemble(request: TurnRequest): Promise<AssembledTurn> {
+  async assemble(given: TurnRequest): Promise<AssembledTurn> {
+    // The caller's history array stays theirs to change after the turn (a host loop or a replay appends to it in place): the
+    // turn works on its own copy, and nothing kept between turns (ContextMemory, the stages' shared-prefix facts) is an array
+    // the caller holds. The history handed back is the caller's own when unchanged, else a copy of the turn's.
+    const request: TurnRequest = Array.isArray(given?.history) ? { ...given, history: [...given.history] } : given;
     const signal = request.signal ?? new AbortController().signal;
     signal.throwIfAborted();
     const memory = this.memories.getOrCreate(request.contextId, () => new ContextMemory());
@@ -201,7 +205,7 @@ export class ContextAssembler {
     };
     if (this.mode === 'legacy') {
       const input = this.options.legacyInput(request);
-      return { input, trace: await this.writeTrace(turn, legacyTurnTrace(turn, input)), history: request.history, historyChanged: false, state };
+      return { input, trace: await this.writeTrace(turn, legacyTurnTrace(turn, input)), history: given.history, historyChanged: false, state };
     }
     // An exact counter that asks a provider (ProviderTokenCounter) counts what is new before the synchronous counts run.
     // What it could not count stays the estimate; its diagnostics (TOKEN_COUNT_FALLBACK) go into the turn's trace.
@@ -269,7 +273,7 @@ export class ContextAssembler {
     });
     turn.state = withDefined({ ...turn.state, lastInputTokens: trace.budget!.totalTokens });
     const traced = precounted.length === 0 ? trace : { ...trace, diagnostics: [...trace.diagnostics, ...precounted] };
-    return { input, trace: await this.timed(turn, 'trace', () => this.writeTrace(turn, traced)), history, historyChanged: history !== request.history, state: turn.state };
+    return { input, trace: await this.timed(turn, 'trace', () => this.writeTrace(turn, traced)), history: history === request.history ? given.history : [...history], historyChanged: history !== request.history, state: turn.state };
   }
 
   /** Runs one stage, reporting its duration to `onStage` when one is set. */
