@@ -157,12 +157,13 @@ export function createGatewayApp(options: GatewayOptions): Hono {
         const savedTokens = budget === null ? null : Math.max(0, whole - budget.totalTokens);
         let completion: Record<string, unknown>;
         if (streamed) {
+          // An upstream that answers a streamed call unstreamed (some compatible servers): its answer is forwarded as its events
+          // (read before the client's stream begins, so that an answer that is not JSON is still an error response).
+          const events = (response.headers.get('content-type') ?? '').includes('text/event-stream') ? response : wire.stream((await response.json()) as Record<string, unknown>, {});
           if (client === undefined) {
             client = new ClientStream();
             respond(client.response({ [CONTEXT_HEADER]: turn.contextId, ...(savedTokens === null ? {} : { [SAVED_TOKENS_HEADER]: String(savedTokens) }) }));
           }
-          // An upstream that answers a streamed call unstreamed (some compatible servers): its answer is forwarded as its events.
-          const events = (response.headers.get('content-type') ?? '').includes('text/event-stream') ? response : wire.stream((await response.json()) as Record<string, unknown>, {});
           completion = await wire.forward!(upstreamEvents(events), readTool.name, client);
         } else completion = (await response.json()) as Record<string, unknown>;
         await context.recordUsage(turn, { usage: wire.usage(completion) });
