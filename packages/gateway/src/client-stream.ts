@@ -18,6 +18,10 @@ export class ClientStream {
   readonly body: ReadableStream<Uint8Array>;
   opened = false;
   nextIndex = 0;
+  /** The Responses stream's next `sequence_number` (numbered across the request's upstream answers). */
+  sequence = 0;
+  /** The Responses output items the client was shown whole (`response.output_item.done`), in its numbering: the final response's output. */
+  readonly items: unknown[] = [];
   /** What every chunk the client receives is named by (OpenAI's `id`, `created`, `model` of the first answer). */
   name: Record<string, unknown> | undefined;
   private controller: ReadableStreamDefaultController<Uint8Array> | undefined;

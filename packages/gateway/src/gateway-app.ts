@@ -1,6 +1,6 @@
 // The gateway's HTTP front ends: OpenAI chat and Anthropic messages endpoints whose every upstream request Strata assembles.
 import { Hono } from 'hono';
-import { BoundedCache, ConfigurationError, ConservativeTokenEstimator, createHostLoopContext, type HostLoopContext, type ImportedMessage, type SessionStore, type ToolOutputStore, type TraceSink } from '@strata/context';
+import { BoundedCache, ConfigurationError, ContextBudgetError, ConservativeTokenEstimator, createHostLoopContext, type HostLoopContext, type ImportedMessage, type SessionStore, type ToolOutputStore, type TraceSink } from '@strata/context';
 import { createMemoryStores } from '@strata/store';
 import { createReadToolOutputTool, hostToolResultStore } from '@strata/tools';
 import { ClientStream, upstreamEvents } from './client-stream.js';
@@ -112,6 +112,8 @@ export function createGatewayApp(options: GatewayOptions): Hono {
     let calls = 0;
     let readCalls = 0;
     let client: ClientStream | undefined;
+    // The upstream call itself failed (no answer at all): a 502, not the gateway's own 500.
+    let unreachable = false;
     const prepare = async () => {
       const imported = wire.import(body, [...clientMessages, ...own]);
       const ownMessages = imported.slice(hostCount);
@@ -120,11 +122,9 @@ export function createGatewayApp(options: GatewayOptions): Hono {
       return { turn, imported: imported.slice(0, hostCount) };
     };
     let respond!: (response: Response) => void;
-    let fail!: (error: unknown) => void;
-    // The handler answers once the first upstream answer is in (a stream's events follow while the loop runs on).
-    const responded = new Promise<Response>((resolve, reject) => {
+    // The handler answers once the first upstream answer is in (a stream's events follow while the loop runs on); a failure is an answer too.
+    const responded = new Promise<Response>((resolve) => {
       respond = resolve;
-      fail = reject;
     });
     const loop = async (): Promise<Response> => {
       for (;;) {
@@ -136,7 +136,13 @@ export function createGatewayApp(options: GatewayOptions): Hono {
           sentChains.set(turn.contextId, marked.chain);
         }
         calls += 1;
-        const response = await fetchUpstream(`${settings.upstream}${wire.path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(upstreamBody), signal: c.req.raw.signal });
+        let response: Response;
+        try {
+          response = await fetchUpstream(`${settings.upstream}${wire.path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(upstreamBody), signal: c.req.raw.signal });
+        } catch (error) {
+          unreachable = true;
+          throw error;
+        }
         if (!response.ok) {
           await context.recordUsage(turn, { error: response.status });
           if (client === undefined) return relay(response);
@@ -151,12 +157,13 @@ export function createGatewayApp(options: GatewayOptions): Hono {
         const savedTokens = budget === null ? null : Math.max(0, whole - budget.totalTokens);
         let completion: Record<string, unknown>;
         if (streamed) {
+          // An upstream that answers a streamed call unstreamed (some compatible servers): its answer is forwarded as its events
+          // (read before the client's stream begins, so that an answer that is not JSON is still an error response).
+          const events = (response.headers.get('content-type') ?? '').includes('text/event-stream') ? response : wire.stream((await response.json()) as Record<string, unknown>, {});
           if (client === undefined) {
             client = new ClientStream();
             respond(client.response({ [CONTEXT_HEADER]: turn.contextId, ...(savedTokens === null ? {} : { [SAVED_TOKENS_HEADER]: String(savedTokens) }) }));
           }
-          // An upstream that answers a streamed call unstreamed (some compatible servers): its answer is forwarded as its events.
-          const events = (response.headers.get('content-type') ?? '').includes('text/event-stream') ? response : wire.stream((await response.json()) as Record<string, unknown>, {});
           completion = await wire.forward!(upstreamEvents(events), readTool.name, client);
         } else completion = (await response.json()) as Record<string, unknown>;
         await context.recordUsage(turn, { usage: wire.usage(completion) });
@@ -194,12 +201,14 @@ export function createGatewayApp(options: GatewayOptions): Hono {
       }
     };
     loop().then(respond, (error: unknown) => {
+      const { status, message, code } = failureOf(error, unreachable);
+      // Before any answer: the failure in the provider's error shape (a window too small for what must be kept is the request's 400).
       if (client === undefined) {
-        fail(error);
+        respond(wire.error(status, message, code));
         return;
       }
       // Mid-stream: the client sees the stream end with an error event, and may retry.
-      client.send('error', { type: 'error', error: { type: 'api_error', message: error instanceof Error ? error.message : String(error) } });
+      client.send('error', { type: 'error', status, error: { type: status >= 500 ? 'api_error' : 'invalid_request_error', message, ...(code ? { code } : {}) } });
       client.end();
     });
     return responded;
@@ -280,6 +289,20 @@ function checkOptions(options: GatewayOptions): { upstream: string; windowTokens
   if (options.fetch !== undefined && typeof options.fetch !== 'function') throw new ConfigurationError({ setting: 'fetch', message: 'gateway options.fetch must be a function when given' });
   if (options.traceSink !== undefined && typeof options.traceSink?.write !== 'function') throw new ConfigurationError({ setting: 'traceSink', message: 'gateway options.traceSink must be a trace sink (write) when given' });
   return { upstream: upstream.toString().replace(/\/+$/, ''), windowTokens: options.windowTokens };
+}
+
+/**
+ * A failed turn as its answer: a `ContextBudgetError` (what must be kept does not fit the window) is a 400
+ * (OpenAI's `context_length_exceeded`), an upstream that gave no answer a 502, anything else the gateway's 500.
+ */
+function failureOf(error: unknown, unreachable: boolean): { status: number; message: string; code?: string } {
+  const text = error instanceof Error ? error.message : String(error);
+  if (ContextBudgetError.isInstance(error)) return { status: 400, message: `the context window is too small for what must be kept: ${text}`, code: 'context_length_exceeded' };
+  if (unreachable) {
+    const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
+    return { status: 502, message: `the upstream gave no answer: ${text}${cause}`, code: 'upstream_unreachable' };
+  }
+  return { status: 500, message: `the gateway failed to answer: ${text}`, code: 'gateway_error' };
 }
 
 /** An upstream error as a stream's `error` event: its own body where that is a JSON error (both APIs' shape), else its text as the message. */

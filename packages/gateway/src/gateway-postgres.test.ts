@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import pg from 'pg';
 import { createPostgresStores } from '@strata/store';
+import { loadProviderRules, type ProviderRules } from '@strata/testing';
 import { nextArgumentsOf } from '@strata/tools';
 import { CONTEXT_HEADER, SESSION_HEADER } from './gateway-app.js';
 import { listen, recordedOutputs } from './testing/gateway-fixtures.js';
@@ -39,8 +40,10 @@ const marker = (conversation: number, step: number) => `conversation C${conversa
  * the first masked output it sees it reads back whole through `read_tool_output`. Every request is checked for other
  * conversations' outputs and every read-back against the conversation's own marker.
  */
-function fakeUpstream() {
+function fakeUpstream(rules: ProviderRules | undefined) {
   const foreign: string[] = [];
+  // Each request's violations of the provider rules (the independent oracle), for both providers.
+  const invalid: string[] = [];
   const readBacks = new Map<number, string>();
   const reading = new Map<number, { ref: string; text: string }>();
   let requests = 0;
@@ -50,6 +53,9 @@ function fakeUpstream() {
     for await (const chunk of request) raw += chunk;
     requests += 1;
     const body = JSON.parse(raw) as { model: string; messages: Message[] };
+    for (const provider of ['openai', 'anthropic'] as const) {
+      for (const violation of rules?.violations(body.messages, provider) ?? []) invalid.push(`request ${requests} (${provider}): ${JSON.stringify(violation)}`);
+    }
     const task = body.messages.find((message) => message.role === 'user' && typeof message.content === 'string' && message.content.startsWith('TASK C'));
     if (!task) {
       foreign.push(`a request without its task: ${JSON.stringify(body.messages).slice(0, 300)}`);
@@ -88,13 +94,14 @@ function fakeUpstream() {
     if (hold) hold(answer);
     else answer();
   });
-  return { server, foreign, readBacks, hold: (onHeld: (release: () => void) => void) => (holdNext = onHeld), requests: () => requests };
+  return { server, foreign, invalid, readBacks, hold: (onHeld: (release: () => void) => void) => (holdNext = onHeld), requests: () => requests };
 }
 
 const tools = [{ type: 'function', function: { name: 'run_step', description: 'Runs one step.', parameters: { type: 'object', properties: { step: { type: 'integer' } }, required: ['step'] } } }];
 
-test(`PostgreSQL: ${CONVERSATIONS} concurrent conversations through two gateway processes share one store with 0 cross-conversation references and 0 lost or duplicated outputs; a gateway killed with kill -9 mid-request loses nothing and the retry through the other succeeds`, { timeout: 600_000 }, async (t) => {
+test(`PostgreSQL: ${CONVERSATIONS} concurrent conversations whose requests alternate between two gateway processes share one store with 0 cross-conversation references and 0 lost or duplicated outputs; a gateway killed with kill -9 mid-request loses nothing and the retry through the other succeeds`, { timeout: 600_000 }, async (t) => {
   const outputs = recordedOutputs();
+  const rules = await loadProviderRules();
   if (!POSTGRES_URL) return t.skip('STRATA_TEST_POSTGRES_URL is not set');
   if (!outputs) return t.skip('../shared is absent');
   const schema = `gateway_${process.pid}_${Date.now()}`;
@@ -109,7 +116,7 @@ test(`PostgreSQL: ${CONVERSATIONS} concurrent conversations through two gateway 
   await setup.sessions.load('setup');
   await setup.toolOutputs.get('setup');
   await setup.close();
-  const upstream = fakeUpstream();
+  const upstream = fakeUpstream(rules);
   const upstreamUrl = await listen(upstream.server);
   t.after(() => upstream.server.close());
   const gateways = await Promise.all([gatewayProcess(upstreamUrl, store), gatewayProcess(upstreamUrl, store)]);
@@ -154,13 +161,14 @@ test(`PostgreSQL: ${CONVERSATIONS} concurrent conversations through two gateway 
     throw new Error(`conversation ${conversation} did not finish in ${STEPS + 2} requests`);
   };
 
-  // Half the conversations on each process, all at once. A conversation's requests alternating between the processes
-  // (STRATA_GATEWAY_ALTERNATE=1) store its outputs again: the read rounds a process answered are held in that process only
-  // (gateway-app.ts `rounds`), so the other one sees a history that diverges from the stored one. Left to the read rounds' move into the session state.
-  const alternate = process.env.STRATA_GATEWAY_ALTERNATE === '1';
+  // All conversations at once, each one's requests alternating between the processes (STRATA_GATEWAY_ALTERNATE=0: half the
+  // conversations on each process, each kept on its own). The read rounds a process answered are in the session store
+  // (the host-loop context's own messages), so the other process continues the same context and stores each output once.
+  const alternate = process.env.STRATA_GATEWAY_ALTERNATE !== '0';
   const finished = await Promise.all(Array.from({ length: CONVERSATIONS }, (_, conversation) => converse(conversation, (request) => gateways[(conversation + (alternate ? request : 0)) % 2]!.url)));
   assert.equal(finished.length, CONVERSATIONS);
   assert.deepEqual(upstream.foreign, [], '0 cross-conversation references');
+  assert.deepEqual(upstream.invalid, [], 'every upstream request is valid for both providers');
   assert.equal(new Set(contexts.values()).size, CONVERSATIONS, 'a context per conversation');
   assert.ok(upstream.readBacks.size >= CONVERSATIONS / 2, `masked outputs were read back (${upstream.readBacks.size} conversations)`);
   for (const [conversation, text] of upstream.readBacks) {
@@ -183,6 +191,7 @@ test(`PostgreSQL: ${CONVERSATIONS} concurrent conversations through two gateway 
   release();
   assert.match(await cut, /^ended: /, 'the client sees the response end');
   await converse(killed, () => gateways[1]!.url, history);
+  assert.deepEqual(upstream.invalid, [], 'every upstream request after the kill is valid for both providers');
 
   // Every output a client sent is stored exactly once, in its own conversation's context, byte-exact.
   const rows = (await pool.query<{ id: string; context_id: string; tool_call_id: string }>(`SELECT id, context_id, tool_call_id FROM "${schema}".strata_tool_outputs`)).rows;

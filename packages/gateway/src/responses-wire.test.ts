@@ -44,7 +44,7 @@ test('RESPONSES_WIRE.import keeps each message\'s own items as its origin while 
   assert.ok(apart.every(({ origin }) => origin === null));
 });
 
-test('RESPONSES_WIRE finds the gateway\'s read calls, adds a round as function_call_output items, and hides reads beside the client\'s own calls', () => {
+test('RESPONSES_WIRE finds the gateway\'s read calls, adds a round as function_call_output items, and hides reads beside the client\'s own calls, which keep the reasoning', () => {
   const completion = { id: 'r', output: [
     { type: 'function_call', id: 'fc_1', call_id: 'read-1', name: 'read_tool_output', arguments: '{"ref":"x"}' },
     { type: 'function_call', id: 'fc_2', call_id: 'c2', name: 'run', arguments: 'not json' },
@@ -52,6 +52,10 @@ test('RESPONSES_WIRE finds the gateway\'s read calls, adds a round as function_c
   assert.deepEqual(RESPONSES_WIRE.calls(completion, 'read_tool_output'), { reads: [{ id: 'read-1', input: { ref: 'x' } }], total: 2 });
   assert.deepEqual(RESPONSES_WIRE.round(completion, [{ id: 'read-1', content: 'text' }]).at(-1), { type: 'function_call_output', call_id: 'read-1', output: 'text' });
   assert.deepEqual((RESPONSES_WIRE.withoutReads(completion, 'read_tool_output').output as Array<{ call_id: string }>).map((item) => item.call_id), ['c2']);
+  // Beside a client call, the reads' own round holds the read calls alone; the reasoning stays with the client's call (never sent twice).
+  const reasoned = { ...completion, output: [{ type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: 'enc' }, ...completion.output] };
+  assert.deepEqual((RESPONSES_WIRE.readsOnly!(reasoned, 'read_tool_output').output as Array<{ id: string }>).map((item) => item.id), ['fc_1']);
+  assert.deepEqual((RESPONSES_WIRE.withoutReads(reasoned, 'read_tool_output').output as Array<{ id: string }>).map((item) => item.id), ['rs_1', 'fc_2']);
   assert.deepEqual(RESPONSES_WIRE.toolSchemas([{ type: 'function', name: 'run', parameters: { type: 'object' } }, { type: 'web_search' }, null]), [{ name: 'run', description: undefined, parameters: { type: 'object' } }]);
 });
 

@@ -1,6 +1,7 @@
 // `POST /v1/responses` (the OpenAI Responses API) as a third wire: input items read through the canonical history and sent
 // back as the client sent them while Strata leaves them unchanged (reasoning items with their encrypted content included).
 import { ContextInputError, fromCodexRollout, type CanonicalMessage, type ImportedMessage, type JsonValue, type ToolSchema } from '@strata/context';
+import { eventData, type ClientStream } from './client-stream.js';
 import { OPENAI_WIRE, type ChatMessage, type Wire } from './wires.js';
 
 type Item = Record<string, unknown>;
@@ -151,6 +152,13 @@ function parseArguments(text: unknown): JsonValue {
   }
 }
 
+const isRead = (item: OutputItem | Item, readName: string): boolean => item.type === 'function_call' && item.name === readName;
+
+/** One Responses event to the client, numbered in its stream. */
+function send(client: ClientStream, data: Record<string, unknown>): void {
+  client.send(String(data.type), { ...data, sequence_number: client.sequence++ });
+}
+
 function sseText(events: ReadonlyArray<Record<string, unknown>>): string {
   return events.map((data) => `event: ${String(data.type)}\ndata: ${JSON.stringify(data)}\n\n`).join('');
 }
@@ -200,7 +208,87 @@ export const RESPONSES_WIRE: Wire = {
     return { reads, total: calls.length };
   },
   round: (completion, answers) => [...outputOf(completion), ...answers.map(({ id, content }) => ({ type: 'function_call_output', call_id: id, output: content }))],
-  withoutReads: (completion, readName) => ({ ...completion, output: outputOf(completion).filter((item) => !(item.type === 'function_call' && item.name === readName)) }),
+  withoutReads: (completion, readName) => ({ ...completion, output: outputOf(completion).filter((item) => !isRead(item, readName)) }),
+  /** The read calls alone: the answer's reasoning stays with the client's calls (one reasoning item never goes upstream twice). */
+  readsOnly: (completion, readName) => ({ ...completion, output: outputOf(completion).filter((item) => isRead(item, readName)) }),
+  streamFields: () => ({ stream: true }),
+  /**
+   * The Responses stream's events forwarded as they arrive, renumbered
+   * (`output_index` without the gateway's own calls, `sequence_number`
+   * across the request's upstream answers); a later answer of the same
+   * request continues the client's response (one `response.created`). A
+   * reasoning item is held until the answer shows it is not the gateway's
+   * alone: a client item after it, or the answer's end without a read call;
+   * else it stays in the read round. The end (`response.completed`) is held.
+   */
+  async forward(events, readName, client) {
+    const opening = !client.opened;
+    let response: Record<string, unknown> = {};
+    const output: OutputItem[] = [];
+    // The client's output_index of each upstream one; null for the gateway's own calls.
+    const shownAt = new Map<number, number | null>();
+    let held: Array<{ index: number; events: Array<Record<string, unknown>> }> = [];
+    let own = false;
+    const show = (index: number, data: Record<string, unknown>) => {
+      const at = shownAt.get(index);
+      if (at === null || at === undefined) return;
+      if (data.type === 'response.output_item.done') client.items[at] = data.item;
+      send(client, { ...data, output_index: at });
+    };
+    const flush = () => {
+      for (const item of held) {
+        shownAt.set(item.index, client.nextIndex++);
+        for (const data of item.events) show(item.index, data);
+      }
+      held = [];
+    };
+    for await (const event of events) {
+      const data = eventData(event);
+      if (data === undefined) continue;
+      const type = String(data.type ?? event.event);
+      const index = typeof data.output_index === 'number' ? data.output_index : undefined;
+      if (type === 'response.created' || type === 'response.in_progress') {
+        if (isItem(data.response)) response = { ...response, ...data.response };
+        if (opening) send(client, data);
+        client.opened = true;
+      } else if (type === 'response.completed' || type === 'response.incomplete' || type === 'response.failed') {
+        if (isItem(data.response)) response = { ...data.response };
+      } else if (index === undefined) send(client, data);
+      else {
+        if (type === 'response.output_item.added' && !shownAt.has(index) && !held.some((item) => item.index === index)) {
+          const item = isItem(data.item) ? data.item : {};
+          if (isRead(item, readName)) {
+            own = true;
+            shownAt.set(index, null);
+          } else if (item.type === 'reasoning') held.push({ index, events: [] });
+          else {
+            flush();
+            shownAt.set(index, client.nextIndex++);
+          }
+        }
+        if (type === 'response.output_item.done' && isItem(data.item)) output[index] = data.item;
+        const holding = held.find((item) => item.index === index);
+        if (holding) holding.events.push(data);
+        else show(index, data);
+      }
+    }
+    if (!own) flush();
+    // The completed response's output as the upstream gave it; else the items the events finished.
+    const items = outputOf(response).length > 0 ? outputOf(response) : output.filter((item) => item !== undefined);
+    return { ...response, output: items };
+  },
+  /** Ends the client's response: `response.completed` (or incomplete, failed) with every item the client was shown as its output. */
+  finish(shown, client) {
+    const output = client.items.length > 0 ? client.items.filter((item) => item !== undefined) : outputOf(shown);
+    const response = { ...shown, output };
+    if (!client.opened) {
+      const started = { ...shown, status: 'in_progress', output: [], usage: null };
+      send(client, { type: 'response.created', response: started });
+      send(client, { type: 'response.in_progress', response: started });
+      client.opened = true;
+    }
+    send(client, { type: shown.status === 'incomplete' ? 'response.incomplete' : shown.status === 'failed' ? 'response.failed' : 'response.completed', response });
+  },
   /** The finished response as the Responses stream's events: created, each item added, its text or arguments in one delta, done; then completed. */
   stream(completion, headers) {
     let sequence = 0;
@@ -247,5 +335,5 @@ export const RESPONSES_WIRE: Wire = {
     emit(end, { response: completion });
     return new Response(sseText(events), { headers: { ...headers, 'content-type': 'text/event-stream', 'cache-control': 'no-cache' } });
   },
-  error: (status, message) => OPENAI_WIRE.error(status, message),
+  error: (status, message, code) => OPENAI_WIRE.error(status, message, code),
 };

@@ -46,7 +46,8 @@ export interface Wire {
   forward?(events: AsyncIterable<EventSourceMessage>, readName: string, client: ClientStream): Promise<Record<string, unknown>>;
   /** Ends the client's stream with the answer's end as `shown` has it (stop reason, usage, the `strata` field). */
   finish?(shown: Record<string, unknown>, client: ClientStream): void;
-  error(status: number, message: string): Response;
+  /** An error in the API's shape: a 4xx is the request's (`invalid_request_error`), a 5xx the gateway's or upstream's; `code` as OpenAI names it (e.g. `context_length_exceeded`). */
+  error(status: number, message: string, code?: string): Response;
 }
 
 /** The upstream's response as it came: status, body and content type. */
@@ -219,7 +220,7 @@ export const OPENAI_WIRE: Wire = {
     events.push([undefined, { ...base, choices: [], usage: completion.usage ?? null, strata: completion.strata }], [undefined, '[DONE]']);
     return new Response(sseText(events), { headers: { ...headers, 'content-type': 'text/event-stream', 'cache-control': 'no-cache' } });
   },
-  error: (status, message) => Response.json({ error: { message, type: 'invalid_request_error', param: null, code: null } }, { status }),
+  error: (status, message, code) => Response.json({ error: { message, type: status >= 500 ? 'server_error' : 'invalid_request_error', param: null, code: code ?? null } }, { status }),
 };
 
 type AnthropicBlock = { type?: unknown; id?: unknown; name?: unknown; input?: unknown; text?: unknown; thinking?: unknown; signature?: unknown; data?: unknown };
@@ -363,5 +364,5 @@ export const ANTHROPIC_WIRE: Wire = {
     events.push(['message_stop', { type: 'message_stop' }]);
     return new Response(sseText(events), { headers: { ...headers, 'content-type': 'text/event-stream', 'cache-control': 'no-cache' } });
   },
-  error: (status, message) => Response.json({ type: 'error', error: { type: 'invalid_request_error', message } }, { status }),
+  error: (status, message) => Response.json({ type: 'error', error: { type: status >= 500 ? 'api_error' : 'invalid_request_error', message } }, { status }),
 };

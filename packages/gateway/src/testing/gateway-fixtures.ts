@@ -76,6 +76,49 @@ export function anthropicEvents(message: Record<string, any>): string[] {
   return events;
 }
 
+/**
+ * A finished response as the Responses API streams it: created, in_progress,
+ * each item added, its text, summary or arguments in pieces, done; then
+ * completed with the whole response. Sequence numbers from 0.
+ */
+export function responsesEvents(response: Record<string, any>): string[] {
+  let sequence = 0;
+  const events: string[] = [];
+  const event = (type: string, data: Record<string, unknown>) => events.push(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...data })}\n\n`);
+  const started = { ...response, status: 'in_progress', output: [], usage: null };
+  event('response.created', { response: started });
+  event('response.in_progress', { response: started });
+  (response.output as Array<Record<string, any>>).forEach((item, output_index) => {
+    const item_id = item.id;
+    if (item.type === 'message') {
+      event('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', content: [] } });
+      (item.content as Array<Record<string, any>>).forEach((part, content_index) => {
+        const where = { item_id, output_index, content_index };
+        event('response.content_part.added', { ...where, part: { ...part, text: '' } });
+        for (const piece of pieces(part.text)) event('response.output_text.delta', { ...where, delta: piece, logprobs: [] });
+        event('response.output_text.done', { ...where, text: part.text, logprobs: [] });
+        event('response.content_part.done', { ...where, part });
+      });
+    } else if (item.type === 'function_call') {
+      event('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', arguments: '' } });
+      for (const piece of pieces(item.arguments)) event('response.function_call_arguments.delta', { item_id, output_index, delta: piece });
+      event('response.function_call_arguments.done', { item_id, output_index, arguments: item.arguments });
+    } else if (item.type === 'reasoning') {
+      event('response.output_item.added', { output_index, item: { ...item, summary: [] } });
+      (item.summary as Array<Record<string, any>>).forEach((part, summary_index) => {
+        const where = { item_id, output_index, summary_index };
+        event('response.reasoning_summary_part.added', { ...where, part: { ...part, text: '' } });
+        for (const piece of pieces(part.text)) event('response.reasoning_summary_text.delta', { ...where, delta: piece });
+        event('response.reasoning_summary_text.done', { ...where, text: part.text });
+        event('response.reasoning_summary_part.done', { ...where, part });
+      });
+    } else event('response.output_item.added', { output_index, item });
+    event('response.output_item.done', { output_index, item });
+  });
+  event('response.completed', { response });
+  return events;
+}
+
 /** Text in pieces of at most 7 characters (what a provider's deltas look like). */
 function pieces(text: string): string[] {
   const result: string[] = [];
@@ -93,12 +136,12 @@ export async function writeEvents(response: import('node:http').ServerResponse, 
   response.end();
 }
 
-export type UpstreamBody = { messages: Array<Record<string, any>>; stream?: boolean; stream_options?: { include_usage?: boolean }; system?: unknown; [field: string]: unknown };
+export type UpstreamBody = { messages: Array<Record<string, any>>; input?: Array<Record<string, any>>; stream?: boolean; stream_options?: { include_usage?: boolean }; system?: unknown; [field: string]: unknown };
 /** What a scripted upstream answers: the request's body and number give the answer (a chat completion or a message). */
 export type Script = (body: UpstreamBody, index: number) => Record<string, any>;
 
 /** A local upstream that answers each request with its script's answer (per request; `scriptedUpstream` in scripted-upstream.ts runs a whole tool loop), streamed when the request asks (each event in its own write). */
-export function answeringUpstream(api: 'openai' | 'anthropic', script: Script, before?: (request: number, event: number) => Promise<void>): { server: Server; requests: UpstreamBody[] } {
+export function answeringUpstream(api: 'openai' | 'anthropic' | 'responses', script: Script, before?: (request: number, event: number) => Promise<void>): { server: Server; requests: UpstreamBody[] } {
   const requests: UpstreamBody[] = [];
   const server = createServer(async (request, response: ServerResponse) => {
     let raw = '';
@@ -113,7 +156,8 @@ export function answeringUpstream(api: 'openai' | 'anthropic', script: Script, b
       return void response.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: String(error) } }));
     }
     if (body.stream !== true) return void response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
-    await writeEvents(response, api === 'openai' ? openAIEvents(answer, body.stream_options?.include_usage === true) : anthropicEvents(answer), before && ((event) => before(index, event)));
+    const events = api === 'openai' ? openAIEvents(answer, body.stream_options?.include_usage === true) : api === 'responses' ? responsesEvents(answer) : anthropicEvents(answer);
+    await writeEvents(response, events, before && ((event) => before(index, event)));
   });
   return { server, requests };
 }
