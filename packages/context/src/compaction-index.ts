@@ -1,4 +1,4 @@
-import { sharedPrefixLength } from './context-memory.js';
+import { sharedPrefixLength } from './shared-prefix.js';
 import { buildHistoryUnits } from './history-units.js';
 import type { CanonicalHistory } from './messages.js';
 import { isVerbatimSigned } from './signed-reasoning.js';

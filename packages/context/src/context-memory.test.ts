@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { recordSharedPrefix, sharedPrefixLength } from './context-memory.js';
+import { recordSharedPrefix, sharedPrefixLength } from './shared-prefix.js';
 import { DefaultContextMessageComposer } from './message-composer.js';
 import type { CanonicalMessage, ToolResultMessage } from './messages.js';
 

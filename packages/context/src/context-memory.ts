@@ -2,87 +2,8 @@ import { checkCanonicalHistory, checkCanonicalMessage } from './canonical-histor
 import type { CanonicalHistory, CanonicalMessage } from './messages.js';
 import { lastPlanCall } from './plan-progress.js';
 import { isSignedAssistant } from './signed-reasoning.js';
+import { sharedPrefixLength } from './shared-prefix.js';
 import type { TokenEstimator } from './token-estimator.js';
-
-/**
- * What is known of a list made from others: the lists it was made from,
- * nearest first (at most `FACT_DEPTH`), each by its number (`listIds`) with
- * how many leading entries this list shares with it (by identity). Numbers,
- * not references: a fact never keeps an older history alive (a weak
- * reference would, until the job that made it ends, which a run of
- * synchronous turns never does).
- */
-type PrefixFact = readonly { readonly id: number; readonly shared: number }[];
-
-/** Per list, what it shares with the lists it was made from. */
-const prefixFacts = new WeakMap<readonly unknown[], PrefixFact>();
-/** A number per list a fact names. */
-const listIds = new WeakMap<readonly unknown[], number>();
-let nextListId = 0;
-
-/** How many lists back a fact reaches: a turn makes a few lists from the last one (compaction passes, compositions). */
-const FACT_DEPTH = 8;
-
-function listId(list: readonly unknown[]): number {
-  let id = listIds.get(list);
-  if (id === undefined) listIds.set(list, (id = nextListId++));
-  return id;
-}
-
-/**
- * Records that `derived` holds the first `shared` entries of `base` (by
- * identity), for `sharedPrefixLength` to start from. Whoever makes a list
- * from another records it where it knows the answer (the composer, the
- * compactor), and a comparison records what it walked, so one turn walks
- * the history once and every stage after it starts where the lists differ.
- * `shared` must not exceed what the two lists really share: a lower bound
- * is sound (the comparison walks on from it), an over-estimate is not.
- */
-export function recordSharedPrefix(base: readonly unknown[], derived: readonly unknown[], shared: number): void {
-  if (base === derived || !(shared > 0)) return;
-  const own = Math.min(shared, base.length, derived.length);
-  const fact = [{ id: listId(base), shared: own }];
-  for (const earlier of prefixFacts.get(base) ?? []) {
-    if (fact.length === FACT_DEPTH) break;
-    fact.push({ id: earlier.id, shared: Math.min(own, earlier.shared) });
-  }
-  prefixFacts.set(derived, fact);
-}
-
-/**
- * A lower bound of what `previous` and `next` share, from the recorded facts:
- * through a list both were made from (or one from the other), at least the
- * smaller of their shares with it. 0 when no fact links them.
- */
-function knownSharedPrefix(previous: readonly unknown[], next: readonly unknown[]): number {
-  const before = prefixFacts.get(previous);
-  const after = prefixFacts.get(next);
-  if (after === undefined && before === undefined) return 0;
-  const previousId = listIds.get(previous);
-  const nextId = listIds.get(next);
-  let best = 0;
-  for (const link of after ?? []) if (link.id === previousId) best = Math.max(best, link.shared);
-  for (const link of before ?? []) if (link.id === nextId) best = Math.max(best, link.shared);
-  for (const early of before ?? []) for (const late of after ?? []) if (early.id === late.id) best = Math.max(best, Math.min(early.shared, late.shared));
-  return best;
-}
-
-/**
- * How many messages two lists share from their start, compared by identity:
- * walked from what the recorded facts already say they share
- * (`recordSharedPrefix`), so a list made from the other costs the entries
- * after the first change, not the whole list. The answer is recorded for a
- * list no fact links yet (a history the caller built).
- */
-export function sharedPrefixLength(previous: readonly unknown[], next: readonly unknown[]): number {
-  const limit = Math.min(previous.length, next.length);
-  if (previous === next) return limit;
-  let index = Math.min(limit, knownSharedPrefix(previous, next));
-  while (index < limit && previous[index] === next[index]) index += 1;
-  // A list's maker knows best what it was made from: the walked answer is kept only for a list without a fact.
-  if (!prefixFacts.has(next)) recordSharedPrefix(previous, next, index);
-  return index;
-}
 
 /** Messages `ContextMemory.composedMessage` indexes at least, from the end of the composed history, when it starts looking. */
 const RECENT_LOOKUP_MESSAGES = 64;

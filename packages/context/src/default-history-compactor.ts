@@ -4,7 +4,7 @@ import { OUTPUT_INDEX_SHARE, storedOutputsSection } from './output-index.js';
 import { buildHistoryUnits, isOpenUnit, isTaskAnchorCandidate, type HistoryUnit } from './history-units.js';
 import { EMPTY_COMPACTION_TRACE, type CompactionRequest, type CompactionResult, type CompactionTrace, type HistoryCompactor } from './history-compactor.js';
 import { CompactionIndex } from './compaction-index.js';
-import { recordSharedPrefix } from './context-memory.js';
+import { recordSharedPrefix } from './shared-prefix.js';
 import { maskedReceipt, reindexed, summarizedReceipt, type CompactionReceipt } from './compaction-receipts.js';
 import { messageFingerprint } from './message-fingerprint.js';
 import type { CanonicalHistory, CanonicalMessage, ToolOutputRef, ToolResultMessage } from './messages.js';

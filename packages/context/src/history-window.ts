@@ -2,7 +2,7 @@ import { ContextBudgetError } from './errors/context-budget-error.js';
 import type { ContextDiagnostic } from './contributor.js';
 import { buildHistoryUnits, isOpenUnit, isTaskAnchorCandidate } from './history-units.js';
 import { BoundedCache } from './bounded-cache.js';
-import { sharedPrefixLength } from './context-memory.js';
+import { sharedPrefixLength } from './shared-prefix.js';
 import type { MessageMark, WindowStartMark } from './context-state.js';
 import { messageFingerprint } from './message-fingerprint.js';
 import type { CanonicalMessage, UserMessage } from './messages.js';

@@ -1,5 +1,5 @@
 import { BoundedCache } from './bounded-cache.js';
-import { recordSharedPrefix, sharedPrefixLength } from './context-memory.js';
+import { recordSharedPrefix, sharedPrefixLength } from './shared-prefix.js';
 import { soundCheckpoint } from './checkpoint-format.js';
 import type { ContextDiagnostic, ContributedMessage, DataAttachment } from './contributor.js';
 import { ConfigurationError } from './errors/configuration-error.js';

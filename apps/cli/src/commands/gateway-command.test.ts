@@ -6,7 +6,10 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { CliIo } from '../cli-io.js';
 import { CLI_COMMANDS } from '../cli-commands.js';
-import { GATEWAY_HELP, GATEWAY_OPTIONS } from './gateway-command.js';
+import { COMMAND_HELP } from '../cli-help.js';
+import { GATEWAY_OPTIONS } from './gateway-command.js';
+
+const GATEWAY_HELP = COMMAND_HELP.gateway;
 
 test('strata gateway prints its base URL first, binds 127.0.0.1, passes /v1/models through with STRATA_UPSTREAM_API_KEY, and stops on the signal', async (t) => {
   const directory = mkdtempSync(join(tmpdir(), 'strata-gateway-cli-'));
