@@ -1,14 +1,15 @@
 /**
  * The adapter's tests against the oldest LangChain its peer ranges admit:
- * `@langchain/core` 1.0.1 (installed at the root as `@langchain/core-oldest`;
- * the floor, since the LangGraph that `langchain` 1.0.1 needs asks for
- * ^1.0.1) and `langchain` 1.0.1, the first 1.x release (`langchain-oldest`),
- * with `@langchain/langgraph` and `-checkpoint` 1.0.0 (`…-oldest`). Every
- * import of those packages in this process (the adapter's, the tests',
- * @strata/testing's and LangChain's own) is sent to those copies, then the
- * test files run as they run against the newest (the workspace's). Skipped
- * with a notice where they are not installed.
+ * `langchain` 1.0.6 (`langchain-oldest`) with `@langchain/core` 1.0.5, the
+ * core it asks for (`@langchain/core-oldest`), and the `@langchain/langgraph`
+ * and `-checkpoint` 1.0.0 of its day (`…-oldest`). Every import of those
+ * packages in this process (the adapter's, the tests', @strata/testing's and
+ * LangChain's own) is sent to those copies, then the test files run as they
+ * run against the newest (the workspace's). Skipped with a notice where they
+ * are not installed.
  *
+ * The floor is 1.0.6: on langchain 1.0.1 an agent given a thread_id without a
+ * checkpointer fails in LangChain itself ("No checkpointer set").
  * Without `langchain-oldest` only the message converters (langchain-history.ts)
  * run on the oldest core: the middleware needs `langchain`, and the workspace's
  * asks for a newer core in its own peer range; a check below says so.
@@ -18,8 +19,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire, register } from 'node:module';
 
-const OLDEST_CORE = '1.0.1';
-const OLDEST_LANGCHAIN = '1.0.1';
+const OLDEST_CORE = '1.0.5';
+const OLDEST_LANGCHAIN = '1.0.6';
 
 function versionOf(name: string): string | undefined {
   try {
@@ -33,7 +34,7 @@ function versionOf(name: string): string | undefined {
 const core = versionOf('@langchain/core-oldest');
 const langchain = versionOf('langchain-oldest');
 if (core === undefined) {
-  test('LangChain core oldest (1.0.1): not installed (`@langchain/core-oldest`), skipped', { skip: true }, () => undefined);
+  test('LangChain core oldest (1.0.5): not installed (`@langchain/core-oldest`), skipped', { skip: true }, () => undefined);
 } else {
   const redirects: Array<[string, string]> = [['@langchain/core', '@langchain/core-oldest']];
   // langchain 1.0.1 with the LangGraph releases of its day (the workspace's newer LangGraph asks for a newer core).

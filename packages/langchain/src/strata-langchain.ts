@@ -1,4 +1,5 @@
 import { AIMessage, SystemMessage, type BaseMessage } from '@langchain/core/messages';
+import { AsyncLocalStorageProviderSingleton } from '@langchain/core/singletons';
 import { DynamicStructuredTool, type ClientTool, type ServerTool } from '@langchain/core/tools';
 import { toJsonSchema } from '@langchain/core/utils/json_schema';
 import { createMiddleware } from 'langchain';
@@ -69,7 +70,8 @@ export function createStrataLangChain(options: StrataLangChainOptions): StrataLa
       const systemMessage = givenMessage ?? (typeof givenPrompt === 'string' && givenPrompt !== '' ? new SystemMessage(givenPrompt) : undefined);
       const system: ImportedMessage<BaseMessage>[] = systemMessage === undefined || systemText(systemMessage) === '' ? [] : [{ message: { role: 'system', content: systemText(systemMessage) }, origin: systemMessage }];
       const turn = await context.prepare({
-        contextId: contextOf(request.runtime.configurable?.thread_id),
+        // langchain 1.0 leaves the runtime's configurable empty: the run's config (LangChain's own async context) names the thread there.
+        contextId: contextOf(request.runtime.configurable?.thread_id ?? (AsyncLocalStorageProviderSingleton.getRunnableConfig() as { configurable?: { thread_id?: unknown } } | undefined)?.configurable?.thread_id),
         scope: SCOPE,
         messages: [...system, ...importLangChainMessages(request.messages)],
         tools: toolSchemas(request.tools),
