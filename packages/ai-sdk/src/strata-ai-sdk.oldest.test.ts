@@ -8,29 +8,15 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { createRequire, register } from 'node:module';
+import { installedVersion, redirectPackages } from '@strata/testing/package-redirects';
 
 const OLDEST = '6.0.0';
 
-function oldestVersion(): string | undefined {
-  try {
-    const manifest = createRequire(import.meta.url).resolve('ai-oldest/package.json');
-    return (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version;
-  } catch {
-    return undefined;
-  }
-}
-
-const oldest = oldestVersion();
+const oldest = installedVersion('ai-oldest');
 if (oldest === undefined) {
   test('AI SDK oldest (6.0.0): not installed (`ai-oldest`), skipped', { skip: true }, () => undefined);
 } else {
-  const hooks = `export async function resolve(specifier, context, next) {
-    if (specifier === 'ai' || specifier.startsWith('ai/')) return next('ai-oldest' + specifier.slice(2), context);
-    return next(specifier, context);
-  }`;
-  register(`data:text/javascript,${encodeURIComponent(hooks)}`, import.meta.url);
+  redirectPackages([['ai', 'ai-oldest']]);
   test(`AI SDK oldest: the tests below run against ai ${oldest}`, async () => {
     assert.equal(oldest, OLDEST);
     const ai = (await import('ai')) as { streamText: unknown };

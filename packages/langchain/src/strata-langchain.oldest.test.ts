@@ -17,34 +17,21 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { createRequire, register } from 'node:module';
+import { createRequire } from 'node:module';
+import { installedVersion, redirectPackages } from '@strata/testing/package-redirects';
 
 const OLDEST_CORE = '1.0.5';
 const OLDEST_LANGCHAIN = '1.0.6';
 
-function versionOf(name: string): string | undefined {
-  try {
-    const manifest = createRequire(import.meta.url).resolve(`${name}/package.json`);
-    return (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version;
-  } catch {
-    return undefined;
-  }
-}
-
-const core = versionOf('@langchain/core-oldest');
-const langchain = versionOf('langchain-oldest');
+const core = installedVersion('@langchain/core-oldest');
+const langchain = installedVersion('langchain-oldest');
 if (core === undefined) {
   test('LangChain core oldest (1.0.5): not installed (`@langchain/core-oldest`), skipped', { skip: true }, () => undefined);
 } else {
   const redirects: Array<[string, string]> = [['@langchain/core', '@langchain/core-oldest']];
-  // langchain 1.0.1 with the LangGraph releases of its day (the workspace's newer LangGraph asks for a newer core).
+  // langchain's oldest with the LangGraph releases of its day (the workspace's newer LangGraph asks for a newer core).
   if (langchain !== undefined) redirects.push(['langchain', 'langchain-oldest'], ['@langchain/langgraph', '@langchain/langgraph-oldest'], ['@langchain/langgraph-checkpoint', '@langchain/langgraph-checkpoint-oldest']);
-  const hooks = `const redirects = ${JSON.stringify(redirects)};
-  export async function resolve(specifier, context, next) {
-    for (const [from, to] of redirects) if (specifier === from || specifier.startsWith(from + '/')) return next(to + specifier.slice(from.length), context);
-    return next(specifier, context);
-  }`;
-  register(`data:text/javascript,${encodeURIComponent(hooks)}`, import.meta.url);
+  redirectPackages(redirects);
   test(`LangChain oldest: the tests below run against @langchain/core ${core}${langchain === undefined ? '' : ` and langchain ${langchain}`}`, async () => {
     assert.equal(core, OLDEST_CORE);
     const used = (await import('@langchain/core/messages')) as { AIMessage: unknown };

@@ -156,7 +156,8 @@ export function importAgentItems(items: readonly AgentInputItem[]): ImportedMess
   const joinedItsCall = (item: AgentInputItem, path: string): boolean => {
     const callId = callIdOf(item as Fields);
     const at = typeof callId === 'string' ? passedCallTurns.get(callId) : undefined;
-    if (at === undefined || imported.slice(at + 1).some(({ message }) => message.role !== 'tool')) return false;
+    if (at === undefined) return false;
+    for (let later = at + 1; later < imported.length; later += 1) if (imported[later]!.message.role !== 'tool') return false;
     const { message, origin } = imported[at]!;
     imported[at] = { message: { ...(message as AssistantMessage), content: message.content + passedThroughText(item, path) }, origin: [...(origin ?? []), item] };
     return true;
