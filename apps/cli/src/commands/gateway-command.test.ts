@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
+import { createServer, type RequestListener } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import type { CliIo } from '../cli-io.js';
 import { CLI_COMMANDS } from '../cli-commands.js';
 import { COMMAND_HELP } from '../cli-help.js';
@@ -11,19 +11,19 @@ import { GATEWAY_OPTIONS } from './gateway-command.js';
 
 const GATEWAY_HELP = COMMAND_HELP.gateway;
 
-test('strata gateway prints its base URL first, binds 127.0.0.1, passes /v1/models through with STRATA_UPSTREAM_API_KEY, and stops on the signal', async (t) => {
-  const directory = mkdtempSync(join(tmpdir(), 'strata-gateway-cli-'));
-  t.after(() => rmSync(directory, { recursive: true, force: true }));
-  const seen: Array<string | undefined> = [];
-  const upstream = createServer((request, response) => {
-    seen.push(request.headers.authorization);
-    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: 'gpt-test', object: 'model' }] }));
-  });
+/** A local upstream answering every request with `handle`, closed after the test; its base URL. */
+async function startUpstream(t: TestContext, handle: RequestListener): Promise<string> {
+  const upstream = createServer(handle);
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
   t.after(() => upstream.close());
   const address = upstream.address();
-  const upstreamUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/v1`;
+  return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/v1`;
+}
 
+/** `strata gateway` run with `args(directory)` in a fresh directory; resolves its first printed line (the base URL); `stop` ends it. */
+function startGatewayCommand(t: TestContext, args: (directory: string) => string[], env: Record<string, string>): { firstLine: Promise<string>; exit: Promise<number>; stop: AbortController } {
+  const directory = mkdtempSync(join(tmpdir(), 'strata-gateway-cli-'));
+  t.after(() => rmSync(directory, { recursive: true, force: true }));
   const stop = new AbortController();
   let stdout = '';
   let printed: (line: string) => void = () => undefined;
@@ -31,11 +31,20 @@ test('strata gateway prints its base URL first, binds 127.0.0.1, passes /v1/mode
   const io: CliIo = {
     stdout: { write: (text: string) => ((stdout += text), stdout.includes('\n') && printed(stdout.slice(0, stdout.indexOf('\n')))) },
     stderr: { write: () => undefined },
-    env: { STRATA_UPSTREAM_API_KEY: 'upstream-key' },
+    env,
     cwd: directory,
     signal: stop.signal,
   };
-  const exit = CLI_COMMANDS.gateway!.run(['--upstream', upstreamUrl, '--window', '24000', '--port', '0', '--store', `sqlite:${join(directory, 'g.db')}`], io);
+  return { firstLine, exit: CLI_COMMANDS.gateway!.run(args(directory), io), stop };
+}
+
+test('strata gateway prints its base URL first, binds 127.0.0.1, passes /v1/models through with STRATA_UPSTREAM_API_KEY, and stops on the signal', async (t) => {
+  const seen: Array<string | undefined> = [];
+  const upstreamUrl = await startUpstream(t, (request, response) => {
+    seen.push(request.headers.authorization);
+    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: 'gpt-test', object: 'model' }] }));
+  });
+  const { firstLine, exit, stop } = startGatewayCommand(t, (directory) => ['--upstream', upstreamUrl, '--window', '24000', '--port', '0', '--store', `sqlite:${join(directory, 'g.db')}`], { STRATA_UPSTREAM_API_KEY: 'upstream-key' });
   const url = await firstLine;
   assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/v1$/);
   const models = (await (await fetch(`${url}/models`, { headers: { authorization: 'Bearer client-key' } })).json()) as { data: Array<{ id: string }> };
@@ -62,29 +71,12 @@ test('strata gateway --help documents every option it parses', () => {
 });
 
 test('strata gateway with STRATA_GATEWAY_TOKEN: unauthenticated requests are 401, traces go to the trace directory and the viewer at /strata/view shows them', async (t) => {
-  const directory = mkdtempSync(join(tmpdir(), 'strata-gateway-cli-'));
-  t.after(() => rmSync(directory, { recursive: true, force: true }));
-  const upstream = createServer(async (request, response) => {
+  const upstreamUrl = await startUpstream(t, async (request, response) => {
     for await (const _chunk of request);
     response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 'c', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'done' }, finish_reason: 'stop' }], usage: { prompt_tokens: 5, completion_tokens: 1 } }));
   });
-  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-  t.after(() => upstream.close());
-  const address = upstream.address();
-  const upstreamUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/v1`;
-  const stop = new AbortController();
-  let stdout = '';
-  let printed: (line: string) => void = () => undefined;
-  const firstLine = new Promise<string>((resolve) => (printed = resolve));
   const token = 'cli-gateway-token-000000';
-  const io: CliIo = {
-    stdout: { write: (text: string) => ((stdout += text), stdout.includes('\n') && printed(stdout.slice(0, stdout.indexOf('\n')))) },
-    stderr: { write: () => undefined },
-    env: { STRATA_GATEWAY_TOKEN: token, STRATA_UPSTREAM_API_KEY: 'upstream-key' },
-    cwd: directory,
-    signal: stop.signal,
-  };
-  const exit = CLI_COMMANDS.gateway!.run(['--upstream', upstreamUrl, '--window', '24000', '--port', '0', '--store', 'memory:', '--trace-dir', 'traces'], io);
+  const { firstLine, exit, stop } = startGatewayCommand(t, () => ['--upstream', upstreamUrl, '--window', '24000', '--port', '0', '--store', 'memory:', '--trace-dir', 'traces'], { STRATA_GATEWAY_TOKEN: token, STRATA_UPSTREAM_API_KEY: 'upstream-key' });
   const url = await firstLine;
   const ask = (headers: Record<string, string>) => fetch(`${url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hello' }] }) });
   assert.equal((await ask({})).status, 401);
