@@ -105,8 +105,9 @@ export function windowedReceipt(message: CanonicalMessage & { role: 'tool' }, in
  * shows it was sent then: at or after that start, or in a unit kept before
  * it; with no previous start, or one this history no longer holds at its
  * place (a compaction moved it), every listed output has its receipt. So a
- * long run records each departure once, not every turn. Costs one pass over
- * `history` and the index's text; empty when the window listed none.
+ * long run records each departure once, not every turn. Costs the index's
+ * text and, given a previous start, the history from it and the units kept
+ * before it (else one pass over `history`); empty when the window listed none.
  */
 export function windowReceipts(options: {
   readonly history: readonly CanonicalMessage[];
@@ -126,15 +127,22 @@ export function windowReceipts(options: {
   const keptBefore = new Set((previous?.before ?? []).filter(at).map((mark) => mark.index));
   const kept = new Set(options.window);
   const receipts: CompactionReceipt[] = [];
-  history.forEach((message, index) => {
+  const consider = (index: number): void => {
+    const message = history[index]!;
     if (message.role !== 'tool' || message.outputRef === undefined || !listed.has(message.outputRef.id) || kept.has(message)) return;
-    if (previous !== undefined && index < previous.index) {
-      // Its unit starts at the call before its results: sent last turn only when that unit was kept before the start.
-      let start = index;
-      while (start > 0 && history[start]!.role === 'tool') start -= 1;
-      if (!keptBefore.has(start)) return;
-    }
     receipts.push(windowedReceipt(message, index, options.count(message)));
-  });
+  };
+  if (previous === undefined) {
+    for (let index = 0; index < history.length; index += 1) consider(index);
+    return receipts;
+  }
+  // Before the previous start, only the results of the units kept before it (a unit starts at the call before its
+  // results: the nearest message that is not a result, or the first), so a turn walks its window, not the history.
+  for (const start of [...keptBefore].sort((left, right) => left - right)) {
+    if (start >= previous.index || (start > 0 && history[start]!.role === 'tool')) continue;
+    consider(start);
+    for (let index = start + 1; index < previous.index && history[index]!.role === 'tool'; index += 1) consider(index);
+  }
+  for (let index = previous.index; index < history.length; index += 1) consider(index);
   return receipts;
 }
