@@ -2,6 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Agent } from '@mastra/core/agent';
 import { MastraMemory } from '@mastra/core/memory';
+import { InMemoryStore } from '@mastra/core/storage';
+import { Memory } from '@mastra/memory';
 import { createTool } from '@mastra/core/tools';
 import { z } from 'zod';
 import { ConfigurationError, StrataError, type ContextDiagnostic, type ContextTraceV5, type TraceSink } from '@strata/context';
@@ -305,9 +307,10 @@ test('@strata/mastra needs neither ai@6 nor @strata/ai-sdk: its manifest names n
 const MEMORY_SYSTEM = 'Working memory: the user wants late records listed first.';
 
 /**
- * Mastra's own memory base class (`MastraMemory` of @mastra/core; the `Memory`
- * of @mastra/memory is not installed here) over an in-memory thread list,
- * whose system message Mastra adds to every prompt of the thread.
+ * Mastra's own memory base class (`MastraMemory` of @mastra/core) over an
+ * in-memory thread list, whose system message Mastra adds to every prompt of
+ * the thread: the smallest memory there is. The real `Memory` of
+ * @mastra/memory is tested at the end of this file.
  */
 class ThreadMemory extends MastraMemory {
   private readonly threads = new Map<string, unknown>();
@@ -401,4 +404,58 @@ test('wrapModel under agent.stream: each call assembled with the memory message,
   assert.deepEqual(runTraces.map((trace) => trace.modelCall?.usage?.inputTokens), runCalls.map((prompt) => JSON.stringify(prompt).length));
   assert.ok(runCalls.every((prompt) => prompt.some((message) => message.role === 'system' && String(message.content) === MEMORY_SYSTEM)));
   for (const value of [undefined, null, 7, {}, { doGenerate: () => undefined }]) assert.throws(() => strata.wrapModel(value as never), (error: unknown) => ConfigurationError.isInstance(error) && error.setting === 'model', JSON.stringify(value));
+});
+
+test("wrapModel with Mastra's real Memory (@mastra/memory over its InMemoryStore): the second call of a thread recalls the first, working memory's system message is charged, every call valid and within the cap", async () => {
+  const rules = await loadProviderRules();
+  const traces: ContextTraceV5[] = [];
+  const traceSink: TraceSink = { async write(document) { traces.push(document.body as ContextTraceV5); } };
+  const fetchRecord = createTool({ id: 'fetch_record', description: 'Fetches one record by id.', inputSchema: z.object({ id: z.number().int() }), execute: async ({ context }) => recordBody(context.id) });
+  const strata = createStrataMastra({ budget: { inputCapTokens: CAP }, traceSink, tools: { fetch_record: fetchRecord } });
+  // Each generate calls fetch_record for its four records, one a step, then answers: read off the results after its newest request.
+  const { model, prompts } = scriptedModel((_step, prompt) => {
+    // The request: the newest user message that is not data (Strata sends the newest step's whole output as a data_only one).
+    const newest = prompt.findLastIndex((message) => message.role === 'user' && !JSON.stringify(message.content).includes('authority=\\"data_only\\"'));
+    const second = JSON.stringify(prompt[newest]).includes('5 to 8');
+    const fetched = prompt.slice(newest).flatMap((message) => (message.role === 'tool' && Array.isArray(message.content) ? message.content : [])).length;
+    if (fetched < 4) return { call: 'fetch_record', input: { id: (second ? 5 : 1) + fetched } };
+    return { text: second ? 'Done.' : 'First four audited.' };
+  });
+  const memory = new Memory({ storage: new InMemoryStore(), options: { lastMessages: 40, threads: { generateTitle: false }, workingMemory: { enabled: true, template: '# Audit\n- Late records first:' } } });
+  const agent = new Agent({ name: 'auditor', instructions: INSTRUCTIONS, model: strata.wrapModel(model as never), memory, tools: { fetch_record: fetchRecord, read_tool_output: strata.readToolOutput } });
+  const thread = { thread: 'audit-thread', resource: 'auditor-1' };
+  assert.equal((await agent.generate('Audit records 1 to 4.', { maxSteps: 8, memory: thread })).text, 'First four audited.');
+  const firstCalls = prompts.length;
+  assert.equal((await agent.generate('Now audit records 5 to 8.', { maxSteps: 8, memory: thread })).text, 'Done.');
+  const runCalls = prompts.filter((prompt) => prompt.some((message) => message.role === 'system' && String(message.content).includes(INSTRUCTIONS)));
+  assert.equal(runCalls.length, 10, `five calls per generate: ${firstCalls} then ${prompts.length - firstCalls}`);
+  assert.equal(traces.length, prompts.length, 'one trace per call');
+
+  // The second generate's calls carry what memory recalled of the first: its request and its answer.
+  for (const prompt of prompts.slice(firstCalls)) {
+    const text = JSON.stringify(prompt);
+    assert.ok(text.includes('Audit records 1 to 4.') && text.includes('First four audited.'), 'the thread recalled');
+  }
+  let masked = 0;
+  for (const [index, prompt] of runCalls.entries()) {
+    const systems = prompt.filter((message) => message.role === 'system').map((message) => String(message.content));
+    assert.ok(systems.some((text) => text.includes('Late records first')), `call ${index}: working memory's system message kept`);
+    if (rules) {
+      assert.deepEqual(rules.violations(asOpenAIChat(prompt), 'openai'), [], `call ${index} (openai)`);
+      assert.deepEqual(rules.violations(asOpenAIChat(prompt), 'anthropic'), [], `call ${index} (anthropic)`);
+    }
+    const trace = traces[prompts.indexOf(prompt)]!;
+    assert.ok(trace.llmInput.messages.some((message) => message.role === 'system' && message.content.includes('Late records first')), `call ${index}: the trace charges working memory`);
+    assert.ok(trace.budget!.totalTokens <= CAP, `call ${index}: ${trace.budget!.totalTokens} tokens`);
+    for (const [callId, text] of toolTexts(prompt)) {
+      const body = [...Array(9).keys()].map(recordBody).find((candidate) => candidate === text);
+      if (body !== undefined) continue;
+      const ref = /ref="([^"]+)"/.exec(text)?.[1];
+      assert.ok(ref, `call ${index}: ${callId} masked with a reference: ${text.slice(0, 80)}`);
+      const read = await readWhole(strata, ref, index < 5 ? 'Audit records 1 to 4.' : 'Now audit records 5 to 8.');
+      assert.ok([...Array(9).keys()].some((id) => recordBody(id) === read), `call ${index}: ${callId} read back byte-exact`);
+      masked += 1;
+    }
+  }
+  assert.ok(masked > 0, 'the window masked some outputs');
 });
