@@ -52,17 +52,17 @@ function toLangChain(history: readonly CanonicalMessage[]): BaseMessage[] {
 }
 
 
+/** The first `share` of `messages` (all when undefined), a new array over the same objects, as a caller passes a grown history. */
+function grown<Message>(messages: readonly Message[], share: number | undefined): readonly Message[] {
+  return share === undefined ? messages : messages.slice(0, Math.max(1, Math.round(messages.length * share)));
+}
+
 /**
  * One policy. `prepare` (untimed) gives the history as this policy's user
  * holds it, as fresh objects (no count cached from an earlier call carries
  * over; every policy sees each history for the first time); `trim` on it is
  * what is timed; `chat` (untimed) is its output as the judge reads it.
  */
-/** The first `share` of `messages` (all when undefined), a new array over the same objects, as a caller passes a grown history. */
-function grown<Message>(messages: readonly Message[], share: number | undefined): readonly Message[] {
-  return share === undefined ? messages : messages.slice(0, Math.max(1, Math.round(messages.length * share)));
-}
-
 interface Policy {
   readonly name: string;
   /** `trim(budget, share)` trims the first `share` of the prepared messages (default all): a history as it grew. */
@@ -146,7 +146,10 @@ const POLICIES: readonly Policy[] = [
   langChainPolicy('LangChain trimMessages (defaults: last, no partial; memoized judge)', {}),
   langChainPolicy('LangChain trimMessages (documented chat settings: last, startOn human, includeSystem; memoized judge)', { strategy: 'last', startOn: 'human', includeSystem: true }),
   {
-    // pruneMessages with the settings its documentation shows, then the oldest messages dropped until the judge's count fits, each message counted once.
+    // pruneMessages with the settings its documentation shows, then the oldest messages dropped until the judge's count
+    // fits. Written as a careful user writes it: the system messages counted, then the newest messages back to the first
+    // that does not fit, so a message older than the cut is never counted (the same output as counting everything and
+    // dropping from the front, for what only the kept messages and one more cost).
     name: 'AI SDK pruneMessages (documented: reasoning before the last message, tool calls before the last 2 messages) + drop oldest (memoized judge)',
     prepare: (history) => {
       const messages = toAiSdkMessages(structuredClone(history) as CanonicalMessage[]) as ModelMessage[];
@@ -155,10 +158,10 @@ const POLICIES: readonly Policy[] = [
           const pruned = pruneMessages({ messages: grown(messages, share) as ModelMessage[], reasoning: 'before-last-message', toolCalls: 'before-last-2-messages', emptyMessages: 'remove' });
           const system = pruned.filter((message) => message.role === 'system');
           const rest = pruned.filter((message) => message.role !== 'system');
-          let total = aiSdkCount(system) + aiSdkCount(rest);
-          let dropped = 0;
-          for (; dropped < rest.length && total > budget; dropped += 1) total -= aiSdkCount([rest[dropped]!]);
-          return [...system, ...rest.slice(dropped)];
+          let total = aiSdkCount(system);
+          let first = rest.length;
+          while (first > 0 && total + aiSdkCount([rest[first - 1]!]) <= budget) total += aiSdkCount([rest[(first -= 1)]!]);
+          return [...system, ...rest.slice(first)];
         },
         chat: (output) => toOpenAIChat(fromAiSdkMessages(output as ModelMessage[])),
       };
@@ -219,28 +222,33 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     const tallyOf = POLICIES.map((): Tally => ({ runs: 0, refused: 0, rejectable: 0, overBudget: 0, maxOver: 0, anchorKept: 0, used: 0, milliseconds: 0 }));
     const roundMs = POLICIES.map((): number[] => []);
     for (let round = 0; round < rounds; round += 1) {
+      // Every history as each policy's user holds it, made before the round and its collection, so no policy pays for
+      // collecting what preparing (or judging) another left behind.
+      const prepared = conversations.map((conversation) => POLICIES.map((policy) => policy.prepare(conversation.messages)));
+      const outputs = conversations.map(() => POLICIES.map((): { output: unknown; refused: boolean } => ({ output: undefined, refused: false })));
       collectGarbage();
       const spent = POLICIES.map(() => 0);
-      for (const [index, conversation] of conversations.entries()) {
-        const history = conversation.messages;
+      for (const index of conversations.keys()) {
         // Every policy in turn on the same history, starting one later each time, in CPU time.
         for (let turn = 0; turn < POLICIES.length; turn += 1) {
           const which = (index + round + turn) % POLICIES.length;
-          const prepared = POLICIES[which]!.prepare(history);
-          let output: unknown;
-          let refused = false;
+          const result = outputs[index]![which]!;
           spent[which]! += await cpuTimeAsync(async () => {
             try {
-              output = await prepared.trim(budget);
+              result.output = await prepared[index]![which]!.trim(budget);
             } catch {
-              refused = true;
+              result.refused = true;
             }
           });
-          // The outputs do not depend on the round: judged once.
-          if (round === 0) judge(tallyOf[which]!, refused ? undefined : prepared.chat(output), history, budget, rules);
         }
       }
       spent.forEach((milliseconds, which) => roundMs[which]!.push(milliseconds));
+      // The outputs do not depend on the round: judged once, after the timed round.
+      if (round === 0) {
+        for (const [index, conversation] of conversations.entries()) {
+          for (const [which, result] of outputs[index]!.entries()) judge(tallyOf[which]!, result.refused ? undefined : prepared[index]![which]!.chat(result.output), conversation.messages, budget, rules);
+        }
+      }
     }
     for (const [which, policy] of POLICIES.entries()) {
       const tally = { ...tallyOf[which]!, milliseconds: median(roundMs[which]!) };
@@ -267,18 +275,18 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
   for (const budget of budgets) {
     const roundMs = GROWING.map((): number[] => []);
     for (let round = 0; round < rounds; round += 1) {
+      const prepared = conversations.map((conversation) => GROWING.map((policy) => POLICIES[policy]!.prepare(conversation.messages)));
       collectGarbage();
       const spent = GROWING.map(() => 0);
       for (const [index, conversation] of conversations.entries()) {
-        const history = conversation.messages;
-        const calls = Math.max(1, Math.ceil(history.length / GROWTH_MESSAGES));
+        const calls = Math.max(1, Math.ceil(conversation.messages.length / GROWTH_MESSAGES));
         for (let turn = 0; turn < GROWING.length; turn += 1) {
           const which = (index + round + turn) % GROWING.length;
-          const prepared = POLICIES[GROWING[which]!]!.prepare(history);
+          const policy = prepared[index]![which]!;
           for (let call = 1; call <= calls; call += 1) {
             spent[which]! += await cpuTimeAsync(async () => {
               try {
-                await prepared.trim(budget, call / calls);
+                await policy.trim(budget, call / calls);
               } catch {
                 // Refusals are tallied by the fresh trims above.
               }
@@ -329,7 +337,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     title: TITLE,
     method:
       `${conversations.length} real histories (${smoke ? 'the first 3 tau-bench runs' : '200 tau-bench airline runs and 3 SWE-agent runs'}), each trimmed once per policy and budget. ` +
-      'The LangChain and AI SDK peers count with the judge itself (o200k over the OpenAI chat shape), per message with a cache as a careful user writes it (trimMessages calls its counter on ever shorter lists); pruneMessages runs with the settings its documentation shows. Time: CPU time of the trim alone (converting the history into each policy\'s own messages and its output to chat is not timed), the median of ' + rounds + ' rounds, every policy in turn on each history, each on fresh message objects, each policy with its own counter for the whole run (no policy is handed the counts, or the cached texts of its counter, from the one before it); Strata by default (trimHistory told the model: the conservative estimate, exact o200k counts once the estimate reaches the budget), with the estimate only (a model whose tokenizer is unknown), and with the judge. The first user message is the task as the data records it; Strata pins the latest real user request instead. Window use: tokens out over the budget, capped at 100%. Rejectable: the oracle ../shared/tools/provider-rules.mjs finds a violation for OpenAI or Anthropic. Refused: the policy threw before any call (the pinned messages alone do not fit). ' +
+      'The LangChain and AI SDK peers count with the judge itself (o200k over the OpenAI chat shape), per message with a cache as a careful user writes it (trimMessages calls its counter on ever shorter lists); pruneMessages runs with the settings its documentation shows. Time: CPU time of the trim alone (converting the history into each policy\'s own messages and its output to chat is not timed), the median of ' + rounds + ' rounds, every policy in turn on each history, each on fresh message objects, each policy with its own counter for the whole run (no policy is handed the counts, or the cached texts of its counter, from the one before it); every history prepared for every policy before the round and garbage collected then, the outputs judged after it (no policy pays for collecting what preparing or judging left); the drop after pruneMessages counts the system messages and then the newest messages back to the first that does not fit (what a careful user writes: the same output as dropping from the front of a full count, without counting what is dropped); Strata by default (trimHistory told the model: the conservative estimate, exact o200k counts once the estimate reaches the budget), with the estimate only (a model whose tokenizer is unknown), and with the judge. The first user message is the task as the data records it; Strata pins the latest real user request instead. Window use: tokens out over the budget, capped at 100%. Rejectable: the oracle ../shared/tools/provider-rules.mjs finds a violation for OpenAI or Anthropic. Refused: the policy threw before any call (the pinned messages alone do not fit). ' +
       `Growing: each history trimmed before each of its calls, ${GROWTH_MESSAGES} messages more each call (its first share, a new array over the same objects; for the AI SDK the same share of its own converted messages), the total CPU time per policy, the median of ${rounds} rounds.`,
     tables: [
       { title: 'trimming by policy and budget', rows },
