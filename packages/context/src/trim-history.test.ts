@@ -8,6 +8,7 @@ import { ContextBudgetError } from './errors/context-budget-error.js';
 import { ConfigurationError } from './errors/configuration-error.js';
 import { ContextInputError } from './errors/context-input-error.js';
 import { ExactTokenEstimator } from './exact-token-estimator.js';
+import { messageText } from './message-text.js';
 import type { CanonicalMessage } from './messages.js';
 import { AtomicHistoryWindowPolicy } from './history-window.js';
 import { trimHistory } from './trim-history.js';
@@ -83,6 +84,43 @@ test('any value in: a typed error naming the field, or a valid trimmed history (
   );
 });
 
+/**
+ * A fast counter far off message by message, four times over or a quarter under (by the parity of the text's
+ * length): whatever it says of a message, every message trimHistory keeps must have been counted exactly.
+ */
+class Skewed extends ConservativeTokenEstimator {
+  override countMessage(message: CanonicalMessage): number {
+    const tokens = exact.countMessage(message);
+    return messageText(message).length % 2 === 1 ? tokens * 4 : Math.floor(tokens / 4);
+  }
+}
+
+test('a history trimmed as it grows, with exact counts kept across calls: every trim within the budget by the exact count and valid for both providers, whatever the fast counter says of each message (property)', () => {
+  fc.assert(
+    fc.property(historyArbitrary({ open: true, maxSteps: 20 }), fc.integer({ min: 200, max: 4_000 }), fc.integer({ min: 1, max: 6 }), fc.boolean(), (raw, maxTokens, growth, skewed) => {
+      const messages = raw as CanonicalMessage[];
+      const estimator = skewed ? new Skewed({ family: 'o200k' }) : undefined;
+      // The history as a caller holds it before each call: `growth` messages more each time, a new array over the same messages.
+      const ends: number[] = [];
+      for (let end = growth; end < messages.length; end += growth) ends.push(end);
+      ends.push(messages.length);
+      for (const end of ends) {
+        let trimmed: CanonicalMessage[];
+        try {
+          trimmed = trimHistory(messages.slice(0, end), { maxTokens, model: 'gpt-4o', estimator });
+        } catch (error) {
+          assert.ok(ContextBudgetError.isInstance(error) || ContextInputError.isInstance(error), String(error));
+          continue;
+        }
+        // Exact counts decide once the fast counter's total reaches the budget (below it, the fast counter alone: not checked here).
+        if (!estimator || sum(messages.slice(0, end), estimator) >= maxTokens) assert.ok(sum(trimmed, exact) <= maxTokens, `at ${end} of ${messages.length} messages: ${sum(trimmed, exact)} > ${maxTokens}`);
+        if (rules) for (const provider of ['openai', 'anthropic'] as const) assert.deepEqual(rules.violations(toOpenAIChat(trimmed), provider), [], `at ${end} of ${messages.length} messages`);
+      }
+    }),
+    { numRuns: 60 },
+  );
+});
+
 test('repeated trims of a growing history count only what was appended, and trim as a fresh history would', () => {
   let counted = 0;
   class Tallying extends ConservativeTokenEstimator {
@@ -129,4 +167,32 @@ test('exact counts only near the cut: old steps go by their estimate, and the re
   // Every message counted exactly, through the same window: the same messages kept.
   const everywhere = new AtomicHistoryWindowPolicy().select({ messages: structuredClone(long), budgetTokens: 3_000, count: (message) => exact.countMessage(message) }).messages;
   assert.deepEqual(trimmed, everywhere);
+});
+
+test('a message the cut keeps although it went by its estimate (the latest signed step, older than the cut) is counted exactly and the cut made again', () => {
+  // The signed step's result is estimated at three fifths of its exact count. Walked newest first, the step comes after
+  // the newest two steps and a short reply, where less is left than its estimate: it goes by its estimate. The window
+  // pins it first, by that estimate, and fills the rest with the newest two steps: over the budget by the exact count
+  // unless the kept estimate is counted exactly and the cut made again.
+  const notes = (n: number) => `Note ${n}: the sample held at 21.5 C for the whole run, then cooled.`.repeat(30);
+  const signed: CanonicalMessage = { role: 'assistant', content: '', reasoning: [{ text: 'Read the first notes.', providerMetadata: { anthropic: { signature: 'sig-1' } } }], toolCalls: [{ id: 's1', name: 'read_notes', input: { page: 0 } }] };
+  const signedResult: CanonicalMessage = { role: 'tool', toolCallId: 's1', toolName: 'read_notes', content: notes(0) };
+  const reply: CanonicalMessage = { role: 'assistant', content: 'Noted.' };
+  const steps: CanonicalMessage[] = [{ role: 'system', content: 'You are a lab assistant.' }, { role: 'user', content: 'Read the notes and report the temperature.' }, signed, signedResult, reply];
+  for (let n = 1; n <= 6; n += 1) {
+    steps.push({ role: 'assistant', content: '', toolCalls: [{ id: `n${n}`, name: 'read_notes', input: { page: n } }] });
+    steps.push({ role: 'tool', toolCallId: `n${n}`, toolName: 'read_notes', content: notes(n) });
+  }
+  class UnderCountsTheSignedResult extends ConservativeTokenEstimator {
+    override countMessage(message: CanonicalMessage): number {
+      return message === signedResult ? Math.floor((exact.countMessage(message) * 3) / 5) : exact.countMessage(message);
+    }
+  }
+  const estimator = new UnderCountsTheSignedResult({ family: 'o200k' });
+  const step = exact.countMessage(steps.at(-2)!) + exact.countMessage(steps.at(-1)!);
+  const maxTokens = sum(steps.slice(0, 2), exact) + 2 * step + exact.countMessage(reply) + sum([signed, signedResult], estimator) - 5;
+  const trimmed = trimHistory(steps, { maxTokens, model: 'gpt-4o', estimator });
+  assert.ok(trimmed.includes(signed) && trimmed.includes(signedResult), 'the latest signed step is kept');
+  assert.ok(sum(trimmed, exact) <= maxTokens, `${sum(trimmed, exact)} > ${maxTokens}`);
+  if (rules) for (const provider of ['openai', 'anthropic'] as const) assert.deepEqual(rules.violations(toOpenAIChat(trimmed), provider), []);
 });

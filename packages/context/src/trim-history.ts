@@ -76,60 +76,86 @@ interface ExactTrim {
 
 /**
  * How far the conservative estimate may run over the exact count (1.19x at
- * the median of the shared histories' messages, 1.7x at most): a message
+ * the median of the shared histories' messages, 1.7x at most): a step
  * estimated at more than this many times the room left is taken not to fit,
- * and not counted exactly unless a cut keeps it. Only the window's use
- * depends on it, never whether the result fits.
+ * and not counted exactly unless a cut keeps it (less where the history's
+ * own messages show the estimate running over by less). Only the window's
+ * use depends on it, never whether the result fits.
  */
 const ESTIMATE_OVER_EXACT = 2;
 
-/** An older message estimated at no more than this is counted exactly (see exactNearTheCut). */
-const SHORT_MESSAGE_TOKENS = 64;
+/** The fewest exact tokens of a message whose estimate tells how far the estimate runs over (a few tokens either way make a short message's ratio meaningless). */
+const RATIO_MIN_TOKENS = 32;
 
 /** The most times a cut is made again because it kept a message counted by its estimate. */
 const RECUTS = 3;
 
 /**
  * The window over `messages` counted exactly where the count can change the
- * cut: what the window pins, the newest messages back to where their exact
- * counts pass what the pinned ones leave of the budget (all a newest-first
- * cut can keep in one run), the short older messages, and every message the
- * cut keeps. Other older messages go by their estimate; when the cut keeps one of
- * them, it is counted exactly and the cut made again, so every message in
- * the result was counted exactly. After `RECUTS` such rounds, every message
- * whose estimate is within the budget is counted exactly (a message over the
- * budget alone is kept only when pinned, and the cut that keeps it counts it).
+ * cut. What the window pins is counted first (the leading system messages,
+ * the first and the latest real user request, the latest checkpoint); then
+ * the cut is walked as the window makes it, whole steps newest first, each
+ * kept when it fits in what is left and skipped when not: a step estimated
+ * over what is left by more than the estimate has run over the exact count
+ * on this history (at most `ESTIMATE_OVER_EXACT` times) is taken not to fit
+ * and goes by its estimate, every other step is counted exactly. So the
+ * messages counted exactly are the kept ones and the steps beside them that
+ * might have fitted, not the history's older steps. When the cut keeps a
+ * message counted by its estimate (a pinned one, or a user turn brought back
+ * to open the conversation), it is counted exactly and the cut made again,
+ * so every message in the result was counted exactly. After `RECUTS` such
+ * rounds, every message whose estimate is within the budget is counted
+ * exactly (a message over the budget alone is kept only when pinned, and the
+ * cut that keeps it counts it).
  */
 function exactNearTheCut(messages: readonly CanonicalMessage[], estimator: TokenEstimator, exact: TokenEstimator, maxTokens: number, contextId: string | undefined): CanonicalMessage[] {
   const trim = exactTrimOf(contextId, estimator, exact);
-  // What the window always keeps, counted exactly: the leading system messages, the first and the latest real user request, the latest checkpoint.
-  // What they take is not left for the newest messages.
+  // What the window always keeps, counted exactly first: what it takes is not left for the steps.
   const pinned = new Set<CanonicalMessage>();
   for (let position = 0; position < messages.length && messages[position]!.role === 'system'; position += 1) pinned.add(messages[position]!);
   for (const message of [messages.find(isTaskAnchorCandidate), messages.findLast(isTaskAnchorCandidate), messages.findLast((message) => message.role === 'user' && message.checkpoint === true)]) if (message) pinned.add(message);
-  let pinnedTokens = 0;
+  let left = maxTokens;
+  // The most the estimate has run over the exact count on this history's messages counted so far (from 1, at most
+  // ESTIMATE_OVER_EXACT), of those long enough for the ratio to mean something.
+  let overCount = 1;
+  const counted = (message: CanonicalMessage): number => {
+    const tokens = exact.countMessage(message);
+    if (tokens >= RATIO_MIN_TOKENS) overCount = Math.min(ESTIMATE_OVER_EXACT, Math.max(overCount, estimator.countMessage(message) / tokens));
+    return tokens;
+  };
   for (const message of pinned) {
-    if (trim.estimated.delete(message)) trim.count = exactTrimCount(trim);
-    if (!trim.decided.has(message)) trim.decided.add(message);
-    pinnedTokens += exact.countMessage(message);
+    countExactly(trim, message);
+    left -= counted(message);
   }
-  let position = messages.length - 1;
-  for (let tokens = pinnedTokens; position >= 0 && tokens <= maxTokens; position -= 1) {
-    const message = messages[position]!;
-    if (!trim.decided.has(message)) {
-      trim.decided.add(message);
-      // Estimated far over what is left: not kept unless pinned (and then counted exactly by the cut that keeps it).
-      if (estimator.countMessage(message) > ESTIMATE_OVER_EXACT * (maxTokens - tokens)) trim.estimated.add(message);
+  // Steps newest first, as the window walks them: a tool call's results belong to the assistant message before their run.
+  for (let end = messages.length; end > 0; ) {
+    let start = end - 1;
+    if (messages[start]!.role === 'tool') {
+      let head = start;
+      while (head > 0 && messages[head]!.role === 'tool') head -= 1;
+      start = messages[head]!.role === 'assistant' ? head : end - 1;
     }
-    if (!pinned.has(message)) tokens += trim.count(message);
-  }
-  // Older messages go by their estimate, but for short ones: those are what a cut keeps in the room left (and the user
-  // turn it brings back to open the conversation), and cheap to count exactly.
-  for (; position >= 0; position -= 1) {
-    const message = messages[position]!;
-    if (trim.decided.has(message)) continue;
-    trim.decided.add(message);
-    if (estimator.countMessage(message) > SHORT_MESSAGE_TOKENS) trim.estimated.add(message);
+    const newest = end === messages.length;
+    let estimated = 0;
+    for (let position = start; position < end; position += 1) {
+      const message = messages[position]!;
+      if (!pinned.has(message)) estimated += trim.decided.has(message) ? trim.count(message) : estimator.countMessage(message);
+    }
+    // The newest step is always kept (the window pins it); another estimated over what is left by more than the
+    // estimate has run over the exact count is taken not to fit.
+    const fits = newest || estimated <= overCount * left;
+    let tokens = 0;
+    for (let position = start; position < end; position += 1) {
+      const message = messages[position]!;
+      if (pinned.has(message)) continue;
+      if (!trim.decided.has(message)) {
+        trim.decided.add(message);
+        if (!fits) trim.estimated.add(message);
+      }
+      tokens += trim.estimated.has(message) ? estimator.countMessage(message) : counted(message);
+    }
+    if (newest || tokens <= left) left -= tokens;
+    end = start;
   }
   for (let round = 0; ; round += 1) {
     const window = TRIM.window.select({ messages, budgetTokens: maxTokens, count: trim.count, contextId });
@@ -139,6 +165,12 @@ function exactNearTheCut(messages: readonly CanonicalMessage[], estimator: Token
     if (round + 1 >= RECUTS) for (const message of messages) if (trim.estimated.has(message) && estimator.countMessage(message) <= maxTokens) trim.estimated.delete(message);
     trim.count = exactTrimCount(trim);
   }
+}
+
+/** Decides `message` exact: a message decided by its estimate before is counted exactly from now on (a new count function). */
+function countExactly(trim: ExactTrim, message: CanonicalMessage): void {
+  if (trim.estimated.delete(message)) trim.count = exactTrimCount(trim);
+  trim.decided.add(message);
 }
 
 function exactTrimOf(contextId: string | undefined, estimator: TokenEstimator, exact: TokenEstimator): ExactTrim {
