@@ -53,8 +53,10 @@ export function trimHistory(messages: unknown, options: TrimHistoryOptions): Can
   let estimated = 0;
   for (const message of composed) estimated += estimator.countMessage(message);
   const counter = chooseCounter({ estimator, exactEstimator: counters.exact, budget: resolveContextBudget({ inputCapTokens: options.maxTokens }), estimatedTokens: estimated });
-  if (counter === estimator) return [...TRIM.window.select({ messages: composed, budgetTokens: options.maxTokens, count: countFunction(estimator), contextId }).messages];
-  return exactNearTheCut(composed, estimator, counter, options.maxTokens, contextId);
+  if (counter !== estimator) return exactNearTheCut(composed, estimator, counter, options.maxTokens, contextId);
+  // Everything fits by the count that decides: the window would keep it all (the composer opens it with a user turn).
+  if (estimated <= options.maxTokens) return [...composed];
+  return [...TRIM.window.select({ messages: composed, budgetTokens: options.maxTokens, count: countFunction(estimator), contextId }).messages];
 }
 
 /**
@@ -128,6 +130,7 @@ function exactNearTheCut(messages: readonly CanonicalMessage[], estimator: Token
     left -= counted(message);
   }
   // Steps newest first, as the window walks them: a tool call's results belong to the assistant message before their run.
+  let everyStepFits = true;
   for (let end = messages.length; end > 0; ) {
     let start = end - 1;
     if (messages[start]!.role === 'tool') {
@@ -152,11 +155,15 @@ function exactNearTheCut(messages: readonly CanonicalMessage[], estimator: Token
         trim.decided.add(message);
         if (!fits) trim.estimated.add(message);
       }
+      if (trim.estimated.has(message)) everyStepFits = false;
       tokens += trim.estimated.has(message) ? estimator.countMessage(message) : counted(message);
     }
     if (newest || tokens <= left) left -= tokens;
+    else everyStepFits = false;
     end = start;
   }
+  // Everything fits by exact counts: the window would keep it all (the composer opens it with a user turn).
+  if (everyStepFits && left >= 0) return [...messages];
   for (let round = 0; ; round += 1) {
     const window = TRIM.window.select({ messages, budgetTokens: maxTokens, count: trim.count, contextId });
     const estimatedKept = window.messages.filter((message) => trim.estimated.has(message));
