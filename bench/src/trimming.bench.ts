@@ -171,6 +171,18 @@ const POLICIES: readonly Policy[] = [
 
 const defaultEstimator = new ConservativeTokenEstimator();
 
+/**
+ * Collects the young generation (a scavenge, about a millisecond) where node
+ * was started with `--expose-gc`, untimed before each policy's turn on a
+ * history: the short-lived garbage one policy leaves is then not collected
+ * in the next one's time. (A full collection before each turn would cost
+ * more than the turns.) Elsewhere does nothing.
+ */
+function collectYoungGarbage(): void {
+  const gc = (globalThis as { gc?: (options?: { type: 'minor'; execution: 'sync' }) => void }).gc;
+  if (typeof gc === 'function') gc({ type: 'minor', execution: 'sync' });
+}
+
 /** How many messages a growing history gains between two trims. */
 const GROWTH_MESSAGES = 4;
 
@@ -233,6 +245,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
         for (let turn = 0; turn < POLICIES.length; turn += 1) {
           const which = (index + round + turn) % POLICIES.length;
           const result = outputs[index]![which]!;
+          collectYoungGarbage();
           spent[which]! += await cpuTimeAsync(async () => {
             try {
               result.output = await prepared[index]![which]!.trim(budget);
@@ -283,6 +296,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
         for (let turn = 0; turn < GROWING.length; turn += 1) {
           const which = (index + round + turn) % GROWING.length;
           const policy = prepared[index]![which]!;
+          collectYoungGarbage();
           for (let call = 1; call <= calls; call += 1) {
             spent[which]! += await cpuTimeAsync(async () => {
               try {
@@ -337,7 +351,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     title: TITLE,
     method:
       `${conversations.length} real histories (${smoke ? 'the first 3 tau-bench runs' : '200 tau-bench airline runs and 3 SWE-agent runs'}), each trimmed once per policy and budget. ` +
-      'The LangChain and AI SDK peers count with the judge itself (o200k over the OpenAI chat shape), per message with a cache as a careful user writes it (trimMessages calls its counter on ever shorter lists); pruneMessages runs with the settings its documentation shows. Time: CPU time of the trim alone (converting the history into each policy\'s own messages and its output to chat is not timed), the median of ' + rounds + ' rounds, every policy in turn on each history, each on fresh message objects, each policy with its own counter for the whole run (no policy is handed the counts, or the cached texts of its counter, from the one before it); every history prepared for every policy before the round and garbage collected then, the outputs judged after it (no policy pays for collecting what preparing or judging left); the drop after pruneMessages counts the system messages and then the newest messages back to the first that does not fit (what a careful user writes: the same output as dropping from the front of a full count, without counting what is dropped); Strata by default (trimHistory told the model: the conservative estimate, exact o200k counts once the estimate reaches the budget), with the estimate only (a model whose tokenizer is unknown), and with the judge. The first user message is the task as the data records it; Strata pins the latest real user request instead. Window use: tokens out over the budget, capped at 100%. Rejectable: the oracle ../shared/tools/provider-rules.mjs finds a violation for OpenAI or Anthropic. Refused: the policy threw before any call (the pinned messages alone do not fit). ' +
+      'The LangChain and AI SDK peers count with the judge itself (o200k over the OpenAI chat shape), per message with a cache as a careful user writes it (trimMessages calls its counter on ever shorter lists); pruneMessages runs with the settings its documentation shows. Time: CPU time of the trim alone (converting the history into each policy\'s own messages and its output to chat is not timed), the median of ' + rounds + ' rounds, every policy in turn on each history, each on fresh message objects, each policy with its own counter for the whole run (no policy is handed the counts, or the cached texts of its counter, from the one before it); every history prepared for every policy before the round and garbage collected then, the outputs judged after it, and the young generation collected (untimed) before each policy\'s turn on a history (no policy pays for collecting what preparing, judging or another policy left); the drop after pruneMessages counts the system messages and then the newest messages back to the first that does not fit (what a careful user writes: the same output as dropping from the front of a full count, without counting what is dropped); Strata by default (trimHistory told the model: the conservative estimate, exact o200k counts once the estimate reaches the budget), with the estimate only (a model whose tokenizer is unknown), and with the judge. The first user message is the task as the data records it; Strata pins the latest real user request instead. Window use: tokens out over the budget, capped at 100%. Rejectable: the oracle ../shared/tools/provider-rules.mjs finds a violation for OpenAI or Anthropic. Refused: the policy threw before any call (the pinned messages alone do not fit). ' +
       `Growing: each history trimmed before each of its calls, ${GROWTH_MESSAGES} messages more each call (its first share, a new array over the same objects; for the AI SDK the same share of its own converted messages), the total CPU time per policy, the median of ${rounds} rounds.`,
     tables: [
       { title: 'trimming by policy and budget', rows },
