@@ -9,7 +9,7 @@ import { pruneMessages, type ModelMessage } from 'ai';
 import { AtomicHistoryWindowPolicy, ConservativeTokenEstimator, ExactTokenEstimator, fromAiSdkMessages, messageText, toAiSdkMessages, toOpenAIChat, trimHistory, type CanonicalMessage } from '@strata/context';
 import { langChainAsOpenAIChat, loadProviderRules, loadSweAgentConversations, loadTauBenchConversations, type ProviderRules, type SharedConversation } from '@strata/testing';
 import { skippedResult, type BenchOptions, type BenchResult, type BenchTarget } from './bench-result.js';
-import { collectGarbage, cpuTimeAsync, fixed, median, percent } from './measure.js';
+import { collectGarbage, collectYoungGarbage, cpuTimeAsync, fixed, median, percent } from './measure.js';
 
 const TITLE = 'Trimming a history to a budget: Strata against trimMessages and pruneMessages with drop-oldest';
 const exact = new ExactTokenEstimator({ family: 'o200k' });
@@ -170,18 +170,6 @@ const POLICIES: readonly Policy[] = [
 ];
 
 const defaultEstimator = new ConservativeTokenEstimator();
-
-/**
- * Collects the young generation (a scavenge, about a millisecond) where node
- * was started with `--expose-gc`, untimed before each policy's turn on a
- * history: the short-lived garbage one policy leaves is then not collected
- * in the next one's time. (A full collection before each turn would cost
- * more than the turns.) Elsewhere does nothing.
- */
-function collectYoungGarbage(): void {
-  const gc = (globalThis as { gc?: (options?: { type: 'minor'; execution: 'sync' }) => void }).gc;
-  if (typeof gc === 'function') gc({ type: 'minor', execution: 'sync' });
-}
 
 /** How many messages a growing history gains between two trims. */
 const GROWTH_MESSAGES = 4;
