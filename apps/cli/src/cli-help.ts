@@ -117,6 +117,7 @@ export const COMMAND_HELP = Object.freeze({
       'Prints its base URL as the first line. The upstream key is STRATA_UPSTREAM_API_KEY when set, else the client\'s own header is forwarded (with --token, send the token as x-strata-token to keep Authorization or x-api-key for the key).',
       'Clients name a conversation with the x-strata-session header; without it, by its opening (system and first user message).',
       'GET /health answers without a token; GET /strata/view is the trace viewer (with --token, open /strata/view?token=T once).',
+      'OpenTelemetry as `strata run`: with OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) set, one trace per client request, a span per upstream call; OTEL_SERVICE_NAME, OTEL_EXPORTER_OTLP_PROTOCOL and the other OTEL_* variables are the SDK\'s own.',
     ],
   },
 } satisfies Record<string, CommandHelp>);

@@ -27,6 +27,7 @@ export class ClientStream {
   private controller: ReadableStreamDefaultController<Uint8Array> | undefined;
   private readonly encoder = new TextEncoder();
   private ended = false;
+  private made: Response | undefined;
 
   constructor() {
     this.body = new ReadableStream<Uint8Array>({
@@ -51,8 +52,10 @@ export class ClientStream {
     this.controller!.close();
   }
 
+  /** The client's response over this stream, made once (with the first call's headers): a body can back one response only. */
   response(headers: Record<string, string>): Response {
-    return new Response(this.body, { headers: { ...headers, 'content-type': 'text/event-stream', 'cache-control': 'no-cache' } });
+    this.made ??= new Response(this.body, { headers: { ...headers, 'content-type': 'text/event-stream', 'cache-control': 'no-cache' } });
+    return this.made;
   }
 }
 

@@ -6,6 +6,7 @@ import { createReadToolOutputTool, hostToolResultStore } from '@strata/tools';
 import { ClientStream, upstreamEvents } from './client-stream.js';
 import { ANTHROPIC_WIRE, OPENAI_WIRE, relay, type ChatMessage, type Wire } from './wires.js';
 import { RESPONSES_WIRE, responsesRequest } from './responses-wire.js';
+import { finishReasonOf, modelUsageOf, responseMetadataOf, type GatewayEvent, type GatewayRequestTelemetry, type GatewayStopReason, type GatewayTelemetry } from './gateway-telemetry.js';
 
 /** The header a client names its conversation with; without it the conversation is keyed by its opening (system + first user message). */
 export const SESSION_HEADER = 'x-strata-session';
@@ -37,6 +38,12 @@ export interface GatewayOptions {
   readonly fetch?: typeof fetch;
   /** Receives one trace document per upstream call (`createFileTraceSink`: what `/strata/view` shows). Default: none. */
   readonly traceSink?: TraceSink;
+  /**
+   * Starts each client request's telemetry once its context is known: one trace per request, a span per upstream call
+   * (the CLI passes `createAgentTelemetry` of @strata/agent over the OTLP tracer the OTEL_* variables ask for).
+   * What it throws never changes the request's outcome. Default: none.
+   */
+  readonly telemetry?: GatewayTelemetry;
 }
 
 /** The window of the model a request names: `api` is the front end's (`anthropic` for `/v1/messages`), `apiKey` the key the request goes upstream with. */
@@ -114,13 +121,22 @@ export function createGatewayApp(options: GatewayOptions): Hono {
     let client: ClientStream | undefined;
     // The upstream call itself failed (no answer at all): a 502, not the gateway's own 500.
     let unreachable = false;
+    // This request's telemetry, started once the first call resolved its context; a failure in it is ignored.
+    let observed: GatewayRequestTelemetry | undefined;
+    const observe = (event: GatewayEvent) => ignoreFailure(() => observed?.onEvent(event));
     const prepare = async () => {
       const imported = wire.import(body, [...clientMessages, ...own]);
       const ownMessages = imported.slice(hostCount);
       const turn = await context.prepare({ contextId, scope: 'gateway', messages: imported.slice(0, hostCount), ownMessages, tools });
       contextId = turn.contextId;
+      if (observed === undefined && options.telemetry !== undefined) {
+        const request = { provider: wire === ANTHROPIC_WIRE ? 'anthropic' as const : 'openai' as const, model: typeof body.model === 'string' && body.model !== '' ? body.model : 'unknown', contextId: turn.contextId };
+        ignoreFailure(() => (observed = options.telemetry!(request)));
+      }
       return { turn, imported: imported.slice(0, hostCount) };
     };
+    // Why the request ended, for its telemetry (set where the loop returns or fails).
+    let stopReason: GatewayStopReason = 'completed';
     let respond!: (response: Response) => void;
     // The handler answers once the first upstream answer is in (a stream's events follow while the loop runs on); a failure is an answer too.
     const responded = new Promise<Response>((resolve) => {
@@ -136,6 +152,8 @@ export function createGatewayApp(options: GatewayOptions): Hono {
           sentChains.set(turn.contextId, marked.chain);
         }
         calls += 1;
+        observe({ type: 'turn-start', turn: calls });
+        observe({ type: 'context-assembled', turn: calls, trace: turn.assembled.trace });
         let response: Response;
         try {
           response = await fetchUpstream(`${settings.upstream}${wire.path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(upstreamBody), signal: c.req.raw.signal });
@@ -144,6 +162,8 @@ export function createGatewayApp(options: GatewayOptions): Hono {
           throw error;
         }
         if (!response.ok) {
+          stopReason = 'model-error';
+          observe({ type: 'turn-end', turn: calls });
           await context.recordUsage(turn, { error: response.status });
           if (client === undefined) return relay(response);
           // The stream already began: the upstream's error is its last event.
@@ -166,17 +186,23 @@ export function createGatewayApp(options: GatewayOptions): Hono {
           }
           completion = await wire.forward!(upstreamEvents(events), readTool.name, client);
         } else completion = (await response.json()) as Record<string, unknown>;
-        await context.recordUsage(turn, { usage: wire.usage(completion) });
+        const usage = wire.usage(completion);
+        await context.recordUsage(turn, { usage });
         const { reads, total } = wire.calls(completion, readTool.name);
+        observe({ type: 'usage', usage: modelUsageOf(usage), finishReason: finishReasonOf(completion, total), response: responseMetadataOf(completion) });
         const mixed = reads.length > 0 && reads.length < total;
         const answered = reads.length > 0 && calls <= MAX_READ_ROUNDS && (!mixed || wire.readsOnly !== undefined);
         if (answered) {
           const answers: Array<{ id: string; content: string }> = [];
           for (const call of reads) {
+            const toolCall = { id: call.id, name: readTool.name, input: call.input };
+            observe({ type: 'tool-call-start', call: toolCall });
             const outcome = await readTool.execute(call.input, { contextId: turn.contextId, toolCallId: call.id, signal: c.req.raw.signal });
             answers.push({ id: call.id, content: outcome.content });
+            observe({ type: 'tool-call-end', call: toolCall, result: { role: 'tool', toolCallId: call.id, toolName: readTool.name, content: outcome.content, isError: outcome.isError } });
           }
           readCalls += answers.length;
+          observe({ type: 'turn-end', turn: calls });
           if (!mixed) {
             // Every call is the gateway's own: the round joins the history and the model is called again.
             own = [...own, ...wire.round(completion, answers)];
@@ -186,7 +212,7 @@ export function createGatewayApp(options: GatewayOptions): Hono {
           // split in two, each call followed by its result), recorded now so that the client's next history continues after it.
           own = [...own, ...wire.round(wire.readsOnly!(completion, readTool.name), answers)];
           await prepare();
-        }
+        } else observe({ type: 'turn-end', turn: calls });
         // The client never sees a `read_tool_output` call: beside its own calls, or past MAX_READ_ROUNDS, they are left out.
         const shown = reads.length === 0 ? completion : wire.withoutReads(completion, readTool.name);
         // The extension field beside the upstream's own usage, which is passed on untouched.
@@ -200,8 +226,17 @@ export function createGatewayApp(options: GatewayOptions): Hono {
         return body.stream === true ? wire.stream(extended, responseHeaders) : Response.json(extended, { headers: responseHeaders });
       }
     };
-    loop().then(respond, (error: unknown) => {
+    const ended = () => {
+      observe({ type: 'run-end', stopReason: c.req.raw.signal.aborted ? 'cancelled' : stopReason });
+      ignoreFailure(() => observed?.end());
+    };
+    loop().then((response) => {
+      respond(response);
+      ended();
+    }, (error: unknown) => {
       const { status, message, code } = failureOf(error, unreachable);
+      stopReason = unreachable ? 'model-error' : ContextBudgetError.isInstance(error) ? 'context-error' : 'runtime-error';
+      ended();
       // Before any answer: the failure in the provider's error shape (a window too small for what must be kept is the request's 400).
       if (client === undefined) {
         respond(wire.error(status, message, code));
@@ -287,6 +322,7 @@ function checkOptions(options: GatewayOptions): { upstream: string; windowTokens
   }
   if (options.upstreamApiKey !== undefined && typeof options.upstreamApiKey !== 'string') throw new ConfigurationError({ setting: 'upstreamApiKey', message: 'gateway options.upstreamApiKey must be a string when given' });
   if (options.fetch !== undefined && typeof options.fetch !== 'function') throw new ConfigurationError({ setting: 'fetch', message: 'gateway options.fetch must be a function when given' });
+  if (options.telemetry !== undefined && typeof options.telemetry !== 'function') throw new ConfigurationError({ setting: 'telemetry', message: 'gateway options.telemetry must be a function when given' });
   if (options.traceSink !== undefined && typeof options.traceSink?.write !== 'function') throw new ConfigurationError({ setting: 'traceSink', message: 'gateway options.traceSink must be a trace sink (write) when given' });
   return { upstream: upstream.toString().replace(/\/+$/, ''), windowTokens: options.windowTokens };
 }
@@ -314,6 +350,15 @@ function upstreamError(status: number, text: string): Record<string, unknown> {
     // Not JSON: the text is the message.
   }
   return { type: 'error', status, error: { type: 'api_error', message: text } };
+}
+
+/** Runs `work`; what it throws is dropped (telemetry never changes a request's outcome). */
+function ignoreFailure(work: () => void): void {
+  try {
+    work();
+  } catch {
+    // Telemetry failed: the request goes on without it.
+  }
 }
 
 async function readJsonObject(request: Request): Promise<Record<string, unknown> | string> {

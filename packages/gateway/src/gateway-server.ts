@@ -3,6 +3,7 @@ import { serve } from '@hono/node-server';
 import { ConfigurationError, type TraceSink } from '@strata/context';
 import { openStores } from '@strata/store';
 import { createGatewayApp, type GatewayWindow } from './gateway-app.js';
+import type { GatewayTelemetry } from './gateway-telemetry.js';
 import { errorResponse, guardRequests } from './request-guard.js';
 import { createWindowResolver } from './window-resolver.js';
 
@@ -27,6 +28,8 @@ export interface StartGatewayOptions {
   readonly maxMessages?: number;
   /** Receives one trace document per upstream call. Default: none. */
   readonly traceSink?: TraceSink;
+  /** Starts each client request's telemetry (see `GatewayOptions.telemetry`). Default: none. */
+  readonly telemetry?: GatewayTelemetry;
   /** Answers `GET /strata/view[/...]` (the CLI gives the trace viewer over the trace directory); undefined is a 404. Default: none. */
   readonly view?: (path: string) => Promise<Response | undefined>;
   /** How long `close` waits for requests in flight before it cuts their connections. Default 30,000 ms. */
@@ -68,7 +71,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   const stores = await openStores(options.store ?? DEFAULT_GATEWAY_STORE, { setting: 'gateway store' });
   let handler: (request: Request) => Promise<Response>;
   try {
-    const app = createGatewayApp({ upstream: options.upstream, windowTokens, sessionStore: stores.sessions, outputStore: stores.toolOutputs, upstreamApiKey: options.upstreamApiKey, traceSink: options.traceSink });
+    const app = createGatewayApp({ upstream: options.upstream, windowTokens, sessionStore: stores.sessions, outputStore: stores.toolOutputs, upstreamApiKey: options.upstreamApiKey, traceSink: options.traceSink, telemetry: options.telemetry });
     const view = options.view;
     if (view) app.get('/strata/view/*', async (c) => (await view(c.req.path.slice('/strata/view'.length) || '/')) ?? c.notFound());
     if (view) app.get('/strata/view', async (c) => (await view('/')) ?? c.notFound());

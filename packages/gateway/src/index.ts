@@ -2,3 +2,4 @@ export { createGatewayApp, CONTEXT_HEADER, MAX_READ_ROUNDS, SAVED_TOKENS_HEADER,
 export { DEFAULT_GATEWAY_STORE, startGateway, type RunningGateway, type StartGatewayOptions } from './gateway-server.js';
 export { guardRequests, REQUEST_LIMIT_DEFAULTS, type GatewayHandler, TOKEN_HEADER, VIEW_TOKEN_COOKIE, type RequestGuardOptions } from './request-guard.js';
 export { createWindowResolver, type WindowResolverOptions } from './window-resolver.js';
+export type { GatewayEvent, GatewayRequestTelemetry, GatewayStopReason, GatewayTelemetry, GatewayTelemetryRequest } from './gateway-telemetry.js';

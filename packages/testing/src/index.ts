@@ -66,3 +66,7 @@ export type { BlackboardStoreContractOptions, IndexedAssemblyPropertyOptions } f
 // A LangChain chat model answering from a script (core 1.0.0 and later)
 export { ScriptedChatModel, scriptedChatModel } from './langchain-scripted-model.js';
 export type { ScriptedChatReply } from './langchain-scripted-model.js';
+
+// A local OTLP/HTTP collector and readers of what it got (telemetry tests)
+export { closedPort, otlpAttribute, otlpReceiver, otlpSpans, withOtel } from './otlp-receiver.js';
+export type { OtlpAttribute, OtlpExport, OtlpSpan, OtlpValue } from './otlp-receiver.js';

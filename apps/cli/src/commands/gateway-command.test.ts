@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
+import { closedPort, loadProviderRules, otlpAttribute, otlpReceiver, otlpSpans, readSharedData, withOtel } from '@strata/testing';
 import type { CliIo } from '../cli-io.js';
 import { CLI_COMMANDS } from '../cli-commands.js';
 import { COMMAND_HELP } from '../cli-help.js';
@@ -21,21 +22,24 @@ async function startUpstream(t: TestContext, handle: RequestListener): Promise<s
 }
 
 /** `strata gateway` run with `args(directory)` in a fresh directory; resolves its first printed line (the base URL); `stop` ends it. */
-function startGatewayCommand(t: TestContext, args: (directory: string) => string[], env: Record<string, string>): { firstLine: Promise<string>; exit: Promise<number>; stop: AbortController } {
+function startGatewayCommand(t: TestContext, args: (directory: string) => string[], env: Record<string, string>): { firstLine: Promise<string>; exit: Promise<number>; stop: AbortController; stderr: () => string } {
   const directory = mkdtempSync(join(tmpdir(), 'strata-gateway-cli-'));
   t.after(() => rmSync(directory, { recursive: true, force: true }));
   const stop = new AbortController();
+  // A test that failed before stopping it still ends the command.
+  t.after(() => stop.abort());
   let stdout = '';
+  let stderr = '';
   let printed: (line: string) => void = () => undefined;
   const firstLine = new Promise<string>((resolve) => (printed = resolve));
   const io: CliIo = {
     stdout: { write: (text: string) => ((stdout += text), stdout.includes('\n') && printed(stdout.slice(0, stdout.indexOf('\n')))) },
-    stderr: { write: () => undefined },
+    stderr: { write: (text: string) => void (stderr += text) },
     env,
     cwd: directory,
     signal: stop.signal,
   };
-  return { firstLine, exit: CLI_COMMANDS.gateway!.run(args(directory), io), stop };
+  return { firstLine, exit: CLI_COMMANDS.gateway!.run(args(directory), io), stop, stderr: () => stderr };
 }
 
 test('strata gateway prints its base URL first, binds 127.0.0.1, passes /v1/models through with STRATA_UPSTREAM_API_KEY, and stops on the signal', async (t) => {
@@ -92,4 +96,107 @@ test('strata gateway with STRATA_GATEWAY_TOKEN: unauthenticated requests are 401
   assert.ok(JSON.stringify(turns).includes(contextId));
   stop.abort();
   assert.equal(await exit, 0);
+});
+
+/** A tool output well over a 6,000-token window: real recorded text where ../shared is present, else our own lines. */
+function largeOutput(): string {
+  const recorded = readSharedData('swe-agent/marshmallow-1867.function_calling_replace_from_source.traj');
+  return (recorded ?? Array.from({ length: 2_000 }, (_, index) => `line ${index}: ${'measured '.repeat(6)}`).join('\n')).slice(0, 60_000);
+}
+
+/**
+ * An OpenAI chat upstream that reads the first masked output it is shown through `read_tool_output` (one read), then
+ * answers; its requests' bodies.
+ */
+async function readingUpstream(t: TestContext): Promise<{ url: string; bodies: Array<{ messages: Array<Record<string, unknown>> }> }> {
+  const bodies: Array<{ messages: Array<Record<string, unknown>> }> = [];
+  const url = await startUpstream(t, async (request, response) => {
+    let raw = '';
+    for await (const chunk of request) raw += chunk;
+    const body = JSON.parse(raw) as { messages: Array<Record<string, unknown>> };
+    bodies.push(body);
+    const last = body.messages.at(-1)!;
+    const masked = body.messages.find((message) => message.role === 'tool' && typeof message.content === 'string' && message.content.startsWith('[stored output ref="'));
+    const message = last.tool_call_id !== 'read-1' && masked
+      ? { role: 'assistant', content: null, tool_calls: [{ id: 'read-1', type: 'function', function: { name: 'read_tool_output', arguments: JSON.stringify({ ref: /ref="([^"]+)"/.exec(masked.content as string)![1], lines: { start: 1, end: 20 } }) } }] }
+      : { role: 'assistant', content: 'The log says the build passed.' };
+    const n = bodies.length;
+    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: `chatcmpl-${n}`, object: 'chat.completion', created: 1, model: 'upstream-model', choices: [{ index: 0, message, finish_reason: message.content === null ? 'tool_calls' : 'stop' }], usage: { prompt_tokens: 700 + n, completion_tokens: 9 } }));
+  });
+  return { url, bodies };
+}
+
+/** A client history whose one tool output is masked at a 6,000-token window. */
+const maskedHistory = () => [
+  { role: 'user', content: 'Read the build log and tell me whether it passed.' },
+  { role: 'assistant', content: null, tool_calls: [{ id: 'call-1', type: 'function', function: { name: 'read_log', arguments: '{}' } }] },
+  { role: 'tool', tool_call_id: 'call-1', content: largeOutput() },
+];
+const logTool = [{ type: 'function', function: { name: 'read_log', description: 'Reads the build log.', parameters: { type: 'object', properties: {} } } }];
+
+test('strata gateway with a local OTLP receiver: one trace per client request, its root above a span per upstream call (the one after read_tool_output too), gen_ai attributes, the read as a tool span, the compaction event', async (t) => {
+  const upstream = await readingUpstream(t);
+  const receiver = await otlpReceiver();
+  t.after(() => receiver.close());
+  const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_SERVICE_NAME: 'strata-gateway-test' };
+  const rules = await loadProviderRules();
+  await withOtel(otel, async () => {
+    const { firstLine, exit, stop, stderr } = startGatewayCommand(t, () => ['--upstream', upstream.url, '--window', '6000', '--port', '0', '--store', 'memory:', '--trace-dir', 'traces'], otel);
+    const url = await firstLine;
+    const ask = () => fetch(`${url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer client-key' }, body: JSON.stringify({ model: 'gpt-test', messages: maskedHistory(), tools: logTool }) });
+    const first = await ask();
+    assert.equal(first.status, 200, await first.clone().text());
+    assert.equal(first.headers.get('x-strata-upstream-calls'), '2', 'the gateway read the output itself, then called again');
+    const answer = (await first.json()) as { choices: Array<{ message: { content: string } }> };
+    assert.equal(answer.choices[0]!.message.content, 'The log says the build passed.');
+    assert.equal((await ask()).status, 200);
+    stop.abort();
+    assert.equal(await exit, 0);
+    assert.ok(!stderr().includes('telemetry:'), stderr());
+  });
+  for (const [index, body] of upstream.bodies.entries()) if (rules) assert.deepEqual(rules.violations(body.messages, 'openai'), [], `request ${index}`);
+  assert.equal(otlpAttribute(receiver.exports[0]!.resourceSpans[0]!.resource.attributes, 'service.name'), 'strata-gateway-test');
+  const spans = otlpSpans(receiver.exports);
+  const roots = spans.filter((span) => !span.parentSpanId);
+  assert.equal(roots.length, 2, 'one root per client request');
+  assert.equal(new Set(spans.map((span) => span.traceId)).size, 2, 'one trace per client request');
+  for (const root of roots) {
+    assert.equal(otlpAttribute(root.attributes, 'gen_ai.operation.name'), 'invoke_agent');
+    assert.equal(otlpAttribute(root.attributes, 'gen_ai.agent.name'), 'strata-gateway');
+    assert.equal(otlpAttribute(root.attributes, 'strata.stop_reason'), 'completed');
+    assert.match(String(otlpAttribute(root.attributes, 'gen_ai.conversation.id')), /.+/);
+    const calls = spans.filter((span) => span.parentSpanId === root.spanId && otlpAttribute(span.attributes, 'gen_ai.operation.name') === 'chat');
+    assert.equal(calls.length, 2, 'a span per upstream call, children of the request');
+    assert.deepEqual(calls.map((span) => otlpAttribute(span.attributes, 'gen_ai.provider.name')), ['openai', 'openai']);
+    assert.deepEqual(calls.map((span) => otlpAttribute(span.attributes, 'gen_ai.request.model')), ['gpt-test', 'gpt-test']);
+    assert.deepEqual(calls.map((span) => otlpAttribute(span.attributes, 'gen_ai.response.model')), ['upstream-model', 'upstream-model']);
+    assert.deepEqual(calls.map((span) => otlpAttribute(span.attributes, 'gen_ai.response.finish_reasons')), [['tool-calls'], ['stop']]);
+    assert.deepEqual(calls.map((span) => otlpAttribute(span.attributes, 'gen_ai.usage.output_tokens')), [9, 9]);
+    assert.ok(calls.every((span) => typeof otlpAttribute(span.attributes, 'gen_ai.usage.input_tokens') === 'number'));
+    assert.equal(otlpAttribute(root.attributes, 'gen_ai.usage.input_tokens'), calls.reduce((sum, span) => sum + (otlpAttribute(span.attributes, 'gen_ai.usage.input_tokens') as number), 0));
+    const reads = spans.filter((span) => span.parentSpanId === calls[0]!.spanId && otlpAttribute(span.attributes, 'gen_ai.operation.name') === 'execute_tool');
+    assert.deepEqual(reads.map((span) => [otlpAttribute(span.attributes, 'gen_ai.tool.name'), otlpAttribute(span.attributes, 'gen_ai.tool.call.id')]), [['read_tool_output', 'read-1']]);
+  }
+  const compactions = spans.flatMap((span) => (span.events ?? []).filter((event) => event.name === 'gen_ai.conversation.compacted'));
+  assert.ok(compactions.length > 0, 'masking the large output is a compaction event');
+  assert.ok(!JSON.stringify(spans).includes('build passed'), 'no content on spans by default');
+});
+
+test('strata gateway with the OTLP collector down: every request still succeeds, and the failed export is said once', async (t) => {
+  const upstream = await readingUpstream(t);
+  const otel = { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `http://127.0.0.1:${await closedPort()}/v1/traces` };
+  await withOtel(otel, async () => {
+    const { firstLine, exit, stop, stderr } = startGatewayCommand(t, () => ['--upstream', upstream.url, '--window', '6000', '--port', '0', '--store', 'memory:', '--trace-dir', 'traces'], otel);
+    const url = await firstLine;
+    for (let request = 0; request < 3; request += 1) {
+      const response = await fetch(`${url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-test', messages: maskedHistory(), tools: logTool, stream: request === 2 }) });
+      assert.equal(response.status, 200);
+      assert.match(await response.text(), /build passed/);
+    }
+    stop.abort();
+    assert.equal(await exit, 0);
+    const warnings = stderr().split('\n').filter((line) => line.includes('telemetry:'));
+    assert.equal(warnings.length, 1, stderr());
+    assert.match(warnings[0]!, /could not export traces .*ECONNREFUSED/);
+  });
 });

@@ -1,5 +1,6 @@
 // strata gateway --upstream URL: OpenAI- and Anthropic-compatible endpoints whose every upstream request Strata assembles.
 import { resolve } from 'node:path';
+import { createAgentTelemetry, otlpTracerFromEnvironment } from '@strata/agent';
 import { createFileTraceSink } from '@strata/store';
 import { parseCommandArguments, oneOf, positiveInteger } from '../cli-arguments.js';
 import { CliInputError } from '../cli-input-error.js';
@@ -37,26 +38,39 @@ export async function gatewayCommand(args: readonly string[], io: CliIo): Promis
   const optional = (value: string | undefined, option: string) => (value === undefined ? undefined : positiveInteger(value, option, 0));
   const traceDirectory = resolve(io.cwd, values['trace-dir'] ?? (io.env.STRATA_CONTEXT_TRACE_DIR?.trim() || defaultRunTraceDirectory({ env: io.env, home: io.env.HOME || io.env.USERPROFILE || undefined })));
   const { DEFAULT_GATEWAY_STORE, startGateway } = await import('@strata/gateway');
-  const gateway = await startGateway({
-    upstream: values.upstream,
-    windowTokens: optional(values.window, '--window'),
-    store: values.store ?? DEFAULT_GATEWAY_STORE,
-    hostname: host,
-    // 0 picks a free port (the URL printed first says which).
-    port: values.port === undefined ? undefined : values.port.trim() === '0' ? 0 : positiveInteger(values.port, '--port', 8788),
-    upstreamApiKey: io.env.STRATA_UPSTREAM_API_KEY?.trim() || undefined,
-    token,
-    maxBodyBytes: optional(values['max-body-bytes'], '--max-body-bytes'),
-    maxMessages: optional(values['max-messages'], '--max-messages'),
-    shutdownTimeoutMs: values['shutdown-timeout-ms'] === undefined ? undefined : values['shutdown-timeout-ms'].trim() === '0' ? 0 : positiveInteger(values['shutdown-timeout-ms'], '--shutdown-timeout-ms', 0),
-    traceSink: createFileTraceSink({ directory: traceDirectory }),
-    view: viewerRoutes({ directory: traceDirectory, base: '/strata/view' }),
-    onNotice: (message) => io.stderr.write(`[gateway] ${message}\n`),
-  });
+  // OTLP when the OTEL_* variables ask for it, as `strata run`: one trace per client request; an export that fails is said once
+  // and never changes a request's outcome.
+  const warn = (line: string) => io.stderr.write(`[gateway] ${line}\n`);
+  const otlp = await otlpTracerFromEnvironment(io.env, { warn });
+  let gateway: Awaited<ReturnType<typeof startGateway>>;
+  try {
+    gateway = await startGateway({
+      upstream: values.upstream,
+      windowTokens: optional(values.window, '--window'),
+      store: values.store ?? DEFAULT_GATEWAY_STORE,
+      hostname: host,
+      // 0 picks a free port (the URL printed first says which).
+      port: values.port === undefined ? undefined : values.port.trim() === '0' ? 0 : positiveInteger(values.port, '--port', 8788),
+      upstreamApiKey: io.env.STRATA_UPSTREAM_API_KEY?.trim() || undefined,
+      token,
+      maxBodyBytes: optional(values['max-body-bytes'], '--max-body-bytes'),
+      maxMessages: optional(values['max-messages'], '--max-messages'),
+      shutdownTimeoutMs: values['shutdown-timeout-ms'] === undefined ? undefined : values['shutdown-timeout-ms'].trim() === '0' ? 0 : positiveInteger(values['shutdown-timeout-ms'], '--shutdown-timeout-ms', 0),
+      traceSink: createFileTraceSink({ directory: traceDirectory }),
+      view: viewerRoutes({ directory: traceDirectory, base: '/strata/view' }),
+      telemetry: otlp ? (request) => createAgentTelemetry({ tracer: otlp.tracer, provider: request.provider, model: request.model, contextId: request.contextId, agentName: 'strata-gateway', warn }) : undefined,
+      onNotice: (message) => io.stderr.write(`[gateway] ${message}\n`),
+    });
+  } catch (error) {
+    await otlp?.shutdown();
+    throw error;
+  }
   io.stdout.write(`${gateway.url}\n`);
   io.stderr.write(`[gateway] traces in ${traceDirectory}, viewer at ${gateway.url.replace(/\/v1$/, '')}/strata/view\n`);
   await stopRequested(io);
   // Requests in flight finish (streams to their end), then the store closes.
   await gateway.close();
+  // The spans of the last requests are flushed before the process ends.
+  await otlp?.shutdown();
   return 0;
 }

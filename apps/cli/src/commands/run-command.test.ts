@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CliIo } from '../cli-io.js';
 import { runCli } from '../run-cli.js';
+import { closedPort, otlpAttribute, otlpReceiver, withOtel } from '@strata/testing';
 
 type Chunk = Record<string, unknown>;
 const chunk = (delta: Chunk, finish: string | null = null): Chunk => ({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'local', choices: [{ index: 0, delta, finish_reason: finish }] });
@@ -143,61 +144,6 @@ test('no key names the variable to set; a missing work directory or MCP file is 
   }
 });
 
-/** `work` under the OTEL_* variables `otel` (the SDK reads them from the process environment; the CLI decides from its own). */
-async function withOtel<T>(otel: Record<string, string>, work: () => Promise<T>): Promise<T> {
-  const saved = Object.fromEntries(Object.keys(otel).map((key) => [key, process.env[key]]));
-  Object.assign(process.env, otel);
-  try {
-    return await work();
-  } finally {
-    for (const [key, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[key];
-      else process.env[key] = value;
-    }
-  }
-}
-
-/** A port nothing listens on: a collector that is down. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((done) => server.close(() => done()));
-  return port;
-}
-
-type OtlpValue = { stringValue?: string; intValue?: string | number; boolValue?: boolean; arrayValue?: { values: OtlpValue[] } };
-type OtlpAttribute = { key: string; value: OtlpValue };
-type OtlpSpan = { traceId: string; spanId: string; parentSpanId?: string; name: string; attributes: OtlpAttribute[]; events?: Array<{ name: string; attributes: OtlpAttribute[] }> };
-type OtlpExport = { resourceSpans: Array<{ resource: { attributes: OtlpAttribute[] }; scopeSpans: Array<{ spans: OtlpSpan[] }> }> };
-const valueOf = (value: OtlpValue | undefined): unknown =>
-  value?.stringValue ?? (value?.intValue === undefined ? undefined : Number(value.intValue)) ?? value?.boolValue ?? value?.arrayValue?.values.map(valueOf);
-const attribute = (attributes: OtlpAttribute[] | undefined, key: string): unknown => valueOf(attributes?.find((entry) => entry.key === key)?.value);
-
-/** A local OTLP/HTTP receiver (JSON, as the http exporter sends it): the exports it was sent. `hang`: it reads them and never answers. */
-async function otlpReceiver(options: { hang?: boolean } = {}) {
-  const exports: OtlpExport[] = [];
-  const server = createServer((request, response) => {
-    let raw = '';
-    request.on('data', (part) => (raw += part));
-    request.on('end', () => {
-      if (request.url === '/v1/traces') exports.push(JSON.parse(raw) as OtlpExport);
-      if (options.hang) return;
-      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as AddressInfo;
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    exports,
-    close: () => new Promise<void>((done) => {
-      server.closeAllConnections();
-      server.close(() => done());
-    }),
-  };
-}
-
 test('a run with the OTLP collector down exits 0 with its answer and its trace, and says so once', async () => {
   const root = await workspace();
   const server = await localServer([toolCall('call_1', 'read_file', { path: 'notes.txt' }), toolCall('call_2', 'list_files', {}), text(['The notes ', 'say 42.'])]);
@@ -238,32 +184,32 @@ test('with a local OTLP receiver: one trace per run, turns below the root, tools
     const resources = receiver.exports.flatMap((entry) => entry.resourceSpans);
     assert.ok(resources.length > 0, 'the receiver got the export');
     for (const resource of resources) {
-      assert.equal(attribute(resource.resource.attributes, 'service.name'), 'strata-acceptance');
-      assert.equal(attribute(resource.resource.attributes, 'deployment.environment'), 'test');
+      assert.equal(otlpAttribute(resource.resource.attributes, 'service.name'), 'strata-acceptance');
+      assert.equal(otlpAttribute(resource.resource.attributes, 'deployment.environment'), 'test');
     }
     const spans = resources.flatMap((resource) => resource.scopeSpans.flatMap((scope) => scope.spans));
     assert.equal(new Set(spans.map((span) => span.traceId)).size, 1, 'one trace per run');
     const roots = spans.filter((span) => !span.parentSpanId);
-    assert.deepEqual(roots.map((span) => attribute(span.attributes, 'gen_ai.operation.name')), ['invoke_agent']);
-    const turns = spans.filter((span) => attribute(span.attributes, 'gen_ai.operation.name') === 'chat');
+    assert.deepEqual(roots.map((span) => otlpAttribute(span.attributes, 'gen_ai.operation.name')), ['invoke_agent']);
+    const turns = spans.filter((span) => otlpAttribute(span.attributes, 'gen_ai.operation.name') === 'chat');
     assert.equal(turns.length, 4);
     assert.ok(turns.every((turn) => turn.parentSpanId === roots[0]!.spanId), 'turns are children of the run');
-    const tools = spans.filter((span) => attribute(span.attributes, 'gen_ai.operation.name') === 'execute_tool');
-    assert.deepEqual(tools.map((span) => attribute(span.attributes, 'gen_ai.tool.call.id')).sort(), ['call_1', 'call_2', 'call_3']);
+    const tools = spans.filter((span) => otlpAttribute(span.attributes, 'gen_ai.operation.name') === 'execute_tool');
+    assert.deepEqual(tools.map((span) => otlpAttribute(span.attributes, 'gen_ai.tool.call.id')).sort(), ['call_1', 'call_2', 'call_3']);
     assert.ok(tools.every((tool) => turns.some((turn) => turn.spanId === tool.parentSpanId)), 'tools are grandchildren');
     for (const turn of turns) {
-      assert.equal(attribute(turn.attributes, 'gen_ai.response.model'), 'local');
-      assert.equal(attribute(turn.attributes, 'gen_ai.response.id'), 'c');
+      assert.equal(otlpAttribute(turn.attributes, 'gen_ai.response.model'), 'local');
+      assert.equal(otlpAttribute(turn.attributes, 'gen_ai.response.id'), 'c');
     }
     // The script's tool-call answers report usage (its last answer does not).
-    assert.deepEqual(turns.slice(0, 3).map((turn) => attribute(turn.attributes, 'gen_ai.usage.input_tokens')), [300, 300, 300]);
-    assert.equal(attribute(roots[0]!.attributes, 'gen_ai.usage.input_tokens'), 900);
-    assert.deepEqual(turns.map((turn) => attribute(turn.attributes, 'gen_ai.response.finish_reasons')), [['tool-calls'], ['tool-calls'], ['tool-calls'], ['stop']]);
+    assert.deepEqual(turns.slice(0, 3).map((turn) => otlpAttribute(turn.attributes, 'gen_ai.usage.input_tokens')), [300, 300, 300]);
+    assert.equal(otlpAttribute(roots[0]!.attributes, 'gen_ai.usage.input_tokens'), 900);
+    assert.deepEqual(turns.map((turn) => otlpAttribute(turn.attributes, 'gen_ai.response.finish_reasons')), [['tool-calls'], ['tool-calls'], ['tool-calls'], ['stop']]);
     const compactions = turns.flatMap((turn) => (turn.events ?? []).filter((event) => event.name === 'gen_ai.conversation.compacted'));
     assert.ok(compactions.length > 0, 'the small window compacted a turn');
     for (const event of compactions) {
-      const before = attribute(event.attributes, 'strata.compaction.tokens_before') as number;
-      const after = attribute(event.attributes, 'strata.compaction.tokens_after') as number;
+      const before = otlpAttribute(event.attributes, 'strata.compaction.tokens_before') as number;
+      const after = otlpAttribute(event.attributes, 'strata.compaction.tokens_after') as number;
       assert.ok(typeof before === 'number' && typeof after === 'number' && after < before, JSON.stringify(event));
     }
   } finally {
