@@ -20,6 +20,11 @@ export const SAVED_TOKENS_HEADER = 'x-strata-saved-tokens';
 export const MAX_READ_ROUNDS = 32;
 /** Contexts whose last upstream request the gateway remembers (for its cache marker). */
 const CONTEXTS_KEPT = 4_096;
+/** Responses output items the gateway remembers by id (an `item_reference` to one is resolved), and their weight at most. */
+const ITEMS_KEPT = 65_536;
+const ITEMS_KEPT_BYTES = 64 * 1024 * 1024;
+/** The response header of a Responses request passed upstream as it came, naming why (`item_reference`, `previous_response_id`, `conversation`). */
+export const PASS_THROUGH_HEADER = 'x-strata-pass-through';
 
 export interface GatewayOptions {
   /** The upstream's base URL, e.g. `https://api.openai.com/v1` (the gateway appends `/chat/completions`, `/messages`, `/models`). */
@@ -89,6 +94,9 @@ export function createGatewayApp(options: GatewayOptions): Hono {
   // Each context's last upstream request, as hashes of its messages: where the next one's stable prefix ends (its cache marker).
   // Lost (another process, a restart): the marker goes where a tool loop's previous request ended (`withCacheMarker`).
   const sentChains = new BoundedCache<string, readonly string[]>(CONTEXTS_KEPT);
+  // The Responses output items this process returned, by id: what an `item_reference` (the AI SDK's default `store: true`) names.
+  // Not shared between processes: a reference another process returned is passed upstream, which stored the item.
+  const returnedItems = new BoundedCache<string, Record<string, unknown>>(ITEMS_KEPT, { maxBytes: ITEMS_KEPT_BYTES, bytesOf: (id, item) => 2 * (id.length + JSON.stringify(item).length) });
   /** One client request through the loop: what the wire reads, Strata assembles, the upstream answers and the gateway reads itself. */
   const converse = async (wire: Wire, c: { req: { raw: Request; header(name: string): string | undefined } }): Promise<Response> => {
     const body = await readJsonObject(c.req.raw);
@@ -186,6 +194,11 @@ export function createGatewayApp(options: GatewayOptions): Hono {
           }
           completion = await wire.forward!(upstreamEvents(events), readTool.name, client);
         } else completion = (await response.json()) as Record<string, unknown>;
+        if (wire === RESPONSES_WIRE) {
+          for (const item of RESPONSES_WIRE.withoutReads(completion, readTool.name).output as unknown[]) {
+            if (typeof item === 'object' && item !== null && typeof (item as { id?: unknown }).id === 'string') returnedItems.set((item as { id: string }).id, item as Record<string, unknown>);
+          }
+        }
         const usage = wire.usage(completion);
         await context.recordUsage(turn, { usage });
         const { reads, total } = wire.calls(completion, readTool.name);
@@ -287,7 +300,21 @@ export function createGatewayApp(options: GatewayOptions): Hono {
   app.post('/v1/chat/completions', (c) => converse(OPENAI_WIRE, c));
   app.post('/v1/messages', (c) => converse(ANTHROPIC_WIRE, c));
   app.post('/v1/messages/count_tokens', (c) => countTokens(c.req.raw));
-  app.post('/v1/responses', async (c) => { const request = await responsesRequest(c); return request instanceof Response ? request : converse(RESPONSES_WIRE, request); });
+  app.post('/v1/responses', async (c) => {
+    const request = await responsesRequest(c, (id) => returnedItems.get(id));
+    if (request instanceof Response) return request;
+    if (!('passThrough' in request)) return converse(RESPONSES_WIRE, request);
+    let response: Response;
+    try {
+      response = await fetchUpstream(`${settings.upstream}${RESPONSES_WIRE.path}`, { method: 'POST', headers: { ...RESPONSES_WIRE.headers(c.req.raw.headers, options.upstreamApiKey), 'content-type': 'application/json' }, body: request.passThrough, signal: c.req.raw.signal });
+    } catch (error) {
+      const { status, message, code } = failureOf(error, true);
+      return RESPONSES_WIRE.error(status, message, code);
+    }
+    // As it came, streamed or not.
+    const contentType = response.headers.get('content-type');
+    return new Response(response.body, { status: response.status, headers: { ...(contentType ? { 'content-type': contentType } : {}), [PASS_THROUGH_HEADER]: request.reason } });
+  });
   return app;
 }
 

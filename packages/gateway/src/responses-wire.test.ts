@@ -63,9 +63,11 @@ test('fromResponsesInput refuses anything malformed with a ContextInputError nam
   for (const [input, culprit] of [
     [[null], 'input[0]'],
     [[{ type: 'item_reference', id: 'x' }], 'input[0]'],
+    [[{ role: 'user', content: 'a' }, { type: 'web_search_call', id: 'ws' }, { type: 'function_call', name: 'f', arguments: '{}' }], 'input[2].call_id'],
     [[{ role: 'user', content: 'a' }, { type: 'message', role: 'robot', content: 'b' }], 'input[1].role'],
     [[{ type: 'function_call', name: 'f', arguments: '{}' }], 'input[0].call_id'],
-    [[{ type: 'mystery' }], 'input[0].type'],
+    [[{ type: 7 }], 'input[0].type'],
+    [[{ id: 'no-type' }], 'input[0].type'],
   ] as const) {
     assert.throws(() => fromResponsesInput(input as unknown as unknown[]), (error: unknown) => ContextInputError.isInstance(error) && error.culprit === culprit && error.message.startsWith(culprit), JSON.stringify(input));
   }

@@ -12,33 +12,48 @@ export interface GatewayRequest {
 
 /** Items of the model's side of a step: with an assistant message, one canonical assistant message. */
 const MODEL_ITEMS = new Set(['reasoning', 'function_call', 'custom_tool_call', 'local_shell_call']);
-/** Items the importer leaves out (hosted calls, the harness's own). */
-const LEFT_OUT_ITEMS = new Set(['web_search_call', 'ghost_snapshot', 'compaction', 'compaction_summary', 'other']);
+/** Items the history is read from; any other item (hosted tool calls and their outputs, MCP items, the harness's own) is the client's, passed upstream in place. */
+const READ_ITEMS = new Set([...MODEL_ITEMS, 'message', 'function_call_output', 'custom_tool_call_output']);
+/** The calls of a model step, by which a step and its canonical message line up. */
+const CALL_ITEMS = new Set(['function_call', 'custom_tool_call', 'local_shell_call']);
 /** The origin of the opening system message made from `instructions`: the client's field goes upstream as it came. */
 const INSTRUCTIONS: ChatMessage = Object.freeze({ role: 'system', instructions: true });
 
 const isItem = (value: unknown): value is Item => typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** Whether `item` is one the history is read from (the short message form too); else it is passed through as the client sent it. */
+const isHistoryItem = (item: Item): boolean => (item.type === undefined ? item.role !== undefined : READ_ITEMS.has(String(item.type)));
+
 /**
  * Responses API input items to canonical history (the Codex rollout reader,
  * which reads the same items); an item without `type` but with a `role` is
- * the API's short message form. An `item_reference`, or any item the reader
- * does not know, is a `ContextInputError` naming `input[i]` and its field.
+ * the API's short message form. Items of any other type (hosted tool calls
+ * and their outputs, MCP items) have no part in the history: they go
+ * upstream in place with the items around them (`RESPONSES_WIRE.import`).
+ * An `item_reference` the gateway could not resolve, an item that is not an
+ * object or has no type, or a malformed read item is a `ContextInputError`
+ * naming `input[i]` and its field.
  */
 export function fromResponsesInput(items: readonly unknown[], path = 'input'): CanonicalMessage[] {
-  const checked = items.map((item, index) => {
+  const checked: Item[] = [];
+  const indexes: number[] = [];
+  items.forEach((item, index) => {
     if (!isItem(item)) throw ContextInputError.unexpected({ code: 'CONTEXT_MESSAGE_INVALID', path: `${path}[${index}]`, expected: 'an input item object', actual: item });
     if (item.type === 'item_reference') {
-      throw new ContextInputError({ code: 'CONTEXT_MESSAGE_INVALID', culprit: `${path}[${index}]`, message: `${path}[${index}]: an item_reference needs the upstream's stored responses, which the gateway does not use; send the item itself (store: false)` });
+      throw new ContextInputError({ code: 'CONTEXT_MESSAGE_INVALID', culprit: `${path}[${index}]`, message: `${path}[${index}]: an item_reference to an item the gateway did not return; send the item itself (store: false)` });
     }
-    return item.type === undefined && item.role !== undefined ? { ...item, type: 'message' } : item;
+    if (item.type === undefined && item.role === undefined) throw ContextInputError.unexpected({ code: 'CONTEXT_MESSAGE_INVALID', path: `${path}[${index}].type`, expected: 'an item type', actual: item.type });
+    if (typeof item.type !== 'string' && item.type !== undefined) throw ContextInputError.unexpected({ code: 'CONTEXT_MESSAGE_INVALID', path: `${path}[${index}].type`, expected: 'an item type string', actual: item.type });
+    if (!isHistoryItem(item)) return;
+    checked.push(item.type === undefined ? { ...item, type: 'message' } : item);
+    indexes.push(index);
   });
   try {
     return fromCodexRollout(checked);
   } catch (error) {
     if (!ContextInputError.isInstance(error)) throw error;
     // The reader names a bare item `[i]: line.field`; the request names it `input[i].field`.
-    const rename = (text: string) => text.replace(/^\[(\d+)\]: line/, `${path}[$1]`);
+    const rename = (text: string) => text.replace(/^\[(\d+)\]: line/, (_whole, at: string) => `${path}[${indexes[Number(at)] ?? at}]`);
     throw new ContextInputError({ code: error.code, culprit: rename(error.culprit), message: rename(error.message), cause: error });
   }
 }
@@ -48,15 +63,21 @@ interface ItemGroup {
   readonly items: Item[];
 }
 
-/** The items as the canonical messages they make, in order: a run of model items is one step, each other item one message. */
+/**
+ * The items as the canonical messages they make, in order: a run of model
+ * items is one step, each other read item one message. Items passed
+ * through go with a step open when they come (it stays open across them),
+ * else with the next read item when that is a model item (a hosted call,
+ * then the answer), else with the group before them (an output after its
+ * call), or, before any, with the first group.
+ */
 function itemGroups(items: readonly Item[]): ItemGroup[] {
   const groups: ItemGroup[] = [];
   let step: ItemGroup | undefined;
-  // Hosted calls before a step's first model item (a web search, then the answer) go with that step.
   let pending: Item[] = [];
   for (const item of items) {
     const type = item.type ?? 'message';
-    if (LEFT_OUT_ITEMS.has(String(type))) {
+    if (!isHistoryItem(item)) {
       if (step) step.items.push(item);
       else pending.push(item);
       continue;
@@ -68,20 +89,25 @@ function itemGroups(items: readonly Item[]): ItemGroup[] {
       continue;
     }
     step = undefined;
+    const kind = type === 'function_call_output' || type === 'custom_tool_call_output' ? 'output' : 'message';
+    const last = groups.at(-1);
+    if (last) last.items.push(...pending);
+    groups.push({ kind, items: last ? [item] : [...pending, item] });
     pending = [];
-    groups.push({ kind: type === 'function_call_output' || type === 'custom_tool_call_output' ? 'output' : 'message', items: [item] });
   }
+  groups.at(-1)?.items.push(...pending);
   return groups;
 }
 
 /** Whether `message` is what `group` made: the same role, the same call ids. */
 function madeBy(message: CanonicalMessage, group: ItemGroup): boolean {
   if (group.kind === 'model') {
-    const calls = group.items.filter((item) => item.type !== 'reasoning' && item.type !== 'message' && !LEFT_OUT_ITEMS.has(String(item.type))).map((item) => item.call_id ?? item.id);
+    const calls = group.items.filter((item) => CALL_ITEMS.has(String(item.type))).map((item) => item.call_id ?? item.id);
     return message.role === 'assistant' && JSON.stringify((message.toolCalls ?? []).map((call) => call.id)) === JSON.stringify(calls);
   }
-  if (group.kind === 'output') return message.role === 'tool' && message.toolCallId === group.items[0]!.call_id;
-  return message.role === (group.items[0]!.role === 'user' ? 'user' : 'system');
+  const read = group.items.find(isHistoryItem)!;
+  if (group.kind === 'output') return message.role === 'tool' && message.toolCallId === read.call_id;
+  return message.role === (read.role === 'user' ? 'user' : 'system');
 }
 
 /** A canonical message Strata made or changed, as Responses input items. */
@@ -110,14 +136,23 @@ export function toResponsesItems(message: CanonicalMessage): Item[] {
   return items;
 }
 
+/** A request the gateway sends upstream as it came, and why: it names items or state stored upstream that the gateway cannot read. */
+export interface ResponsesPassThrough {
+  readonly passThrough: string;
+  readonly reason: 'previous_response_id' | 'conversation' | 'item_reference';
+}
+
 /**
  * The client's request as the loop reads one: `input` as the `messages`
- * (a string is one user message), every other field as it came; or the 400
- * to answer. `previous_response_id` and `conversation` name state stored
- * upstream, which the gateway does not use: the client sends its whole
- * history (`store: false`), as it does to the other front ends.
+ * (a string is one user message), each `item_reference` replaced in place by
+ * the item it names where `returned` has it (an item the gateway returned),
+ * every other field as it came; or the 400 to answer. A request whose
+ * history the gateway cannot read whole (`previous_response_id` or
+ * `conversation`, state stored upstream; a reference to an item the gateway
+ * did not return) is passed through: the upstream, which stored them,
+ * answers it.
  */
-export async function responsesRequest(c: GatewayRequest): Promise<GatewayRequest | Response> {
+export async function responsesRequest(c: GatewayRequest, returned: (id: string) => Item | undefined): Promise<GatewayRequest | ResponsesPassThrough | Response> {
   const raw = c.req.raw;
   let body: unknown;
   try {
@@ -126,16 +161,16 @@ export async function responsesRequest(c: GatewayRequest): Promise<GatewayReques
     return RESPONSES_WIRE.error(400, 'the request body is not JSON');
   }
   if (!isItem(body)) return RESPONSES_WIRE.error(400, 'the request body must be a JSON object');
-  for (const field of ['previous_response_id', 'conversation'] as const) {
-    if (body[field] !== undefined && body[field] !== null) {
-      return RESPONSES_WIRE.error(400, `${field} is not supported: the gateway keeps each conversation's context itself and uses no response stored upstream; send the whole conversation in input (with store: false)`);
-    }
-  }
+  const passThrough = (reason: ResponsesPassThrough['reason']): ResponsesPassThrough => ({ passThrough: JSON.stringify(body), reason });
+  for (const field of ['previous_response_id', 'conversation'] as const) if (body[field] !== undefined && body[field] !== null) return passThrough(field);
   const { input, ...fields } = body;
   let messages: unknown[];
   if (typeof input === 'string') messages = [{ type: 'message', role: 'user', content: input }];
-  else if (Array.isArray(input) && input.every(isItem)) messages = input;
-  else return RESPONSES_WIRE.error(400, 'input: a string or an array of input item objects is required');
+  else if (Array.isArray(input) && input.every(isItem)) {
+    const resolved = input.map((item) => (item.type === 'item_reference' && typeof item.id === 'string' ? returned(item.id) : item));
+    if (resolved.some((item) => item === undefined)) return passThrough('item_reference');
+    messages = resolved;
+  } else return RESPONSES_WIRE.error(400, 'input: a string or an array of input item objects is required');
   if (typeof fields.instructions !== 'string' && fields.instructions !== undefined && fields.instructions !== null) return RESPONSES_WIRE.error(400, 'instructions: a string is required when given');
   const request = new Request(raw.url, { method: 'POST', headers: raw.headers, body: JSON.stringify({ ...fields, messages }), signal: raw.signal });
   return { req: { raw: request, header: (name) => c.req.header(name) } };
