@@ -6,6 +6,7 @@ import { createReadToolOutputTool, hostToolResultStore } from '@strata/tools';
 import { ClientStream, upstreamEvents } from './client-stream.js';
 import { ANTHROPIC_WIRE, OPENAI_WIRE, relay, type ChatMessage, type Wire } from './wires.js';
 import { RESPONSES_WIRE, responsesRequest } from './responses-wire.js';
+import { storedOncePerCall } from './stored-once.js';
 import { finishReasonOf, modelUsageOf, responseMetadataOf, type GatewayEvent, type GatewayRequestTelemetry, type GatewayStopReason, type GatewayTelemetry } from './gateway-telemetry.js';
 
 /** The header a client names its conversation with; without it the conversation is keyed by its opening (system + first user message). */
@@ -71,7 +72,8 @@ export function createGatewayApp(options: GatewayOptions): Hono {
   const settings = checkOptions(options);
   const fetchUpstream = options.fetch ?? fetch;
   const readTool = createReadToolOutputTool({ store: options.outputStore });
-  const storeClientResult = hostToolResultStore(options.outputStore);
+  // Once per call: a retry that starts its context over gives the client's results again (see stored-once.ts).
+  const storeClientResult = hostToolResultStore(storedOncePerCall(options.outputStore));
   // The pipeline's default estimator: what the history would have cost is counted as what was sent is.
   const estimator = new ConservativeTokenEstimator();
   // One context pipeline per window (one unless the window is resolved per model); each keeps its contexts in the same stores.

@@ -1,37 +1,20 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
-import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import pg from 'pg';
 import { createPostgresStores } from '@strata/store';
 import { loadProviderRules, type ProviderRules } from '@strata/testing';
 import { nextArgumentsOf } from '@strata/tools';
 import { CONTEXT_HEADER, SESSION_HEADER } from './gateway-app.js';
-import { listen, recordedOutputs } from './testing/gateway-fixtures.js';
+import { gatewayProcess, listen, recordedOutputs } from './testing/gateway-fixtures.js';
 
 const POSTGRES_URL = process.env.STRATA_TEST_POSTGRES_URL;
 const CONVERSATIONS = Number(process.env.STRATA_GATEWAY_CONVERSATIONS ?? 100);
 const STEPS = 6;
 // Small enough that each conversation's outputs are masked after a few steps, so references are made and read.
 const WINDOW = 8_000;
-const PROCESS_ENTRY = fileURLToPath(new URL('./testing/gateway-process.js', import.meta.url));
 
 type Message = Record<string, any>;
-
-/** A gateway in its own process (`testing/gateway-process.ts`), resolved once it prints its URL. */
-async function gatewayProcess(upstream: string, store: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [PROCESS_ENTRY, upstream, store, String(WINDOW)], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let text = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      text += chunk.toString('utf8');
-      if (text.includes('\n')) resolve(text.slice(0, text.indexOf('\n')));
-    });
-    child.once('exit', (code) => reject(new Error(`gateway process exited with ${code} before it listened`)));
-  });
-  return { child, url };
-}
 
 const marker = (conversation: number, step: number) => `conversation C${conversation} step ${step}`;
 
@@ -119,7 +102,7 @@ test(`PostgreSQL: ${CONVERSATIONS} concurrent conversations whose requests alter
   const upstream = fakeUpstream(rules);
   const upstreamUrl = await listen(upstream.server);
   t.after(() => upstream.server.close());
-  const gateways = await Promise.all([gatewayProcess(upstreamUrl, store), gatewayProcess(upstreamUrl, store)]);
+  const gateways = await Promise.all([gatewayProcess(upstreamUrl, store, WINDOW), gatewayProcess(upstreamUrl, store, WINDOW)]);
   t.after(() => gateways.forEach(({ child }) => child.exitCode === null && child.kill('SIGTERM')));
 
   /** What a client sent: each conversation's tool results by call id, and the context the gateway named. */

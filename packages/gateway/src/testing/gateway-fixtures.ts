@@ -1,5 +1,7 @@
 // What the gateway's tests share: recorded outputs, the loop's size, a local server's base URL.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server, type ServerResponse } from 'node:http';
+import { fileURLToPath } from 'node:url';
 import { readSharedData } from '@strata/testing';
 
 export const STEPS = 30;
@@ -162,3 +164,19 @@ export function answeringUpstream(api: 'openai' | 'anthropic' | 'responses', scr
   return { server, requests };
 }
 
+
+const PROCESS_ENTRY = fileURLToPath(new URL('./gateway-process.js', import.meta.url));
+
+/** A gateway in its own process (`gateway-process.ts`) over `store` at `window` tokens, resolved once it prints its URL. */
+export async function gatewayProcess(upstream: string, store: string, window: number): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [PROCESS_ENTRY, upstream, store, String(window)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let text = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      text += chunk.toString('utf8');
+      if (text.includes('\n')) resolve(text.slice(0, text.indexOf('\n')));
+    });
+    child.once('exit', (code) => reject(new Error(`gateway process exited with ${code} before it listened`)));
+  });
+  return { child, url };
+}
