@@ -1,70 +1,22 @@
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
 import { test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import { getEncoding } from 'js-tiktoken';
 import { fromAnthropicMessages, toOpenAIChat } from '@strata/context';
 import { loadProviderRules } from '@strata/testing';
-import { nextArgumentsOf } from '@strata/tools';
 import { CONTEXT_HEADER } from './index.js';
 import { startGateway } from './gateway-server.js';
-import { anthropicEvents, listen, recordedOutputs, STEPS, WINDOW, writeEvents } from './testing/gateway-fixtures.js';
+import { listen, recordedOutputs, STEPS, WINDOW } from './testing/gateway-fixtures.js';
+import { FINAL_ANSWER, scriptedUpstream } from './testing/scripted-upstream.js';
 
 const TASK = 'TASK: explain how marshmallow rounds TimeDelta values and where the rounding goes wrong.';
-type Block = Record<string, any>;
-type Body = { system?: unknown; messages: Array<{ role: string; content: string | Block[] }>; tools?: Block[]; [field: string]: unknown };
-
-const resultText = (block: Block): string => (typeof block.content === 'string' ? block.content : (block.content as Block[]).map((part) => part.text ?? '').join(''));
-const results = (body: Body): Block[] => body.messages.flatMap((m) => (m.role === 'user' && Array.isArray(m.content) ? m.content.filter((b) => b.type === 'tool_result') : []));
-
-/** A scripted Anthropic messages upstream: STEPS calls of the client's tool, and a whole read of every masked output. */
-function fakeAnthropic(): { server: Server; requests: Array<{ headers: Record<string, unknown>; body: Body }>; readBack: Map<string, string> } {
-  const requests: Array<{ headers: Record<string, unknown>; body: Body }> = [];
-  const readBack = new Map<string, string>();
-  let reading: { callId: string; text: string } | undefined;
-  let reads = 0;
-  let made = 0;
-  const server = createServer(async (request, response) => {
-    let raw = '';
-    for await (const chunk of request) raw += chunk;
-    const body = JSON.parse(raw) as Body;
-    requests.push({ headers: request.headers, body });
-    const use = (name: string, input: unknown) => [{ type: 'tool_use', id: name === 'read_tool_output' ? `read-${reads++}` : `call-${made}`, name, input }];
-    let content: Block[] | undefined;
-    if (reading) {
-      const answer = resultText(results(body).at(-1)!);
-      reading.text += answer.slice(answer.indexOf('\n') + 1);
-      const next = nextArgumentsOf(answer);
-      if (next) content = use('read_tool_output', next);
-      else {
-        readBack.set(reading.callId, reading.text);
-        reading = undefined;
-      }
-    }
-    if (!content) {
-      const masked = results(body).find((b) => String(b.tool_use_id).startsWith('call-') && resultText(b).startsWith('[stored output ref="') && !readBack.has(b.tool_use_id));
-      if (masked) {
-        reading = { callId: masked.tool_use_id, text: '' };
-        content = use('read_tool_output', { ref: /ref="([^"]+)"/.exec(resultText(masked))![1]!, lines: { start: 1 } });
-      } else if (made < STEPS) {
-        content = use('run_step', { step: made });
-        made += 1;
-      } else content = [{ type: 'text', text: 'Rounding: TimeDelta truncates the microseconds instead of rounding them.' }];
-    }
-    const message = { id: `msg_${requests.length}`, type: 'message', role: 'assistant', model: body.model, content, stop_reason: content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn', stop_sequence: null, usage: { input_tokens: 1_000, output_tokens: 20 } };
-    if (body.stream === true) await writeEvents(response, anthropicEvents(message));
-    else response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(message));
-  });
-  return { server, requests, readBack };
-}
-
 const encoding = getEncoding('o200k_base');
 
 test(`anthropic client: a ${STEPS}-step tool loop through /v1/messages at a ${WINDOW}-token window stays valid, reads back byte-exact, and the client never sees read_tool_output`, async (t) => {
   const outputs = recordedOutputs();
   const rules = await loadProviderRules();
   if (!outputs) return t.skip('../shared is absent');
-  const upstream = fakeAnthropic();
+  const upstream = scriptedUpstream('anthropic');
   const upstreamUrl = await listen(upstream.server);
   t.after(() => upstream.server.close());
   const gateway = await startGateway({ upstream: upstreamUrl, windowTokens: WINDOW, store: 'memory:', port: 0 });
@@ -92,7 +44,7 @@ test(`anthropic client: a ${STEPS}-step tool loop through /v1/messages at a ${WI
     history.push({ role: 'assistant', content: message.content });
     history.push({ role: 'user', content: uses.map((use) => ({ type: 'tool_result' as const, tool_use_id: use.id, content: outputs[(use.input as { step: number }).step]! })) });
   }
-  assert.match(final ?? '', /truncates the microseconds/);
+  assert.equal(final, FINAL_ANSWER);
   assert.equal(contexts.size, 1, 'one context for the conversation');
   assert.ok(upstream.requests.length > STEPS + 1, 'the gateway made its own read calls too');
   let largest = 0;
@@ -103,7 +55,7 @@ test(`anthropic client: a ${STEPS}-step tool loop through /v1/messages at a ${WI
     largest = Math.max(largest, tokens);
     assert.ok(tokens <= WINDOW, `request ${index}: ${tokens} tokens`);
     assert.ok(JSON.stringify(body.messages).includes(TASK), `request ${index}: the task`);
-    assert.ok(body.tools?.some((tool) => tool.name === 'read_tool_output'), `request ${index}: read_tool_output offered`);
+    assert.ok(body.tools?.some((tool: { name?: string }) => tool.name === 'read_tool_output'), `request ${index}: read_tool_output offered`);
     // The client's key as the client sent it (this SDK version sends it as a bearer token).
     assert.ok(headers['x-api-key'] === 'client-key' || headers.authorization === 'Bearer client-key', JSON.stringify(headers));
     assert.equal(body.max_tokens, 1_024, 'fields the gateway does not read pass through');

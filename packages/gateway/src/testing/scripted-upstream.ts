@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { fromAnthropicMessages, fromOpenAIChat, type CanonicalMessage } from '@strata/context';
 import { nextArgumentsOf } from '@strata/tools';
 import { fromResponsesInput } from '../responses-wire.js';
-import { STEPS } from './gateway-fixtures.js';
+import { anthropicEvents, openAIEvents, responsesEvents, STEPS, writeEvents } from './gateway-fixtures.js';
 
 export type UpstreamDialect = 'openai-chat' | 'anthropic' | 'responses';
 
@@ -36,7 +36,8 @@ const historyOf = (dialect: UpstreamDialect, body: Record<string, any>): Canonic
   dialect === 'openai-chat' ? fromOpenAIChat(body.messages) : dialect === 'anthropic' ? fromAnthropicMessages(body) : fromResponsesInput(body.input);
 
 /**
- * A scripted upstream of `dialect` on node:http (listen with `listen`). With
+ * A scripted upstream of `dialect` on node:http (listen with `listen`),
+ * streamed as its API streams when a request asks (each event in its own write). With
  * `reasoning` (Responses only) each answer starts with a reasoning item with
  * encrypted content, which the client is to send back as received.
  */
@@ -104,7 +105,10 @@ export function scriptedUpstream(dialect: UpstreamDialect, options: { readonly r
       response.writeHead(state.fail.status, { 'content-type': 'application/json' }).end(state.fail.body);
       return;
     }
-    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer(decide(history), body, requests.length)));
+    const answered = answer(decide(history), body, requests.length);
+    if (body.stream !== true) return void response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answered));
+    const events = dialect === 'openai-chat' ? openAIEvents(answered, body.stream_options?.include_usage === true) : dialect === 'anthropic' ? anthropicEvents(answered) : responsesEvents(answered);
+    await writeEvents(response, events);
   });
   const state: ScriptedUpstream = { server, requests, readBack, reasoning };
   return state;
