@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,79 +8,18 @@ import OpenAI from 'openai';
 import { ConfigurationError } from '@strata/context';
 import { createMemoryStores, openSqliteStores } from '@strata/store';
 import { loadProviderRules } from '@strata/testing';
-import { nextArgumentsOf } from '@strata/tools';
 import { CONTEXT_HEADER, createGatewayApp, SAVED_TOKENS_HEADER, SESSION_HEADER } from './index.js';
 import { startGateway } from './gateway-server.js';
-import { listen, openAIEvents, recordedOutputs, STEPS, WINDOW, writeEvents } from './testing/gateway-fixtures.js';
+import { listen, recordedOutputs, STEPS, WINDOW } from './testing/gateway-fixtures.js';
+import { scriptedUpstream, type ScriptedRequest } from './testing/scripted-upstream.js';
 
 const TASK = 'TASK: find why marshmallow serialises a TimeDelta field with a rounding error and propose the fix.';
 const directory = mkdtempSync(join(tmpdir(), 'strata-gateway-'));
 after(() => rmSync(directory, { recursive: true, force: true }));
 
-interface UpstreamRequest {
-  readonly headers: IncomingMessage['headers'];
-  readonly body: { messages: Array<Record<string, any>>; tools?: Array<Record<string, any>>; [field: string]: unknown };
-}
-
-/**
- * A scripted OpenAI chat upstream. It calls the client's `run_step` tool STEPS
- * times; whenever a request shows a masked output it has not read, it reads it
- * whole through `read_tool_output` (part by part) and checks it against the original.
- */
-function fakeOpenAI(outputs: readonly string[]): { server: Server; requests: UpstreamRequest[]; readBack: Map<string, string>; fail?: { status: number; body: string } } {
-  const requests: UpstreamRequest[] = [];
-  const readBack = new Map<string, string>();
-  let reading: { ref: string; callId: string; text: string } | undefined;
-  let readCount = 0;
-  // The model's own count of the steps it asked for: the window may no longer show the early ones.
-  let made = 0;
-  const state: { server: Server; requests: UpstreamRequest[]; readBack: Map<string, string>; fail?: { status: number; body: string } } = { server: undefined as unknown as Server, requests, readBack };
-  state.server = createServer(async (request, response) => {
-    let raw = '';
-    for await (const chunk of request) raw += chunk;
-    const body = JSON.parse(raw) as UpstreamRequest['body'];
-    requests.push({ headers: request.headers, body });
-    if (state.fail) {
-      response.writeHead(state.fail.status, { 'content-type': 'application/json' }).end(state.fail.body);
-      return;
-    }
-    const messages = body.messages;
-    const last = messages.at(-1)!;
-    const call = (name: string, args: unknown) => ({ role: 'assistant', content: null, tool_calls: [{ id: name === 'read_tool_output' ? `read-${readCount++}` : `call-${made}`, type: 'function', function: { name, arguments: JSON.stringify(args) } }] });
-    let message: Record<string, unknown>;
-    if (reading && last.role === 'tool' && String(last.tool_call_id).startsWith('read-')) {
-      const answer = String(last.content);
-      reading.text += answer.slice(answer.indexOf('\n') + 1);
-      const next = nextArgumentsOf(answer);
-      if (next) message = call('read_tool_output', next);
-      else {
-        readBack.set(reading.callId, reading.text);
-        reading = undefined;
-      }
-    }
-    message ??= (() => {
-      const masked = messages.find((m) => m.role === 'tool' && typeof m.content === 'string' && m.content.startsWith('[stored output ref="') && !readBack.has(m.tool_call_id));
-      if (masked) {
-        reading = { ref: /ref="([^"]+)"/.exec(masked.content)![1]!, callId: masked.tool_call_id, text: '' };
-        return call('read_tool_output', { ref: reading.ref, lines: { start: 1 } });
-      }
-      if (made >= STEPS) return { role: 'assistant', content: 'The fix: round the microseconds instead of truncating them.' };
-      const next = call('run_step', { step: made });
-      made += 1;
-      return next;
-    })();
-    const completion = { id: `chatcmpl-${requests.length}`, object: 'chat.completion', created: 1_700_000_000, model: body.model, choices: [{ index: 0, message, finish_reason: message.tool_calls ? 'tool_calls' : 'stop' }], usage: { prompt_tokens: 1_000, completion_tokens: 20, total_tokens: 1_020 } };
-    if (body.stream === true) await writeEvents(response, openAIEvents(completion, (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true));
-    else response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(completion));
-  });
-  void outputs;
-  return state;
-}
-
-
 const encoding = getEncoding('o200k_base');
 /** An independent count of a request's input: every text it carries, by o200k. */
-function inputTokens(body: UpstreamRequest['body']): number {
+function inputTokens(body: ScriptedRequest['body']): number {
   let total = 0;
   for (const message of body.messages) total += encoding.encode(`${message.role} ${typeof message.content === 'string' ? message.content : JSON.stringify(message.content ?? '')} ${JSON.stringify(message.tool_calls ?? '')}`).length + 4;
   return total + encoding.encode(JSON.stringify(body.tools ?? [])).length;
@@ -95,7 +33,7 @@ test(`openai client: a ${STEPS}-step tool loop through the gateway at a ${WINDOW
   const outputs = recordedOutputs();
   const rules = await loadProviderRules();
   if (!outputs) return t.skip('../shared is absent');
-  const upstream = fakeOpenAI(outputs);
+  const upstream = scriptedUpstream('openai-chat');
   const upstreamUrl = await listen(upstream.server);
   t.after(() => upstream.server.close());
   const gateway = await startGateway({ upstream: upstreamUrl, windowTokens: WINDOW, store: `sqlite:${join(directory, 'loop.db')}`, port: 0 });
@@ -160,8 +98,8 @@ test(`openai client: a ${STEPS}-step tool loop through the gateway at a ${WINDOW
   for (const [index, { body, headers }] of upstream.requests.entries()) {
     if (rules) assert.deepEqual(rules.violations(body.messages, 'openai'), [], `request ${index}`);
     assert.ok(inputTokens(body) <= WINDOW, `request ${index}: ${inputTokens(body)} tokens`);
-    assert.ok(body.messages.some((m) => typeof m.content === 'string' && m.content.includes(TASK)), `request ${index}: the task`);
-    assert.ok(body.tools?.some((tool) => tool.function?.name === 'read_tool_output'), `request ${index}: read_tool_output offered`);
+    assert.ok(body.messages.some((m: Record<string, any>) => typeof m.content === 'string' && m.content.includes(TASK)), `request ${index}: the task`);
+    assert.ok(body.tools?.some((tool: Record<string, any>) => tool.function?.name === 'read_tool_output'), `request ${index}: read_tool_output offered`);
     assert.equal(headers.authorization, 'Bearer client-key');
     assert.equal(body.temperature === undefined || body.temperature === 0, true, 'unknown fields passed through');
   }
@@ -174,7 +112,7 @@ test(`openai client: a ${STEPS}-step tool loop through the gateway at a ${WINDOW
 
 test('sessions: the x-strata-session header names the context, two openings never share one, and contexts survive a restart on the same SQLite file', async (t) => {
   if (!recordedOutputs()) return t.skip('../shared is absent');
-  const upstream = fakeOpenAI([]);
+  const upstream = scriptedUpstream('openai-chat');
   const upstreamUrl = await listen(upstream.server);
   t.after(() => upstream.server.close());
   const store = `sqlite:${join(directory, 'sessions.db')}`;
@@ -203,7 +141,7 @@ test('sessions: the x-strata-session header names the context, two openings neve
 });
 
 test('an upstream error keeps its status and body; a malformed request is a 400 naming the field', async (t) => {
-  const upstream = fakeOpenAI([]);
+  const upstream = scriptedUpstream('openai-chat');
   upstream.fail = { status: 429, body: JSON.stringify({ error: { message: 'slow down', type: 'rate_limit_error', code: 'rate_limited' } }) };
   const upstreamUrl = await listen(upstream.server);
   t.after(() => upstream.server.close());
