@@ -114,3 +114,29 @@ test('responses: an item_reference to an item this gateway returned is that item
     else assert.match(text, /Answered\./);
   }
 });
+
+test('responses: the client items beside an output Strata masks stay with it, in their place (before the masking they were left out)', async () => {
+  const rules = await loadProviderRules();
+  const { post, bodies } = gatewayOver(() => Response.json(answered(1)));
+  const body = (step: number) => Array.from({ length: 150 }, (_, line) => `step ${step} line ${line}: value=${(step * 131 + line * 17) % 1000}`).join('\n');
+  const input: Item[] = [{ type: 'message', role: 'user', content: 'Audit every step.' }];
+  for (let step = 1; step <= 12; step += 1) {
+    input.push(
+      { type: 'function_call', id: `fc_${step}`, call_id: `call-${step}`, name: 'run_step', arguments: `{"step":${step}}` },
+      { type: 'function_call_output', call_id: `call-${step}`, output: body(step) },
+      { type: 'web_search_call', id: `ws_${step}`, status: 'completed', action: { type: 'search', query: `step ${step}` } },
+    );
+  }
+  input.push({ type: 'message', role: 'user', content: 'Summarize.' });
+  const response = await post({ model: 'gpt-test', input, tools: [{ type: 'web_search' }, { type: 'function', name: 'run_step', parameters: { type: 'object' } }] });
+  assert.equal(response.status, 200, await response.clone().text());
+  const sent = bodies[0]!.input as Item[];
+  const masked = sent.filter((item) => item.type === 'function_call_output' && item.output !== body(Number(String(item.call_id).slice('call-'.length))));
+  assert.ok(masked.length > 0, 'the window masked some outputs');
+  for (const output of sent.filter((item) => item.type === 'function_call_output')) {
+    const step = String(output.call_id).slice('call-'.length);
+    const at = sent.indexOf(output);
+    assert.deepEqual(sent[at + 1], input.find((item) => item.id === `ws_${step}`), `step ${step}: its web search right after its output`);
+  }
+  if (rules) assert.deepEqual(rules.violations(toOpenAIChat(fromResponsesInput(sent)), 'openai'), []);
+});

@@ -194,6 +194,26 @@ function send(client: ClientStream, data: Record<string, unknown>): void {
   client.send(String(data.type), { ...data, sequence_number: client.sequence++ });
 }
 
+/**
+ * The items passed through (not read into the history) of each step or
+ * output group, by the calls of that group (`model <call id>`, `output
+ * <call id>`): those before its last read item and those after it. A group without a call (a user message) has none
+ * here: a message Strata changes there is converted alone.
+ */
+function passedItemsByCall(items: readonly Item[]): Map<string, { before: Item[]; after: Item[] }> {
+  const byCall = new Map<string, { before: Item[]; after: Item[] }>();
+  for (const group of itemGroups(items.filter(isItem))) {
+    const last = group.items.findLastIndex(isHistoryItem);
+    const passed = { before: group.items.slice(0, last).filter((item) => !isHistoryItem(item)), after: group.items.slice(last + 1) };
+    if (passed.before.length === 0 && passed.after.length === 0) continue;
+    for (const item of group.items) {
+      const call = item.type === 'function_call_output' || item.type === 'custom_tool_call_output' || CALL_ITEMS.has(String(item.type)) ? (item.call_id ?? item.id) : undefined;
+      if (typeof call === 'string') byCall.set(`${group.kind} ${call}`, passed);
+    }
+  }
+  return byCall;
+}
+
 function sseText(events: ReadonlyArray<Record<string, unknown>>): string {
   return events.map((data) => `event: ${String(data.type)}\ndata: ${JSON.stringify(data)}\n\n`).join('');
 }
@@ -216,12 +236,19 @@ export const RESPONSES_WIRE: Wire = {
     const kept = messages.some(({ origin }) => origin === INSTRUCTIONS);
     let instructions = body.instructions;
     const input: Item[] = [];
+    const passedBeside = passedItemsByCall(Array.isArray(body.messages) ? (body.messages as Item[]) : []);
     messages.forEach(({ message, origin }, index) => {
       if (origin === INSTRUCTIONS) return;
       if (origin && Array.isArray(origin.items)) input.push(...(origin.items as Item[]));
       // The opening Strata changed (its own system prompt) takes the place of the client's instructions.
       else if (!kept && index === 0 && message.role === 'system' && typeof body.instructions === 'string') instructions = message.content;
-      else input.push(...toResponsesItems(message));
+      else {
+        // A step or output Strata changed (a masked output) keeps the client's items that went with it, before and after it as they came.
+        const calls = message.role === 'tool' ? [`output ${message.toolCallId}`] : message.role === 'assistant' ? (message.toolCalls ?? []).map((call) => `model ${call.id}`) : [];
+        const passed = calls.map((call) => passedBeside.get(call)).find((found) => found !== undefined);
+        for (const call of calls) passedBeside.delete(call);
+        input.push(...(passed?.before ?? []), ...toResponsesItems(message), ...(passed?.after ?? []));
+      }
     });
     return { ...rest, ...(instructions === undefined ? {} : { instructions }), input };
   },
