@@ -7,7 +7,7 @@ import { ExactTokenEstimator, hasBuiltInExactTokenizer } from './exact-token-est
 import { tokenizerFamilyOf } from './tokenizer-family.js';
 import { AtomicHistoryWindowPolicy } from './history-window.js';
 import { BoundedCache } from './bounded-cache.js';
-import { isTaskAnchorCandidate } from './history-units.js';
+import { buildHistoryUnits, isTaskAnchorCandidate } from './history-units.js';
 import { DefaultContextMessageComposer } from './message-composer.js';
 import type { CanonicalHistory, CanonicalMessage } from './messages.js';
 import type { TokenEstimator, TokenizerFamily } from './token-estimator.js';
@@ -129,16 +129,12 @@ function exactNearTheCut(messages: readonly CanonicalMessage[], estimator: Token
     countExactly(trim, message);
     left -= counted(message);
   }
-  // Steps newest first, as the window walks them: a tool call's results belong to the assistant message before their run.
+  // Steps newest first, as the window walks them: its units (a tool call with its results, or one message).
   let everyStepFits = true;
-  for (let end = messages.length; end > 0; ) {
-    let start = end - 1;
-    if (messages[start]!.role === 'tool') {
-      let head = start;
-      while (head > 0 && messages[head]!.role === 'tool') head -= 1;
-      start = messages[head]!.role === 'assistant' ? head : end - 1;
-    }
-    const newest = end === messages.length;
+  const units = buildHistoryUnits(messages);
+  for (let unit = units.length - 1; unit >= 0; unit -= 1) {
+    const { start, end } = units[unit]!;
+    const newest = unit === units.length - 1;
     let estimated = 0;
     for (let position = start; position < end; position += 1) {
       const message = messages[position]!;
@@ -160,7 +156,6 @@ function exactNearTheCut(messages: readonly CanonicalMessage[], estimator: Token
     }
     if (newest || tokens <= left) left -= tokens;
     else everyStepFits = false;
-    end = start;
   }
   // Everything fits by exact counts: the window would keep it all (the composer opens it with a user turn).
   if (everyStepFits && left >= 0) return [...messages];
