@@ -7,7 +7,7 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '
 import { ContextContributorRegistry, createContextAssembler, resolveContextBudget, resolveContextConfiguration, type CanonicalMessage, type ToolDefinition } from '@strata/context';
 import { createModelClient, ScriptedLanguageModel, type ScriptedTurn } from '@strata/model';
 import { createMemoryStores } from '@strata/store';
-import { memoryOutputStore } from '@strata/testing';
+import { closedPort, memoryOutputStore, withOtel } from '@strata/testing';
 import { registerStandardTools, storeToolResult, ToolRegistry } from '@strata/tools';
 import { createAgentRun } from '../create-agent-run.js';
 import { ConfigurationError } from '@strata/context';
@@ -230,24 +230,10 @@ test('the protobuf reader of these tests reads what it is given: a hand-built re
   assert.deepEqual(decodeTraceRequest(request), { serviceNames: ['svc'], spans: [{ traceId: '07'.repeat(16), name: 'a' }, { traceId: '07'.repeat(16), name: 'b' }] });
 });
 
-/** Sets `variables` in process.env (the SDK's exporters read it) while `body` runs. */
-async function withProcessEnv<T>(variables: Record<string, string>, body: () => Promise<T>): Promise<T> {
-  const before = Object.fromEntries(Object.keys(variables).map((name) => [name, process.env[name]]));
-  Object.assign(process.env, variables);
-  try {
-    return await body();
-  } finally {
-    for (const [name, value] of Object.entries(before)) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
-  }
-}
-
 /** The run, traced through the OTLP tracer `env` asks for (set in process.env too, where the exporter reads it), flushed at its end. */
 async function exportedRun(env: Record<string, string>) {
   const warnings: string[] = [];
-  return withProcessEnv(env, async () => {
+  return withOtel(env, async () => {
     const otlp = await otlpTracerFromEnvironment(env, { warn: (line) => warnings.push(line) });
     assert.ok(otlp);
     const { result } = await tracedRun(false, { tracer: otlp.tracer });
@@ -296,11 +282,7 @@ test('OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf: a local receiver gets protobuf,
 });
 
 test('OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf with the collector down: the run completes, the failure is said once', async () => {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  const env = { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `http://127.0.0.1:${port}/v1/traces`, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' };
+  const env = { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `http://127.0.0.1:${await closedPort()}/v1/traces`, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' };
   const { result, warnings } = await exportedRun(env);
   assert.equal(result.stopReason, 'completed');
   assert.equal(warnings.length, 1);
