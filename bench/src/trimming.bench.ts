@@ -160,7 +160,11 @@ const POLICIES: readonly Policy[] = [
           const rest = pruned.filter((message) => message.role !== 'system');
           let total = aiSdkCount(system);
           let first = rest.length;
-          while (first > 0 && total + aiSdkCount([rest[first - 1]!]) <= budget) total += aiSdkCount([rest[(first -= 1)]!]);
+          for (; first > 0; first -= 1) {
+            const tokens = aiSdkCount([rest[first - 1]!]);
+            if (total + tokens > budget) break;
+            total += tokens;
+          }
           return [...system, ...rest.slice(first)];
         },
         chat: (output) => toOpenAIChat(fromAiSdkMessages(output as ModelMessage[])),
