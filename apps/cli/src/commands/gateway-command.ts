@@ -59,7 +59,7 @@ export async function gatewayCommand(args: readonly string[], io: CliIo): Promis
       traceSink: createFileTraceSink({ directory: traceDirectory }),
       view: viewerRoutes({ directory: traceDirectory, base: '/strata/view' }),
       telemetry: otlp ? (request) => createAgentTelemetry({ tracer: otlp.tracer, provider: request.provider, model: request.model, contextId: request.contextId, agentName: 'strata-gateway', warn }) : undefined,
-      onNotice: (message) => io.stderr.write(`[gateway] ${message}\n`),
+      onNotice: warn,
     });
   } catch (error) {
     await otlp?.shutdown();
