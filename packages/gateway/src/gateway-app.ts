@@ -196,14 +196,16 @@ export function createGatewayApp(options: GatewayOptions): Hono {
           }
           completion = await wire.forward!(upstreamEvents(events), readTool.name, client);
         } else completion = (await response.json()) as Record<string, unknown>;
-        if (wire === RESPONSES_WIRE) {
-          for (const item of RESPONSES_WIRE.withoutReads(completion, readTool.name).output as unknown[]) {
-            if (typeof item === 'object' && item !== null && typeof (item as { id?: unknown }).id === 'string') returnedItems.set((item as { id: string }).id, item as Record<string, unknown>);
-          }
-        }
         const usage = wire.usage(completion);
         await context.recordUsage(turn, { usage });
         const { reads, total } = wire.calls(completion, readTool.name);
+        // The client never sees a `read_tool_output` call: beside its own calls, or past MAX_READ_ROUNDS, they are left out.
+        const shown = reads.length === 0 ? completion : wire.withoutReads(completion, readTool.name);
+        if (wire === RESPONSES_WIRE) {
+          for (const item of Array.isArray(shown.output) ? (shown.output as unknown[]) : []) {
+            if (typeof item === 'object' && item !== null && typeof (item as { id?: unknown }).id === 'string') returnedItems.set((item as { id: string }).id, item as Record<string, unknown>);
+          }
+        }
         observe({ type: 'usage', usage: modelUsageOf(usage), finishReason: finishReasonOf(completion, total), response: responseMetadataOf(completion) });
         const mixed = reads.length > 0 && reads.length < total;
         const answered = reads.length > 0 && calls <= MAX_READ_ROUNDS && (!mixed || wire.readsOnly !== undefined);
@@ -228,8 +230,6 @@ export function createGatewayApp(options: GatewayOptions): Hono {
           own = [...own, ...wire.round(wire.readsOnly!(completion, readTool.name), answers)];
           await prepare();
         } else observe({ type: 'turn-end', turn: calls });
-        // The client never sees a `read_tool_output` call: beside its own calls, or past MAX_READ_ROUNDS, they are left out.
-        const shown = reads.length === 0 ? completion : wire.withoutReads(completion, readTool.name);
         // The extension field beside the upstream's own usage, which is passed on untouched.
         const extended = { ...shown, strata: { contextId: turn.contextId, upstreamCalls: calls, readToolOutputCalls: readCalls, sentTokens: budget?.totalTokens ?? null, savedTokens } };
         if (client !== undefined) {
