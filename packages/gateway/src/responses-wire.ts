@@ -197,8 +197,9 @@ function send(client: ClientStream, data: Record<string, unknown>): void {
 /**
  * The items passed through (not read into the history) of each step or
  * output group, by the calls of that group (`model <call id>`, `output
- * <call id>`): those before its last read item and those after it. A group without a call (a user message) has none
- * here: a message Strata changes there is converted alone.
+ * <call id>`): those before its last read item and those after it. A group
+ * without a call (a user message) has none here: a message Strata changes
+ * there is converted alone.
  */
 function passedItemsByCall(items: readonly Item[]): Map<string, { before: Item[]; after: Item[] }> {
   const byCall = new Map<string, { before: Item[]; after: Item[] }>();
@@ -236,7 +237,8 @@ export const RESPONSES_WIRE: Wire = {
     const kept = messages.some(({ origin }) => origin === INSTRUCTIONS);
     let instructions = body.instructions;
     const input: Item[] = [];
-    const passedBeside = passedItemsByCall(Array.isArray(body.messages) ? (body.messages as Item[]) : []);
+    // Grouped again only when a message Strata changed needs its client items (most requests change none).
+    let passedBeside: Map<string, { before: Item[]; after: Item[] }> | undefined;
     messages.forEach(({ message, origin }, index) => {
       if (origin === INSTRUCTIONS) return;
       if (origin && Array.isArray(origin.items)) input.push(...(origin.items as Item[]));
@@ -245,8 +247,9 @@ export const RESPONSES_WIRE: Wire = {
       else {
         // A step or output Strata changed (a masked output) keeps the client's items that went with it, before and after it as they came.
         const calls = message.role === 'tool' ? [`output ${message.toolCallId}`] : message.role === 'assistant' ? (message.toolCalls ?? []).map((call) => `model ${call.id}`) : [];
-        const passed = calls.map((call) => passedBeside.get(call)).find((found) => found !== undefined);
-        for (const call of calls) passedBeside.delete(call);
+        if (calls.length > 0) passedBeside ??= passedItemsByCall(Array.isArray(body.messages) ? (body.messages as Item[]) : []);
+        const passed = calls.map((call) => passedBeside!.get(call)).find((found) => found !== undefined);
+        for (const call of calls) passedBeside!.delete(call);
         input.push(...(passed?.before ?? []), ...toResponsesItems(message), ...(passed?.after ?? []));
       }
     });
