@@ -102,7 +102,7 @@ export const COMMAND_HELP = Object.freeze({
     summary: 'OpenAI chat and responses and Anthropic messages endpoints: each conversation one Strata context, every upstream request assembled within the window',
     options: [
       ['--upstream URL', "the upstream's base URL, e.g. https://api.openai.com/v1 (required)"],
-      ['--window N', "input tokens of every upstream request at most; default: asked of the upstream per model (Anthropic's Models API for /v1/messages; /v1/models of vLLM or LM Studio, then Ollama's /api/show, for OpenAI requests), cached; a model no server says the window of is refused with a 400"],
+      ['--window N', "input tokens of every upstream request at most; default: asked of the upstream per model (by the upstream's API: Anthropic's Models API for /v1/messages, or every front end under --provider anthropic; /v1/models of vLLM or LM Studio, then Ollama's /api/show, for OpenAI upstream requests), cached; a model no server says the window of is refused with a 400"],
       ['--provider openai|anthropic', 'the API every upstream request is in; without it, /v1/chat/completions, /v1/responses and /v1/messages are forwarded each in its own API. With it, the front end of the other API translates (see the notes)'],
       ['--host ADDRESS', 'the address to bind (default 127.0.0.1); any other needs --token'],
       ['--port N', 'the port (default 8788; 0 picks a free one)'],
