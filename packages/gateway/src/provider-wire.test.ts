@@ -196,3 +196,15 @@ test('the client\'s fields in the other API: limits, stops, temperature, tool ch
   ]);
   assert.deepEqual(wire.dropped!({ model: 'm', messages: [], tools }), ['tools[1]']);
 });
+
+test('an upstream answer in the client\'s API: a length stop, cache reads in the usage, text beside a tool call', () => {
+  const chat = translatedWire(OPENAI_WIRE, ANTHROPIC_WIRE).answer!({ id: 'msg_1', model: 'claude-test', content: [{ type: 'thinking', thinking: 't', signature: 's' }, { type: 'text', text: 'cut' }], stop_reason: 'max_tokens', usage: { input_tokens: 10, cache_read_input_tokens: 900, cache_creation_input_tokens: 90, output_tokens: 4 } });
+  assert.deepEqual(chat.choices, [{ index: 0, message: { role: 'assistant', content: 'cut' }, finish_reason: 'length' }]);
+  assert.deepEqual(chat.usage, { prompt_tokens: 1_000, completion_tokens: 4, total_tokens: 1_004, prompt_tokens_details: { cached_tokens: 900 } });
+  const message = translatedWire(ANTHROPIC_WIRE, OPENAI_WIRE).answer!({ id: 'chatcmpl-1', model: 'gpt-test', choices: [{ index: 0, message: { role: 'assistant', content: 'Looking.', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'run_step', arguments: '{"step":2}' } }] }, finish_reason: 'tool_calls' }], usage: { prompt_tokens: 1_000, completion_tokens: 7, prompt_tokens_details: { cached_tokens: 600 } } });
+  assert.deepEqual(message.content, [{ type: 'text', text: 'Looking.' }, { type: 'tool_use', id: 'call_1', name: 'run_step', input: { step: 2 } }]);
+  assert.equal(message.stop_reason, 'tool_use');
+  assert.deepEqual(message.usage, { input_tokens: 400, output_tokens: 7, cache_read_input_tokens: 600, cache_creation_input_tokens: 0 });
+  const cut = translatedWire(ANTHROPIC_WIRE, OPENAI_WIRE).answer!({ choices: [{ index: 0, message: { role: 'assistant', content: 'cu' }, finish_reason: 'length' }] });
+  assert.equal(cut.stop_reason, 'max_tokens');
+});
