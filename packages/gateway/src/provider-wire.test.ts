@@ -33,6 +33,9 @@ function checkReadBack(upstream: ScriptedUpstream, outputs: readonly string[]): 
   for (const [callId, text] of upstream.readBack) assert.equal(text, outputs[Number(callId.slice('call-'.length))], callId);
 }
 
+/** The largest upstream request's JSON, in characters: what the window kept it to. */
+const largestRequest = (upstream: ScriptedUpstream): number => Math.max(...upstream.requests.map(({ body }) => JSON.stringify(body).length));
+
 test(`openai chat client over an Anthropic upstream (--provider anthropic), streamed and not: a ${STEPS}-step tool loop in Anthropic's API upstream`, async (t) => {
   const outputs = recordedOutputs();
   const rules = await loadProviderRules();
@@ -68,6 +71,7 @@ test(`openai chat client over an Anthropic upstream (--provider anthropic), stre
   assert.equal(seen.filter((name) => name === 'run_step').length, STEPS, 'the client ran every step');
   assert.deepEqual(seen.filter((name) => name !== 'run_step'), [], 'the client never sees read_tool_output');
   checkReadBack(upstream, outputs);
+  t.diagnostic(`chat over anthropic: upstream requests ${upstream.requests.length}, largest ${largestRequest(upstream)} JSON characters, outputs read back ${upstream.readBack.size}`);
   for (const [index, { body, history, headers }] of upstream.requests.entries()) {
     if (rules) assert.deepEqual(rules.violations(toOpenAIChat(history), 'anthropic'), [], `request ${index}`);
     assert.equal(body.max_tokens, DEFAULT_ANTHROPIC_MAX_TOKENS, `request ${index}: the default max_tokens`);
@@ -117,6 +121,7 @@ test(`anthropic messages client over an OpenAI chat upstream (--provider openai)
   assert.equal(seen.filter((name) => name === 'run_step').length, STEPS, 'the client ran every step');
   assert.deepEqual(seen.filter((name) => name !== 'run_step'), [], 'the client never sees read_tool_output');
   checkReadBack(upstream, outputs);
+  t.diagnostic(`messages over openai: upstream requests ${upstream.requests.length}, largest ${largestRequest(upstream)} JSON characters, outputs read back ${upstream.readBack.size}`);
   for (const [index, { body, headers }] of upstream.requests.entries()) {
     if (rules) assert.deepEqual(rules.violations(body.messages, 'openai'), [], `request ${index}`);
     assert.deepEqual(body.messages[0], { role: 'system', content: SYSTEM }, `request ${index}: the system prompt as the first message`);
