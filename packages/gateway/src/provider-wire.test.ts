@@ -6,6 +6,9 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { toOpenAIChat } from '@strata/context';
 import { loadProviderRules } from '@strata/testing';
+import { ConfigurationError } from '@strata/context';
+import { createMemoryStores } from '@strata/store';
+import { createGatewayApp } from './gateway-app.js';
 import { startGateway } from './gateway-server.js';
 import { ANTHROPIC_VERSION, DEFAULT_ANTHROPIC_MAX_TOKENS, DROPPED_FIELDS_HEADER, UPSTREAM_ERROR_FIELD, translatedWire, upstreamFields } from './provider-wire.js';
 import { listen, recordedOutputs, STEPS, WINDOW } from './testing/gateway-fixtures.js';
@@ -212,4 +215,9 @@ test('an upstream answer in the client\'s API: a length stop, cache reads in the
   assert.deepEqual(message.usage, { input_tokens: 400, output_tokens: 7, cache_read_input_tokens: 600, cache_creation_input_tokens: 0 });
   const cut = translatedWire(ANTHROPIC_WIRE, OPENAI_WIRE).answer!({ choices: [{ index: 0, message: { role: 'assistant', content: 'cu' }, finish_reason: 'length' }] });
   assert.equal(cut.stop_reason, 'max_tokens');
+});
+
+test('a provider that is neither openai nor anthropic is a configuration error naming the setting', () => {
+  const stores = createMemoryStores();
+  assert.throws(() => createGatewayApp({ upstream: 'http://127.0.0.1:1/v1', windowTokens: WINDOW, sessionStore: stores.sessions, outputStore: stores.toolOutputs, provider: 'gemini' as never }), (error: unknown) => ConfigurationError.isInstance(error) && /options\.provider/.test((error as Error).message));
 });
