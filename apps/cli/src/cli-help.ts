@@ -102,8 +102,8 @@ export const COMMAND_HELP = Object.freeze({
     summary: 'OpenAI chat and responses and Anthropic messages endpoints: each conversation one Strata context, every upstream request assembled within the window',
     options: [
       ['--upstream URL', "the upstream's base URL, e.g. https://api.openai.com/v1 (required)"],
-      ['--window N', "input tokens of every upstream request at most; default: asked of the upstream per model (Anthropic's Models API for /v1/messages; /v1/models of vLLM or LM Studio, then Ollama's /api/show, for OpenAI requests), cached; a model no server says the window of is refused with a 400"],
-      ['--provider openai|anthropic', 'the API the upstream speaks (default openai); /v1/chat/completions and /v1/messages are forwarded each in its own API'],
+      ['--window N', "input tokens of every upstream request at most; default: asked of the upstream per model (by the upstream's API: Anthropic's Models API for /v1/messages, or every front end under --provider anthropic; /v1/models of vLLM or LM Studio, then Ollama's /api/show, for OpenAI upstream requests), cached; a model no server says the window of is refused with a 400"],
+      ['--provider openai|anthropic', 'the API every upstream request is in; without it, /v1/chat/completions, /v1/responses and /v1/messages are forwarded each in its own API. With it, the front end of the other API translates (see the notes)'],
       ['--host ADDRESS', 'the address to bind (default 127.0.0.1); any other needs --token'],
       ['--port N', 'the port (default 8788; 0 picks a free one)'],
       ['--store URL', 'where contexts and stored outputs are kept (default sqlite:strata-gateway.db); postgres://...[?schema=NAME] for several gateways sharing the load'],
@@ -117,6 +117,7 @@ export const COMMAND_HELP = Object.freeze({
       'Prints its base URL as the first line. The upstream key is STRATA_UPSTREAM_API_KEY when set, else the client\'s own header is forwarded (with --token, send the token as x-strata-token to keep Authorization or x-api-key for the key).',
       'Clients name a conversation with the x-strata-session header; without it, by its opening (system and first user message).',
       'GET /health answers without a token; GET /strata/view is the trace viewer (with --token, open /strata/view?token=T once).',
+      'With --provider, a request of the other API is translated through Strata\'s canonical messages: system prompt, tool calls and results, stop reasons and usage (input/output tokens) mapped; the client\'s key goes in the upstream\'s header (Bearer to x-api-key and back; anthropic-version 2023-06-01 unless sent). A streamed request is answered as the finished answer replayed as the client\'s stream (the upstream is called unstreamed). Over Anthropic, max_tokens is the client\'s max_completion_tokens or max_tokens, else 4096; temperature is capped at 1. Fields the upstream\'s API has no meaning for (and tools it cannot declare) are not sent and are listed in the x-strata-dropped-fields response header. An upstream error keeps its status, in the client\'s error shape, its own body in upstream_error. /v1/responses is refused with a 400 under --provider anthropic; /v1/messages/count_tokens is always our own count, never forwarded.',
       'OpenTelemetry as `strata run`: with OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) set, one trace per client request, a span per upstream call; OTEL_SERVICE_NAME, OTEL_EXPORTER_OTLP_PROTOCOL and the other OTEL_* variables are the SDK\'s own.',
     ],
   },

@@ -7,6 +7,7 @@ import { ClientStream, upstreamEvents } from './client-stream.js';
 import { ANTHROPIC_WIRE, OPENAI_WIRE, relay, type ChatMessage, type Wire } from './wires.js';
 import { RESPONSES_WIRE, responsesRequest } from './responses-wire.js';
 import { storedOncePerCall } from './stored-once.js';
+import { DROPPED_FIELDS_HEADER, translatedWire, type GatewayProvider } from './provider-wire.js';
 import { finishReasonOf, modelUsageOf, responseMetadataOf, type GatewayEvent, type GatewayRequestTelemetry, type GatewayStopReason, type GatewayTelemetry } from './gateway-telemetry.js';
 
 /** The header a client names its conversation with; without it the conversation is keyed by its opening (system + first user message). */
@@ -50,9 +51,16 @@ export interface GatewayOptions {
    * What it throws never changes the request's outcome. Default: none.
    */
   readonly telemetry?: GatewayTelemetry;
+  /**
+   * The API of every upstream request. Default: none, each front end forwards in its own API.
+   * Given, the chat and messages front ends of the other API translate (see `translatedWire`: the upstream is called
+   * unstreamed and a streamed request gets the finished answer replayed as its stream), and `/v1/responses` is
+   * refused with a 400 unless it is `openai`.
+   */
+  readonly provider?: GatewayProvider;
 }
 
-/** The window of the model a request names: `api` is the front end's (`anthropic` for `/v1/messages`), `apiKey` the key the request goes upstream with. */
+/** The window of the model a request names: `api` is the upstream's (the front end's without `provider`), `apiKey` the key the request goes upstream with. */
 export type GatewayWindow = (request: { readonly model: string; readonly api: 'openai' | 'anthropic'; readonly apiKey: string | undefined }) => Promise<number>;
 
 
@@ -67,9 +75,15 @@ export type GatewayWindow = (request: { readonly model: string; readonly api: 'o
  * calls the model again, so the client sees only its own tools' calls and
  * the final answer. Fields of the request the gateway does not read go
  * upstream untouched; upstream errors come back with their status and body.
+ * With `provider`, every upstream request is in that API (see `translatedWire`).
  */
 export function createGatewayApp(options: GatewayOptions): Hono {
   const settings = checkOptions(options);
+  const upstreamWire = options.provider === undefined ? undefined : options.provider === 'anthropic' ? ANTHROPIC_WIRE : OPENAI_WIRE;
+  /** A front end's wire over the upstream's API: itself without a provider or when the APIs agree, else translated. */
+  const over = (wire: Wire): Wire => (upstreamWire === undefined || upstreamWire === wire ? wire : translatedWire(wire, upstreamWire));
+  const chatWire = over(OPENAI_WIRE);
+  const messagesWire = over(ANTHROPIC_WIRE);
   const fetchUpstream = options.fetch ?? fetch;
   const readTool = createReadToolOutputTool({ store: options.outputStore });
   // Once per call: a retry that starts its context over gives the client's results again (see stored-once.ts).
@@ -108,6 +122,8 @@ export function createGatewayApp(options: GatewayOptions): Hono {
     const clientTools = Array.isArray(body.tools) ? (body.tools as unknown[]) : [];
     const tools = [...wire.toolSchemas(clientTools).filter((tool) => tool.name !== readTool.name), { name: readTool.name, description: readTool.description, parameters: readTool.parameters }];
     const headers = wire.headers(c.req.raw.headers, options.upstreamApiKey);
+    const dropped = wire.dropped?.(body) ?? [];
+    const droppedHeader: Record<string, string> = dropped.length > 0 ? { [DROPPED_FIELDS_HEADER]: dropped.join(', ') } : {};
     let context: HostLoopContext<ChatMessage | null>;
     try {
       context = contextFor(await windowOf(settings.windowTokens, wire, body, headers));
@@ -140,7 +156,7 @@ export function createGatewayApp(options: GatewayOptions): Hono {
       const turn = await context.prepare({ contextId, scope: 'gateway', messages: imported.slice(0, hostCount), ownMessages, tools });
       contextId = turn.contextId;
       if (observed === undefined && options.telemetry !== undefined) {
-        const request = { provider: wire === ANTHROPIC_WIRE ? 'anthropic' as const : 'openai' as const, model: typeof body.model === 'string' && body.model !== '' ? body.model : 'unknown', contextId: turn.contextId };
+        const request = { provider: wire.api, model: typeof body.model === 'string' && body.model !== '' ? body.model : 'unknown', contextId: turn.contextId };
         ignoreFailure(() => (observed = options.telemetry!(request)));
       }
       return { turn, imported: imported.slice(0, hostCount) };
@@ -155,7 +171,7 @@ export function createGatewayApp(options: GatewayOptions): Hono {
     const loop = async (): Promise<Response> => {
       for (;;) {
         const { turn, imported } = await prepare();
-        let upstreamBody = { ...wire.upstreamBody(body, turn.messages), ...(streamed ? wire.streamFields!(body) : {}), tools: [...clientTools.filter((tool) => wire.toolName(tool) !== readTool.name), wire.toolEntry(readTool)] };
+        let upstreamBody = { ...wire.upstreamBody(body, turn.messages), ...(streamed ? wire.streamFields!(body) : {}), tools: wire.upstreamTools ? wire.upstreamTools(clientTools, readTool) : [...clientTools.filter((tool) => wire.toolName(tool) !== readTool.name), wire.toolEntry(readTool)] };
         if (wire.markCache) {
           const marked = wire.markCache(upstreamBody, sentChains.get(turn.contextId));
           upstreamBody = marked.body as typeof upstreamBody;
@@ -175,7 +191,12 @@ export function createGatewayApp(options: GatewayOptions): Hono {
           stopReason = 'model-error';
           observe({ type: 'turn-end', turn: calls });
           await context.recordUsage(turn, { error: response.status });
-          if (client === undefined) return relay(response);
+          if (client === undefined) {
+            if (wire.upstreamError === undefined) return relay(response);
+            const failed = wire.upstreamError(response.status, await response.text());
+            for (const [name, value] of Object.entries(droppedHeader)) failed.headers.set(name, value);
+            return failed;
+          }
           // The stream already began: the upstream's error is its last event.
           client.send('error', upstreamError(response.status, await response.text()));
           client.end();
@@ -197,6 +218,7 @@ export function createGatewayApp(options: GatewayOptions): Hono {
           completion = await wire.forward!(upstreamEvents(events), readTool.name, client);
         } else completion = (await response.json()) as Record<string, unknown>;
         const usage = wire.usage(completion);
+        if (wire.answer) completion = wire.answer(completion);
         await context.recordUsage(turn, { usage });
         const { reads, total } = wire.calls(completion, readTool.name);
         // The client never sees a `read_tool_output` call: beside its own calls, or past MAX_READ_ROUNDS, they are left out.
@@ -237,7 +259,7 @@ export function createGatewayApp(options: GatewayOptions): Hono {
           client.end();
           return client.response({});
         }
-        const responseHeaders = { [CONTEXT_HEADER]: turn.contextId, [UPSTREAM_CALLS_HEADER]: String(calls), ...(savedTokens === null ? {} : { [SAVED_TOKENS_HEADER]: String(savedTokens) }) };
+        const responseHeaders = { ...droppedHeader, [CONTEXT_HEADER]: turn.contextId, [UPSTREAM_CALLS_HEADER]: String(calls), ...(savedTokens === null ? {} : { [SAVED_TOKENS_HEADER]: String(savedTokens) }) };
         return body.stream === true ? wire.stream(extended, responseHeaders) : Response.json(extended, { headers: responseHeaders });
       }
     };
@@ -269,7 +291,8 @@ export function createGatewayApp(options: GatewayOptions): Hono {
    * would assemble for this history from scratch (in scratch stores: nothing
    * is stored, no context continued), by the conservative estimate that
    * decides the window, so never below what the window costs by our count.
-   * Not forwarded: the upstream would count the client's whole history.
+   * Not forwarded, whatever the `provider`: the upstream would count the client's whole history (and an OpenAI
+   * upstream has no such endpoint); the count is our own estimate.
    */
   const countTokens = async (request: Request): Promise<Response> => {
     const body = await readJsonObject(request);
@@ -298,11 +321,13 @@ export function createGatewayApp(options: GatewayOptions): Hono {
 
   const app = new Hono();
   app.get('/health', (c) => c.json({ ok: true }));
-  app.get('/v1/models', async (c) => relay(await fetchUpstream(`${settings.upstream}/models`, { headers: OPENAI_WIRE.headers(c.req.raw.headers, options.upstreamApiKey) })));
-  app.post('/v1/chat/completions', (c) => converse(OPENAI_WIRE, c));
-  app.post('/v1/messages', (c) => converse(ANTHROPIC_WIRE, c));
+  app.get('/v1/models', async (c) => relay(await fetchUpstream(`${settings.upstream}/models`, { headers: chatWire.headers(c.req.raw.headers, options.upstreamApiKey) })));
+  app.post('/v1/chat/completions', (c) => converse(chatWire, c));
+  app.post('/v1/messages', (c) => converse(messagesWire, c));
   app.post('/v1/messages/count_tokens', (c) => countTokens(c.req.raw));
   app.post('/v1/responses', async (c) => {
+    // Not translated: the Responses API's items (reasoning, references, stored responses) have no Anthropic counterpart here.
+    if (upstreamWire !== undefined && upstreamWire !== OPENAI_WIRE) return RESPONSES_WIRE.error(400, `/v1/responses is served over an OpenAI upstream only; this gateway runs with --provider ${options.provider}: use /v1/chat/completions or /v1/messages`);
     const request = await responsesRequest(c, (id) => returnedItems.get(id));
     if (request instanceof Response) return request;
     if (!('passThrough' in request)) return converse(RESPONSES_WIRE, request);
@@ -325,7 +350,7 @@ export function createGatewayApp(options: GatewayOptions): Hono {
 async function windowOf(windowTokens: number | GatewayWindow, wire: Wire, body: Record<string, unknown>, headers: Record<string, string>): Promise<number> {
   if (typeof windowTokens === 'number') return windowTokens;
   if (typeof body.model !== 'string' || body.model.trim() === '') throw new Error('model: the gateway has no --window and finds the window by the model the request names; name one');
-  const api = wire === ANTHROPIC_WIRE ? 'anthropic' : 'openai';
+  const api = wire.api;
   const apiKey = api === 'anthropic' ? headers['x-api-key'] : headers.authorization?.replace(/^Bearer\s+/i, '');
   const tokens = await windowTokens({ model: body.model, api, apiKey: apiKey || undefined });
   if (!Number.isSafeInteger(tokens) || tokens < 1_000) throw new Error(`the window of ${body.model} must be an integer of at least 1000 tokens, the resolver gave ${JSON.stringify(tokens)}`);
@@ -351,6 +376,7 @@ function checkOptions(options: GatewayOptions): { upstream: string; windowTokens
   }
   if (options.upstreamApiKey !== undefined && typeof options.upstreamApiKey !== 'string') throw new ConfigurationError({ setting: 'upstreamApiKey', message: 'gateway options.upstreamApiKey must be a string when given' });
   if (options.fetch !== undefined && typeof options.fetch !== 'function') throw new ConfigurationError({ setting: 'fetch', message: 'gateway options.fetch must be a function when given' });
+  if (options.provider !== undefined && options.provider !== 'openai' && options.provider !== 'anthropic') throw new ConfigurationError({ setting: 'provider', message: `gateway options.provider must be "openai" or "anthropic" when given, got ${JSON.stringify(options.provider)}` });
   if (options.telemetry !== undefined && typeof options.telemetry !== 'function') throw new ConfigurationError({ setting: 'telemetry', message: 'gateway options.telemetry must be a function when given' });
   if (options.traceSink !== undefined && typeof options.traceSink?.write !== 'function') throw new ConfigurationError({ setting: 'traceSink', message: 'gateway options.traceSink must be a trace sink (write) when given' });
   return { upstream: upstream.toString().replace(/\/+$/, ''), windowTokens: options.windowTokens };

@@ -4,6 +4,7 @@ import { ConfigurationError, type TraceSink } from '@strata/context';
 import { openStores } from '@strata/store';
 import { createGatewayApp, type GatewayWindow } from './gateway-app.js';
 import type { GatewayTelemetry } from './gateway-telemetry.js';
+import type { GatewayProvider } from './provider-wire.js';
 import { errorResponse, guardRequests } from './request-guard.js';
 import { createWindowResolver } from './window-resolver.js';
 
@@ -34,6 +35,8 @@ export interface StartGatewayOptions {
   readonly view?: (path: string) => Promise<Response | undefined>;
   /** How long `close` waits for requests in flight before it cuts their connections. Default 30,000 ms. */
   readonly shutdownTimeoutMs?: number;
+  /** The API of every upstream request (see `GatewayOptions.provider`). Default: each front end forwards in its own API. */
+  readonly provider?: GatewayProvider;
   /** Receives what the gateway notices beside requests (a window discovery notice). */
   readonly onNotice?: (message: string) => void;
 }
@@ -71,7 +74,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   const stores = await openStores(options.store ?? DEFAULT_GATEWAY_STORE, { setting: 'gateway store' });
   let handler: (request: Request) => Promise<Response>;
   try {
-    const app = createGatewayApp({ upstream: options.upstream, windowTokens, sessionStore: stores.sessions, outputStore: stores.toolOutputs, upstreamApiKey: options.upstreamApiKey, traceSink: options.traceSink, telemetry: options.telemetry });
+    const app = createGatewayApp({ upstream: options.upstream, windowTokens, sessionStore: stores.sessions, outputStore: stores.toolOutputs, upstreamApiKey: options.upstreamApiKey, traceSink: options.traceSink, telemetry: options.telemetry, provider: options.provider });
     const view = options.view;
     if (view) app.get('/strata/view/*', async (c) => (await view(c.req.path.slice('/strata/view'.length) || '/')) ?? c.notFound());
     if (view) app.get('/strata/view', async (c) => (await view('/')) ?? c.notFound());

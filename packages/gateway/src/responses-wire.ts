@@ -221,6 +221,7 @@ function sseText(events: ReadonlyArray<Record<string, unknown>>): string {
 
 /** `POST /v1/responses` (reached through `responsesRequest`, which puts `input` in `messages`). */
 export const RESPONSES_WIRE: Wire = {
+  api: 'openai',
   path: '/responses',
   opening: (body) => JSON.stringify(body.instructions ?? null),
   import(body, messages) {

@@ -2,7 +2,7 @@
 import { messageChain, withCacheMarker, withClientBlocks } from './anthropic-fidelity.js';
 import { ClientStream, eventData, sseEvent } from './client-stream.js';
 import type { EventSourceMessage } from 'eventsource-parser/stream';
-import { fromAnthropicMessages, fromOpenAIChat, toAnthropicMessages, toOpenAIChat, type CanonicalMessage, type HostLoopUsage, type ImportedMessage, type JsonValue, type ToolDefinition, type ToolSchema } from '@strata/context';
+import { fromAnthropicMessages, fromOpenAIChat, toAnthropicMessages, toOpenAIChat, type CanonicalMessage, type HostLoopUsage, type ImportedMessage, type JsonValue, type ToolSchema } from '@strata/context';
 
 /** A wire message: the client's own object, passed upstream untouched while Strata leaves it unchanged. */
 export interface ChatMessage {
@@ -13,6 +13,8 @@ export interface ChatMessage {
 
 /** One front end's wire format. */
 export interface Wire {
+  /** The API of the upstream requests this wire makes (and of the window resolver's and telemetry's `provider`). */
+  readonly api: 'openai' | 'anthropic';
   /** The upstream path after the base URL. */
   readonly path: string;
   /** What precedes the messages and belongs to the conversation's opening (Anthropic's `system`). */
@@ -22,8 +24,17 @@ export interface Wire {
   upstreamBody(body: Record<string, unknown>, messages: ReadonlyArray<{ readonly message: CanonicalMessage; readonly origin: ChatMessage | null | undefined }>): Record<string, unknown>;
   toolSchemas(tools: readonly unknown[]): ToolSchema[];
   toolName(tool: unknown): unknown;
-  toolEntry(tool: ToolDefinition): Record<string, unknown>;
+  toolEntry(tool: ToolSchema): Record<string, unknown>;
+  /** The upstream request's tools: the client's own (less any of the gateway's name) and `read`. Absent: the client's entries as they came, then `toolEntry(read)`. */
+  upstreamTools?(clientTools: readonly unknown[], read: ToolSchema): unknown[];
+  /** The client's fields that are not sent upstream, listed in DROPPED_FIELDS_HEADER. Absent: none. */
+  dropped?(body: Record<string, unknown>): string[];
+  /** The upstream's answer in the client's API, read before anything else reads it (its calls, rounds, stream). Absent: already the client's. */
+  answer?(completion: Record<string, unknown>): Record<string, unknown>;
+  /** An upstream error answer (status and body) as the client's. Absent: relayed as it came. */
+  upstreamError?(status: number, text: string): Response;
   headers(incoming: Headers, apiKey: string | undefined): Record<string, string>;
+  /** The usage of an upstream answer as it came (before `answer`). */
   usage(completion: Record<string, unknown>): HostLoopUsage;
   /** The gateway's own calls in the answer, and how many calls it has in all. */
   calls(completion: Record<string, unknown>, readName: string): { reads: Array<{ id: string; input: JsonValue }>; total: number };
@@ -102,6 +113,7 @@ const openAICalls = (message: ChatMessage | undefined): OpenAICall[] => (Array.i
 
 /** `POST /v1/chat/completions`. */
 export const OPENAI_WIRE: Wire = {
+  api: 'openai',
   path: '/chat/completions',
   opening: () => '',
   import(_body, messages) {
@@ -228,6 +240,7 @@ const anthropicBlocks = (completion: Record<string, unknown>): AnthropicBlock[] 
 
 /** `POST /v1/messages`: every message converted through the canonical history (its blocks are split and joined there). */
 export const ANTHROPIC_WIRE: Wire = {
+  api: 'anthropic',
   path: '/messages',
   opening: (body) => JSON.stringify(body.system ?? null),
   import: (body, messages) => fromAnthropicMessages({ system: body.system, messages }).map((message) => ({ message, origin: null })),

@@ -68,6 +68,33 @@ test('strata gateway refuses a missing --upstream, an unknown provider, a bad --
   await assert.rejects(CLI_COMMANDS.gateway!.run(['--upstream', 'http://127.0.0.1:1/v1', '--max-messages', '0'], io), /--max-messages/);
 });
 
+test('strata gateway --provider anthropic sends a chat completions request to the upstream\'s /messages in Anthropic\'s API; without it, to /chat/completions', async (t) => {
+  const seen: Array<{ path: string | undefined; body: Record<string, unknown> }> = [];
+  const upstreamUrl = await startUpstream(t, async (request, response) => {
+    let raw = '';
+    for await (const chunk of request) raw += chunk;
+    seen.push({ path: request.url, body: JSON.parse(raw) as Record<string, unknown> });
+    const answer = request.url === '/v1/messages'
+      ? { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-test', content: [{ type: 'text', text: 'done' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 5, output_tokens: 1 } }
+      : { id: 'c', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'done' }, finish_reason: 'stop' }], usage: { prompt_tokens: 5, completion_tokens: 1 } };
+    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+  });
+  for (const provider of [['--provider', 'anthropic'], []]) {
+    const { firstLine, exit, stop } = startGatewayCommand(t, () => ['--upstream', upstreamUrl, '--window', '24000', '--port', '0', '--store', 'memory:', ...provider], {});
+    const url = await firstLine;
+    const answered = await fetch(`${url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer client-key' }, body: JSON.stringify({ model: 'm', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hello' }] }) });
+    assert.equal(answered.status, 200);
+    const completion = (await answered.json()) as { object: string; choices: Array<{ message: { content: string }; finish_reason: string }> };
+    assert.deepEqual([completion.object, completion.choices[0]!.message.content, completion.choices[0]!.finish_reason], ['chat.completion', 'done', 'stop']);
+    stop.abort();
+    assert.equal(await exit, 0);
+  }
+  assert.deepEqual(seen.map(({ path }) => path), ['/v1/messages', '/v1/chat/completions']);
+  assert.equal(seen[0]!.body.system, 'Be brief.');
+  assert.equal(seen[0]!.body.max_tokens, 4_096);
+  assert.equal(seen[1]!.body.max_tokens, undefined);
+});
+
 test('strata gateway --help documents every option it parses', () => {
   const documented = (GATEWAY_HELP.options ?? []).map(([flag]) => flag.split(' ')[0]);
   assert.deepEqual([...documented].sort(), Object.keys(GATEWAY_OPTIONS).map((name) => `--${name}`).sort());

@@ -1,4 +1,4 @@
-// strata gateway --upstream URL: OpenAI- and Anthropic-compatible endpoints whose every upstream request Strata assembles.
+// strata gateway --upstream URL [--provider openai|anthropic]: OpenAI- and Anthropic-compatible endpoints whose every upstream request Strata assembles.
 import { resolve } from 'node:path';
 import { createAgentTelemetry, otlpTracerFromEnvironment } from '@strata/agent';
 import { createFileTraceSink } from '@strata/store';
@@ -27,8 +27,8 @@ export const GATEWAY_OPTIONS = Object.freeze({
 export async function gatewayCommand(args: readonly string[], io: CliIo): Promise<number> {
   const { values } = parseCommandArguments('strata gateway', args, GATEWAY_OPTIONS);
   if (!values.upstream) throw new CliInputError({ culprit: '--upstream', message: 'strata gateway: --upstream <base URL> is required' });
-  // Both front ends are served, each forwarded in its own API; the upstream's provider is checked, not yet used (no translation).
-  oneOf(values.provider, '--provider', ['openai', 'anthropic'] as const, 'openai');
+  // Without --provider each front end forwards in its own API; with it every upstream request is in that API.
+  const provider = values.provider === undefined ? undefined : oneOf(values.provider, '--provider', ['openai', 'anthropic'] as const, 'openai');
   const host = values.host?.trim() || '127.0.0.1';
   const token = values.token?.trim() || io.env.STRATA_GATEWAY_TOKEN?.trim() || undefined;
   if (token !== undefined && token.length < 16) throw new CliInputError({ culprit: values.token ? '--token' : 'STRATA_GATEWAY_TOKEN', message: 'strata gateway: the token must be at least 16 characters' });
@@ -46,6 +46,7 @@ export async function gatewayCommand(args: readonly string[], io: CliIo): Promis
   try {
     gateway = await startGateway({
       upstream: values.upstream,
+      provider,
       windowTokens: optional(values.window, '--window'),
       store: values.store ?? DEFAULT_GATEWAY_STORE,
       hostname: host,
