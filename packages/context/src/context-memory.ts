@@ -2,7 +2,7 @@ import { checkCanonicalHistory, checkCanonicalMessage } from './canonical-histor
 import type { CanonicalHistory, CanonicalMessage } from './messages.js';
 import { lastPlanCall } from './plan-progress.js';
 import { isSignedAssistant } from './signed-reasoning.js';
-import { sharedPrefixLength } from './shared-prefix.js';
+import { recordSharedPrefix, sharedPrefixLength } from './shared-prefix.js';
 import type { TokenEstimator } from './token-estimator.js';
 
 /** Messages `ContextMemory.composedMessage` indexes at least, from the end of the composed history, when it starts looking. */
@@ -38,19 +38,28 @@ export class ContextMemory {
   private readonly recent = new Set<CanonicalMessage>();
   private recentFrom = 0;
 
-  /** Checks the history as `checkCanonicalHistory` does, walking only the messages not checked last turn. */
+  /**
+   * The turn's own copy of the caller's history, checked as `checkCanonicalHistory` does: one slice, then one walk
+   * that finds where it first differs from last turn's copy and checks only the messages from there. The caller may
+   * change its array in place after the turn; the copy is the memory's and no caller holds it.
+   */
   check(history: unknown): CanonicalHistory {
     if (!Array.isArray(history)) return checkCanonicalHistory(history);
-    const shared = sharedPrefixLength(this.checked, history);
-    for (let index = shared; index < history.length; index += 1) {
-      checkCanonicalMessage(history[index], `history[${index}]`, { remember: false });
-      if (isSignedAssistant(history[index] as CanonicalMessage)) this.signed.add(history[index] as CanonicalMessage);
+    const copy = history.slice() as CanonicalMessage[];
+    const previous = this.checked;
+    const limit = Math.min(previous.length, copy.length);
+    let shared = 0;
+    while (shared < limit && previous[shared] === copy[shared]) shared += 1;
+    recordSharedPrefix(previous, copy, shared);
+    for (let index = shared; index < copy.length; index += 1) {
+      checkCanonicalMessage(copy[index], `history[${index}]`, { remember: false });
+      if (isSignedAssistant(copy[index]!)) this.signed.add(copy[index]!);
     }
-    this.checked = history as CanonicalHistory;
+    this.checked = copy;
     // The latest plan call, looked for only among the messages that changed unless it was among them.
     const stillValid = this.planCall === null || this.planCall.index < shared;
-    this.planCall = (stillValid ? lastPlanCall(this.checked, shared) ?? this.planCall : lastPlanCall(this.checked)) ?? null;
-    return this.checked;
+    this.planCall = (stillValid ? lastPlanCall(copy, shared) ?? this.planCall : lastPlanCall(copy)) ?? null;
+    return copy;
   }
 
   /** The latest `update_plan` call of the history last checked (`null`: none), for the trace's plan progress. */
