@@ -272,7 +272,7 @@ export class ContextAssembler {
     });
     turn.state = withDefined({ ...turn.state, lastInputTokens: trace.budget!.totalTokens });
     const traced = precounted.length === 0 ? trace : { ...trace, diagnostics: [...trace.diagnostics, ...precounted] };
-    return { input, trace: await this.timed(turn, 'trace', () => this.writeTrace(turn, traced)), history: history === request.history ? given.history : [...history], historyChanged: history !== request.history, state: turn.state };
+    return { input, trace: await this.timed(turn, 'trace', () => this.writeTrace(turn, traced)), history: history === request.history ? given.history : history.slice(), historyChanged: history !== request.history, state: turn.state };
   }
 
   /** Runs one stage, reporting its duration to `onStage` when one is set. */
