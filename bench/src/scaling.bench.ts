@@ -4,6 +4,9 @@
 // appended to the previous turn's history), with the heap after the warm turns.
 import { ConservativeTokenEstimator, ContextContributorRegistry, createContextAssembler, resolveContextBudget, type CanonicalMessage } from '@strata/context';
 import { loadSweAgentConversations, loadTauBenchConversations, withCallIdSuffix } from '@strata/testing';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { skippedResult, type BenchOptions, type BenchResult } from './bench-result.js';
 import { collectGarbage, cpuTimeAsync, fixed, median } from './measure.js';
 
@@ -50,6 +53,56 @@ function assembler() {
   return createContextAssembler({ registry, budget: resolveContextBudget({ inputCapTokens: 111_616 }), estimator: new ConservativeTokenEstimator({ family: 'o200k' }) });
 }
 
+/** A field of /proc/self/status in bytes (`VmRSS`, `VmHWM`: the resident set now and its peak), NaN where there is none. */
+function statusBytes(field: 'VmRSS' | 'VmHWM'): number {
+  try {
+    const line = readFileSync('/proc/self/status', 'utf8').split('\n').find((candidate) => candidate.startsWith(`${field}:`));
+    return line === undefined ? Number.NaN : Number(/(\d+)\s*kB/.exec(line)?.[1] ?? Number.NaN) * 1024;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Peak-RSS measurement run alone in a child process: `node --expose-gc scaling.bench.js --peak-rss <messages> <warm turns>`. */
+const PEAK_RSS_FLAG = '--peak-rss';
+
+/**
+ * In this (child) process: the resident set's peak over the floor, in bytes,
+ * while one assembler takes a cold turn over `size` messages and `warmTurns`
+ * warm ones. The floor is the resident set with the history and one copy of
+ * it (the slice handed in), garbage collected; the peak is counted from there
+ * (writing 5 to /proc/self/clear_refs resets it). NaN where Linux's /proc is absent.
+ */
+async function peakRssOverFloor(size: number, warmTurns: number): Promise<number> {
+  const all = chainedHistory(size, warmTurns);
+  if (!all) return Number.NaN;
+  const base = all.slice(0, size);
+  collectGarbage();
+  const floor = statusBytes('VmRSS');
+  try {
+    writeFileSync('/proc/self/clear_refs', '5');
+  } catch {
+    return Number.NaN;
+  }
+  const subject = assembler();
+  let state = (await subject.assemble({ contextId: 'scale', turn: 1, history: base, tools: [] })).state;
+  for (let turn = 1; turn <= warmTurns; turn += 1) {
+    state = (await subject.assemble({ contextId: 'scale', turn: turn + 1, history: all.slice(0, size + turn), tools: [], state })).state;
+  }
+  return statusBytes('VmHWM') - floor;
+}
+
+/** `peakRssOverFloor` in a fresh process, so what this one holds (the other sizes, their garbage) is not in it. */
+function peakRssInChild(size: number, warmTurns: number): number {
+  const child = spawnSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), PEAK_RSS_FLAG, String(size), String(warmTurns)], { encoding: 'utf8', env: process.env });
+  const bytes = Number(child.stdout.trim().split('\n').at(-1));
+  return child.status === 0 && Number.isFinite(bytes) ? bytes : Number.NaN;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === PEAK_RSS_FLAG) {
+  console.log(String(await peakRssOverFloor(Number(process.argv[3]), Number(process.argv[4]))));
+}
+
 export async function run(options: BenchOptions): Promise<BenchResult> {
   const sizes = SIZES[options.size];
   const warmTurns = WARM_TURNS[options.size];
@@ -94,6 +147,8 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       'retained per message (bytes)': measured ? Math.round(retainedPerMessage) : 'n/a (no --expose-gc)',
     });
   }
+  const largestSize = sizes.at(-1)!;
+  const peakOverFloor = options.size === 'full' ? peakRssInChild(largestSize, warmTurns) : Number.NaN;
   const smallest = warmBySize.get(sizes[0]!)!;
   const ratioAt = (size: number) => (warmBySize.get(size) ?? Number.NaN) / smallest;
   const targets =
@@ -108,6 +163,11 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
             met: (retainedBySize.get(100_000) ?? Number.POSITIVE_INFINITY) <= 100,
           },
           {
+            name: 'peak RSS at most 50 MB over the floor (the history and one copy) over the turns at 100,000 messages (issue 24)',
+            measured: Number.isNaN(peakOverFloor) ? 'n/a (no /proc/self/clear_refs)' : `${fixed(peakOverFloor / 2 ** 20, 1)} MB`,
+            met: peakOverFloor <= 50 * 2 ** 20,
+          },
+          {
             name: 'cold turn linear in history size (per-message cost at 100,000 within 2x of 1,000)',
             measured: `${fixed(coldBySize.get(100_000)! / 100 / coldBySize.get(1_000)!, 2)}x per message`,
             met: coldBySize.get(100_000)! / 100 / coldBySize.get(1_000)! <= 2,
@@ -116,7 +176,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       : [];
   return {
     title: TITLE,
-    method: `Real messages (tau-bench runs chained with real SWE-agent steps, fresh call ids); one dynamic turn with a 111,616-token input cap and the conservative estimator. Times are CPU time. Cold: a fresh assembler and fresh message objects. Warm: garbage collected first, the median of ${warmTurns} turns, each with one message appended. Heap: after the warm turns. Retained per message: the heap after the warm turns (garbage collected, the assembler alive) less the heap before the assembler was made (the history and its slices alone), over the history's messages.`,
+    method: `Real messages (tau-bench runs chained with real SWE-agent steps, fresh call ids); one dynamic turn with a 111,616-token input cap and the conservative estimator. Times are CPU time. Cold: a fresh assembler and fresh message objects. Warm: garbage collected first, the median of ${warmTurns} turns, each with one message appended. Heap: after the warm turns. Retained per message: the heap after the warm turns (garbage collected, the assembler alive) less the heap before the assembler was made (the history and its slices alone), over the history's messages. Peak RSS: in a child process of its own, VmHWM (reset by writing 5 to /proc/self/clear_refs once the history and one copy of it are built, garbage collected) less VmRSS at that point, over the cold turn and the ${warmTurns} warm turns at ${sizes.at(-1)!.toLocaleString('en-US')} messages.`,
     tables: [{ title: 'one turn by history size', rows }],
     targets,
     notes: [],

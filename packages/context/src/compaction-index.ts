@@ -71,7 +71,18 @@ export class CompactionIndex {
     this.pending = pending;
     const first = replaced[0];
     if (first !== undefined) {
-      for (let position = first; position < history.length; position += 1) this.prefixTokens[position + 1] = this.prefixTokens[position]! + this.counter.countMessage(history[position]!);
+      // Only the replaced messages are counted: every other one is the same object at the same place, its count kept.
+      const sums = this.prefixTokens;
+      let delta = 0;
+      let next = 0;
+      for (let position = first; position < history.length; position += 1) {
+        if (position === replaced[next]) {
+          next += 1;
+          const oldCost = sums[position + 1]! - (sums[position]! - delta);
+          delta += this.counter.countMessage(history[position]!) - oldCost;
+        }
+        sums[position + 1]! += delta;
+      }
     }
     this.indexed = history;
   }

@@ -184,12 +184,11 @@ export class ContextAssembler {
     // The caller's history array stays theirs to change after the turn (a host loop or a replay appends to it in place): the
     // turn works on its own copy, and nothing kept between turns (ContextMemory, the stages' shared-prefix facts) is an array
     // the caller holds. The history handed back is the caller's own when unchanged, else a copy of the turn's.
-    const request: TurnRequest = Array.isArray(given?.history) ? { ...given, history: [...given.history] } : given;
-    const signal = request.signal ?? new AbortController().signal;
+    const signal = given.signal ?? new AbortController().signal;
     signal.throwIfAborted();
-    const memory = this.memories.getOrCreate(request.contextId, () => new ContextMemory());
-    // Any value in: a malformed history or state is one input error naming the message and field.
-    memory.check(request.history);
+    const memory = this.memories.getOrCreate(given.contextId, () => new ContextMemory());
+    // Any value in: a malformed history or state is one input error naming the message and field. The check makes the copy.
+    const request: TurnRequest = { ...given, history: memory.check(given.history) };
     const state = checkContextState(request.state);
     const turn: Turn = {
       request,
@@ -273,7 +272,7 @@ export class ContextAssembler {
     });
     turn.state = withDefined({ ...turn.state, lastInputTokens: trace.budget!.totalTokens });
     const traced = precounted.length === 0 ? trace : { ...trace, diagnostics: [...trace.diagnostics, ...precounted] };
-    return { input, trace: await this.timed(turn, 'trace', () => this.writeTrace(turn, traced)), history: history === request.history ? given.history : [...history], historyChanged: history !== request.history, state: turn.state };
+    return { input, trace: await this.timed(turn, 'trace', () => this.writeTrace(turn, traced)), history: history === request.history ? given.history : history.slice(), historyChanged: history !== request.history, state: turn.state };
   }
 
   /** Runs one stage, reporting its duration to `onStage` when one is set. */

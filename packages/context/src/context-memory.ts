@@ -2,7 +2,7 @@ import { checkCanonicalHistory, checkCanonicalMessage } from './canonical-histor
 import type { CanonicalHistory, CanonicalMessage } from './messages.js';
 import { lastPlanCall } from './plan-progress.js';
 import { isSignedAssistant } from './signed-reasoning.js';
-import { sharedPrefixLength } from './shared-prefix.js';
+import { recordSharedPrefix, sharedPrefixLength } from './shared-prefix.js';
 import type { TokenEstimator } from './token-estimator.js';
 
 /** Messages `ContextMemory.composedMessage` indexes at least, from the end of the composed history, when it starts looking. */
@@ -33,24 +33,33 @@ export class ContextMemory {
    * Per counter: `sums[i]` is the tokens of `composed[0..i-1]`, for `i < valid`. The array is overwritten in
    * place, never shortened: shortening it would reallocate it, a copy of the whole history every turn.
    */
-  private readonly prefixTokens = new Map<TokenEstimator, { readonly sums: number[]; valid: number }>();
+  private readonly prefixTokens = new Map<TokenEstimator, { readonly sums: number[]; valid: number; of: readonly CanonicalMessage[] }>();
   /** The composed messages from `recentFrom` on, for `composedMessage`: the window's suffix, looked up without a set of the whole history. */
   private readonly recent = new Set<CanonicalMessage>();
   private recentFrom = 0;
 
-  /** Checks the history as `checkCanonicalHistory` does, walking only the messages not checked last turn. */
+  /**
+   * The turn's own copy of the caller's history, checked as `checkCanonicalHistory` does: one slice, then one walk
+   * that finds where it first differs from last turn's copy and checks only the messages from there. The caller may
+   * change its array in place after the turn; the copy is the memory's and no caller holds it.
+   */
   check(history: unknown): CanonicalHistory {
     if (!Array.isArray(history)) return checkCanonicalHistory(history);
-    const shared = sharedPrefixLength(this.checked, history);
-    for (let index = shared; index < history.length; index += 1) {
-      checkCanonicalMessage(history[index], `history[${index}]`, { remember: false });
-      if (isSignedAssistant(history[index] as CanonicalMessage)) this.signed.add(history[index] as CanonicalMessage);
+    const copy = history.slice() as CanonicalMessage[];
+    const previous = this.checked;
+    const limit = Math.min(previous.length, copy.length);
+    let shared = 0;
+    while (shared < limit && previous[shared] === copy[shared]) shared += 1;
+    recordSharedPrefix(previous, copy, shared);
+    for (let index = shared; index < copy.length; index += 1) {
+      checkCanonicalMessage(copy[index], `history[${index}]`, { remember: false });
+      if (isSignedAssistant(copy[index]!)) this.signed.add(copy[index]!);
     }
-    this.checked = history as CanonicalHistory;
+    this.checked = copy;
     // The latest plan call, looked for only among the messages that changed unless it was among them.
     const stillValid = this.planCall === null || this.planCall.index < shared;
-    this.planCall = (stillValid ? lastPlanCall(this.checked, shared) ?? this.planCall : lastPlanCall(this.checked)) ?? null;
-    return this.checked;
+    this.planCall = (stillValid ? lastPlanCall(copy, shared) ?? this.planCall : lastPlanCall(copy)) ?? null;
+    return copy;
   }
 
   /** The latest `update_plan` call of the history last checked (`null`: none), for the trace's plan progress. */
@@ -62,11 +71,24 @@ export class ContextMemory {
   historyTokens(composed: readonly CanonicalMessage[], counter: TokenEstimator): number {
     this.observe(composed);
     let prefix = this.prefixTokens.get(counter);
-    // `observe` already cut every counter's valid sums back to what this composition shares with the last.
-    if (!prefix) this.prefixTokens.set(counter, (prefix = { sums: [0], valid: 1 }));
+    if (!prefix) this.prefixTokens.set(counter, (prefix = { sums: [0], valid: 1, of: composed }));
+    if (prefix.of === composed && prefix.valid > composed.length) return prefix.sums[composed.length]!;
     const { sums } = prefix;
-    for (let index = prefix.valid - 1; index < composed.length; index += 1) sums[index + 1] = sums[index]! + counter.countMessage(composed[index]!);
-    prefix.valid = Math.max(prefix.valid, composed.length + 1);
+    const before = prefix.of;
+    const beforeValid = prefix.of === composed ? prefix.valid : Math.min(prefix.valid, before.length + 1);
+    // From the first message that differs from what the sums counted; after it, a message that is the same object at
+    // the same place keeps its count (`sums` holds the old sums until overwritten: `oldAt` is the old `sums[index]`).
+    const from = Math.min(prefix.valid - 1, sharedPrefixLength(before, composed));
+    let oldAt = sums[from]!;
+    for (let index = from; index < composed.length; index += 1) {
+      const message = composed[index]!;
+      const oldNext = index + 1 < beforeValid ? sums[index + 1]! : Number.NaN;
+      const cost = before[index] === message && !Number.isNaN(oldNext) ? oldNext - oldAt : counter.countMessage(message);
+      sums[index + 1] = sums[index]! + cost;
+      oldAt = oldNext;
+    }
+    prefix.of = composed;
+    prefix.valid = composed.length + 1;
     return sums[composed.length]!;
   }
 
@@ -95,8 +117,6 @@ export class ContextMemory {
   /** Takes in this turn's composed history: counts stay valid up to the first message that differs. */
   private observe(composed: readonly CanonicalMessage[]): void {
     if (composed === this.composed) return;
-    const shared = sharedPrefixLength(this.composed, composed);
-    for (const prefix of this.prefixTokens.values()) if (prefix.valid > shared + 1) prefix.valid = shared + 1;
     this.composed = composed;
     this.recent.clear();
     this.recentFrom = composed.length;

@@ -207,14 +207,14 @@ export class DefaultHistoryCompactor implements HistoryCompactor {
     const pending: number[] = [];
     let current = options.current;
     let unit = -1;
-    let stopped = false;
-    for (const position of index.pending) {
-      if (!stopped) {
-        const at = index.unitAt(position);
-        if (at !== unit) stopped = current <= options.goal;
-        unit = at;
-      }
-      if (stopped || !options.eligible(unit)) {
+    let next = 0;
+    for (; next < index.pending.length; next += 1) {
+      const position = index.pending[next]!;
+      const at = index.unitAt(position);
+      // At the goal, checked before each unit: the pass stops, what it did not visit stays unsettled as it was.
+      if (at !== unit && current <= options.goal) break;
+      unit = at;
+      if (!options.eligible(unit)) {
         pending.push(position);
         continue;
       }
@@ -230,6 +230,7 @@ export class DefaultHistoryCompactor implements HistoryCompactor {
       refs.push(message.outputRef!);
       receipts.push(maskedReceipt(message, position, bodyTokens, previewTokens));
     }
+    for (; next < index.pending.length; next += 1) pending.push(index.pending[next]!);
     if (projected) recordSharedPrefix(history, projected, replaced[0]!);
     index.replace(projected ?? history, replaced, pending);
     return { history: projected ?? history, current, refs, receipts };
@@ -249,11 +250,12 @@ export class DefaultHistoryCompactor implements HistoryCompactor {
     eligible: (unit: HistoryUnit, index: number) => boolean;
   }): Projected {
     const units = buildHistoryUnits(options.history);
-    const projected = [...options.history];
+    // Copied at the first body it projects: a pass that projects nothing copies nothing.
+    let projected: CanonicalMessage[] | undefined;
     const refs: ToolOutputRef[] = [];
     const receipts: CompactionReceipt[] = [];
     let current = options.current;
-    let firstProjected = projected.length;
+    let firstProjected = options.history.length;
     for (let unitIndex = 0; unitIndex < units.length && current > options.goal; unitIndex += 1) {
       const unit = units[unitIndex]!;
       if (!options.eligible(unit, unitIndex)) continue;
@@ -264,14 +266,14 @@ export class DefaultHistoryCompactor implements HistoryCompactor {
         const previewTokens = options.estimator.countMessage(preview);
         const bodyTokens = options.estimator.countMessage(message);
         if (!options.forced && previewTokens > bodyTokens * this.options.maxPreviewShare) return;
-        projected[unit.start + offset] = preview;
+        (projected ??= options.history.slice())[unit.start + offset] = preview;
         firstProjected = Math.min(firstProjected, unit.start + offset);
         current += previewTokens - bodyTokens;
         refs.push(message.outputRef!);
         receipts.push(maskedReceipt(message, unit.start + offset, bodyTokens, previewTokens));
       });
     }
-    if (refs.length === 0) return { history: options.history, current, refs, receipts };
+    if (projected === undefined) return { history: options.history, current, refs, receipts };
     recordSharedPrefix(options.history, projected, firstProjected);
     return { history: projected, current, refs, receipts };
   }

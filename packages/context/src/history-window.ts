@@ -259,10 +259,16 @@ function droppedOutputIndex(index: UnitIndex, order: readonly number[], maxToken
     lastDropped = position;
     let own = index.entries[position];
     if (own === undefined) {
-      const messages = index.messages.slice(unitStart(index, position), index.ends[position]);
-      const made = messages[0]!.role === 'tool' ? null : storedEntries(messages);
-      // Most units store nothing: one shared empty list for them, not one per unit.
-      own = index.entries[position] = made !== null && made.length === 0 ? NO_ENTRIES : made;
+      const start = unitStart(index, position);
+      const end = index.ends[position]!;
+      if (index.messages[start]!.role === 'tool') own = null;
+      else if (!storesResults(index.messages, start, end)) own = NO_ENTRIES;
+      else {
+        const made = storedEntries(index.messages.slice(start, end));
+        own = made.length === 0 ? NO_ENTRIES : made;
+      }
+      // Most units store nothing: one shared empty list for them, not one per unit (nor a copy of their messages).
+      index.entries[position] = own;
     }
     if (own === null) entries = undefined;
     else if (entries !== undefined) for (const entry of own) entries.push(entry);
@@ -278,6 +284,15 @@ function droppedOutputIndex(index: UnitIndex, order: readonly number[], maxToken
   const result = message && { message, tokens: count(message) };
   index.listed = { kept, units: index.ends.length, lastDropped, bound, result };
   return result;
+}
+
+/** Whether `messages[start..end-1]` hold a tool result with a stored output (what `storedEntries` lists). */
+function storesResults(messages: readonly CanonicalMessage[], start: number, end: number): boolean {
+  for (let position = start; position < end; position += 1) {
+    const message = messages[position]!;
+    if (message.role === 'tool' && message.outputRef !== undefined) return true;
+  }
+  return false;
 }
 
 function sameNumbers(left: readonly number[], right: readonly number[]): boolean {

@@ -242,8 +242,11 @@ interface ComposedGroup {
  */
 export class DefaultContextMessageComposer implements ContextMessageComposer {
   private readonly options: MessageComposerOptions;
-  /** Previews are made once per result, so each turn sends (and counts) the same objects. */
-  private readonly previews = new WeakMap<ToolResultMessage, ToolResultMessage | null>();
+  /**
+   * Previews are made once per result, so each turn sends (and counts) the same objects. Only the previews made are
+   * kept: a result without one (no reference, a short body: most results) is decided again, in a length check, not an entry per result.
+   */
+  private readonly previews = new WeakMap<ToolResultMessage, ToolResultMessage>();
   /** The newest step's full copies, made once per result, so each turn sends (and counts) the same objects. */
   private readonly fullCopies = new WeakMap<ToolResultMessage, UserMessage>();
   /** A cache: the same messages without it, only slower. */
@@ -451,9 +454,13 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
    */
   private previewOf(result: ToolResultMessage, atCapacity: boolean, shrunk: boolean, step: number): ToolResultMessage | undefined {
     let preview = this.previews.get(result);
-    if (preview === undefined) this.previews.set(result, (preview = previewToolResult(result, this.options.preview ?? PREVIEW_DEFAULTS) ?? null));
+    if (preview === undefined) {
+      preview = previewToolResult(result, this.options.preview ?? PREVIEW_DEFAULTS);
+      if (preview === undefined) return undefined;
+      this.previews.set(result, preview);
+    }
     const share = shrunk ? 1 : !this.byDefault ? this.maxPreviewShare : atCapacity ? 1 : Math.max(this.maxPreviewShare, payingPreviewShare(step));
-    return preview !== null && preview.content.length <= result.content.length * share ? preview : undefined;
+    return preview.content.length <= result.content.length * share ? preview : undefined;
   }
 
   /**
