@@ -59,7 +59,7 @@ export function trimHistory(messages: unknown, options: TrimHistoryOptions): Can
   if (counter !== estimator) return exactNearTheCut(composed, estimator, counter, options.maxTokens);
   // Everything fits by the count that decides: the window would keep it all (the composer opens it with a user turn).
   if (estimated <= options.maxTokens) return [...composed];
-  return [...TRIM.window.select({ messages: composed, budgetTokens: options.maxTokens, count: countFunction(estimator), contextId }).messages];
+  return [...TRIM.window.select({ messages: composed, budgetTokens: options.maxTokens, count: countFunction(estimator), contextId, markStart: false }).messages];
 }
 
 /**
@@ -153,7 +153,7 @@ function exactNearTheCut(messages: readonly CanonicalMessage[], estimator: Token
   for (let round = 0; ; round += 1) {
     // A count of this call's own (its decisions are this call's): the window indexes the history afresh, no index kept.
     const count = (message: CanonicalMessage) => countOf(message);
-    const window = TRIM.window.select({ messages, budgetTokens: maxTokens, count });
+    const window = TRIM.window.select({ messages, budgetTokens: maxTokens, count, markStart: false });
     const estimatedKept = window.messages.filter((message) => estimated.has(message));
     if (estimatedKept.length === 0) return [...window.messages];
     for (const message of estimatedKept) estimated.delete(message);
