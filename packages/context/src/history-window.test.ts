@@ -144,3 +144,19 @@ test('property: a window kept per context chooses exactly what a fresh window ch
     { numRuns: 120 },
   );
 });
+
+test('markStart: false keeps the same messages and says no start (no fingerprint of the kept messages)', () => {
+  const messages: CanonicalMessage[] = [{ role: 'system', content: 'You are a lab assistant.' }, { role: 'user', content: 'Read every page.' }];
+  for (let n = 1; n <= 8; n += 1) {
+    messages.push({ role: 'assistant', content: '', toolCalls: [{ id: `m${n}`, name: 'search', input: { query: `page ${n}` } }] });
+    messages.push({ role: 'tool', toolCallId: `m${n}`, toolName: 'search', content: `Page ${n}: the sample held at 21.5 C. `.repeat(30) });
+  }
+  const estimator = new ConservativeTokenEstimator();
+  const count = (message: CanonicalMessage) => estimator.countMessage(message);
+  const marked = new AtomicHistoryWindowPolicy().select({ messages, budgetTokens: 1_200, count });
+  const unmarked = new AtomicHistoryWindowPolicy().select({ messages, budgetTokens: 1_200, count, markStart: false });
+  assert.ok(marked.start !== undefined, 'the cut has a start to mark (the premise of this test)');
+  assert.equal(unmarked.start, undefined);
+  assert.deepEqual(unmarked.messages, marked.messages);
+  assert.deepEqual(unmarked.stats, marked.stats);
+});

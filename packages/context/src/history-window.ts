@@ -30,6 +30,13 @@ export interface HistoryWindowRequest {
    * costs what was appended, not the whole history.
    */
   readonly contextId?: string;
+  /**
+   * Whether the window says where its kept suffix begins (`start`, found
+   * again next turn by its messages' fingerprints). Default true; false for a
+   * caller that never passes it back as `previousStart` (trimHistory), which
+   * then pays no fingerprint of the kept messages.
+   */
+  readonly markStart?: boolean;
 }
 
 export interface HistoryWindowStats {
@@ -406,8 +413,9 @@ function windowOf(request: HistoryWindowRequest, index: UnitIndex, order: readon
   const keptUnits = order === null ? unitCount : order.length;
   const keptMessages = kept.length - (listed ? 1 : 0);
   const mark = (unit: number): MessageMark => ({ index: unitStart(index, unit), fingerprint: messageFingerprint(messages[unitStart(index, unit)]!) });
-  const before = order === null ? [] : order.filter((unit) => unit < suffix).map(mark);
-  const start: WindowStartMark | undefined = suffix < unitCount && suffix > 0 ? { ...mark(suffix), ...(before.length > 0 ? { before } : {}) } : undefined;
+  const marked = request.markStart !== false && suffix < unitCount && suffix > 0;
+  const before = order === null || !marked ? [] : order.filter((unit) => unit < suffix).map(mark);
+  const start: WindowStartMark | undefined = marked ? { ...mark(suffix), ...(before.length > 0 ? { before } : {}) } : undefined;
   const stats: HistoryWindowStats = {
     historyMessages: messages.length,
     keptMessages,

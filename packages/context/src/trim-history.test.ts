@@ -196,3 +196,53 @@ test('a message the cut keeps although it went by its estimate (the latest signe
   assert.ok(sum(trimmed, exact) <= maxTokens, `${sum(trimmed, exact)} > ${maxTokens}`);
   if (rules) for (const provider of ['openai', 'anthropic'] as const) assert.deepEqual(rules.violations(toOpenAIChat(trimmed), provider), []);
 });
+
+/** trimHistory on the same messages with nothing kept from an earlier call: new objects, so a new conversation and no count cached. */
+const fresh = (messages: readonly CanonicalMessage[], options: Parameters<typeof trimHistory>[1]) => {
+  try {
+    return trimHistory(structuredClone(messages), options);
+  } catch (error) {
+    return ContextBudgetError.isInstance(error) ? 'over budget' : error;
+  }
+};
+
+test('a caller that changes its history array in place between calls gets what a fresh trim of the array gives, not the last answer', () => {
+  const held: CanonicalMessage[] = history.slice(0, 6);
+  const options = { maxTokens: 1_500, model: 'gpt-4o' };
+  trimHistory(held, options);
+  held.push(history[6]!, history[7]!);
+  assert.deepEqual(trimHistory(held, options), fresh(held, options), 'two messages pushed onto the same array');
+  held[3] = { ...history[3]!, content: page(99) } as CanonicalMessage;
+  assert.deepEqual(trimHistory(held, options), fresh(held, options), 'a message replaced in the same array');
+  held.splice(4, 2);
+  assert.deepEqual(trimHistory(held, options), fresh(held, options), 'a step removed from the same array');
+});
+
+test('trimHistory with what it keeps across calls equals a fresh trimHistory on the same input, also when the caller changes its array in place between calls (property)', () => {
+  const edit = fc.record({ grow: fc.integer({ min: 1, max: 5 }), change: fc.constantFrom('none', 'none', 'replace', 'remove', 'truncate'), at: fc.nat() });
+  fc.assert(
+    fc.property(historyArbitrary({ open: true, maxSteps: 16 }), fc.integer({ min: 120, max: 3_000 }), fc.array(edit, { minLength: 1, maxLength: 10 }), fc.constantFrom(undefined, 'gpt-4o'), (raw, maxTokens, edits, model) => {
+      const source = raw as CanonicalMessage[];
+      const options = { maxTokens, model };
+      // The caller's one array, grown, edited and passed again each call.
+      const held: CanonicalMessage[] = [];
+      let next = 0;
+      for (const { grow, change, at } of edits) {
+        for (let added = 0; added < grow && next < source.length; added += 1) held.push(source[next++]!);
+        if (held.length > 1 && change === 'replace') held[at % held.length] = structuredClone(held[at % held.length]!);
+        if (held.length > 1 && change === 'remove') held.splice(at % held.length, 1);
+        if (held.length > 1 && change === 'truncate') held.length = 1 + (at % (held.length - 1));
+        let kept: unknown;
+        try {
+          kept = trimHistory(held, options);
+        } catch (error) {
+          kept = ContextBudgetError.isInstance(error) ? 'over budget' : error;
+        }
+        const expected = fresh(held, options);
+        if (ContextInputError.isInstance(expected)) assert.ok(ContextInputError.isInstance(kept), String(kept));
+        else assert.deepEqual(kept, expected, `after ${held.length} messages held`);
+      }
+    }),
+    { numRuns: 80 },
+  );
+});

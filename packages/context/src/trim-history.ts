@@ -6,7 +6,6 @@ import { ConfigurationError } from './errors/configuration-error.js';
 import { ExactTokenEstimator, hasBuiltInExactTokenizer } from './exact-token-estimator.js';
 import { tokenizerFamilyOf } from './tokenizer-family.js';
 import { AtomicHistoryWindowPolicy } from './history-window.js';
-import { BoundedCache } from './bounded-cache.js';
 import { buildHistoryUnits, isTaskAnchorCandidate } from './history-units.js';
 import { DefaultContextMessageComposer } from './message-composer.js';
 import type { CanonicalHistory, CanonicalMessage } from './messages.js';
@@ -34,14 +33,18 @@ export interface TrimHistoryOptions {
  * results as data, interrupted calls answered, a user turn first). Counted
  * by the turn's counting rule: the estimate, and the model's exact
  * tokenizer once the estimate reaches the budget, then only where a count
- * can change the cut (every message kept was counted exactly). Counts and
- * the window's index are kept across calls, so repeated trims of a growing
- * history cost what was appended. Any value in: a malformed
+ * can change the cut (every message kept was counted exactly). Counts are
+ * kept across calls, per message, so repeated trims of a growing history
+ * count what was appended; what is kept is never the caller's array (change
+ * it in place between calls at will) and never changes an answer: a trim
+ * gives what a fresh trim of the same messages gives. Any value in: a malformed
  * history is one `ContextInputError` naming the message and field; what
  * must be kept not fitting is a `ContextBudgetError`.
  */
 export function trimHistory(messages: unknown, options: TrimHistoryOptions): CanonicalMessage[] {
-  const history = checkCanonicalHistory(messages);
+  // The caller's array stays theirs to change after the call (push onto it in place, edit it): what is kept for the next
+  // call (the composer's source, the shared-prefix facts) is trimHistory's own copy, never the caller's array.
+  const history: CanonicalHistory = [...checkCanonicalHistory(messages)];
   if (!Number.isInteger(options.maxTokens) || options.maxTokens < 1) {
     throw new ConfigurationError({ setting: 'maxTokens', message: `trimHistory maxTokens must be a positive integer, got ${String(options.maxTokens)}` });
   }
@@ -53,27 +56,10 @@ export function trimHistory(messages: unknown, options: TrimHistoryOptions): Can
   let estimated = 0;
   for (const message of composed) estimated += estimator.countMessage(message);
   const counter = chooseCounter({ estimator, exactEstimator: counters.exact, budget: resolveContextBudget({ inputCapTokens: options.maxTokens }), estimatedTokens: estimated });
-  if (counter !== estimator) return exactNearTheCut(composed, estimator, counter, options.maxTokens, contextId);
+  if (counter !== estimator) return exactNearTheCut(composed, estimator, counter, options.maxTokens);
   // Everything fits by the count that decides: the window would keep it all (the composer opens it with a user turn).
   if (estimated <= options.maxTokens) return [...composed];
-  return [...TRIM.window.select({ messages: composed, budgetTokens: options.maxTokens, count: countFunction(estimator), contextId }).messages];
-}
-
-/**
- * How a conversation trimmed with exact counts is counted: per message,
- * decided the first time trimHistory sees it and kept, so the window keeps
- * its index of the conversation from call to call. `count` is exact for
- * every message not in `estimated`; a message decided `estimated` that the
- * window then keeps is counted exactly from then on, with a new `count`
- * (the window indexes the conversation afresh, once).
- */
-interface ExactTrim {
-  readonly estimator: TokenEstimator;
-  readonly exact: TokenEstimator;
-  /** Messages decided either way: in `estimated`, or exact. */
-  readonly decided: WeakSet<CanonicalMessage>;
-  readonly estimated: WeakSet<CanonicalMessage>;
-  count: (message: CanonicalMessage) => number;
+  return [...TRIM.window.select({ messages: composed, budgetTokens: options.maxTokens, count: countFunction(estimator), contextId, markStart: false }).messages];
 }
 
 /**
@@ -110,8 +96,13 @@ const RECUTS = 3;
  * exactly (a message over the budget alone is kept only when pinned, and the
  * cut that keeps it counts it).
  */
-function exactNearTheCut(messages: readonly CanonicalMessage[], estimator: TokenEstimator, exact: TokenEstimator, maxTokens: number, contextId: string | undefined): CanonicalMessage[] {
-  const trim = exactTrimOf(contextId, estimator, exact);
+function exactNearTheCut(messages: readonly CanonicalMessage[], estimator: TokenEstimator, exact: TokenEstimator, maxTokens: number): CanonicalMessage[] {
+  // Which messages go by their estimate, decided afresh each call from this history alone (the counts themselves are
+  // kept by the counters, per message): a decision kept from an earlier call, made with less history or another
+  // conversation that began with the same message, would make this cut differ from a fresh trim of the same input.
+  const estimated = new Set<CanonicalMessage>();
+  const decided = new Set<CanonicalMessage>();
+  const countOf = (message: CanonicalMessage) => (estimated.has(message) ? estimator.countMessage(message) : exact.countMessage(message));
   // What the window always keeps, counted exactly first: what it takes is not left for the steps.
   const pinned = new Set<CanonicalMessage>();
   for (let position = 0; position < messages.length && messages[position]!.role === 'system'; position += 1) pinned.add(messages[position]!);
@@ -126,7 +117,7 @@ function exactNearTheCut(messages: readonly CanonicalMessage[], estimator: Token
     return tokens;
   };
   for (const message of pinned) {
-    countExactly(trim, message);
+    decided.add(message);
     left -= counted(message);
   }
   // Steps newest first, as the window walks them: its units (a tool call with its results, or one message).
@@ -135,24 +126,24 @@ function exactNearTheCut(messages: readonly CanonicalMessage[], estimator: Token
   for (let unit = units.length - 1; unit >= 0; unit -= 1) {
     const { start, end } = units[unit]!;
     const newest = unit === units.length - 1;
-    let estimated = 0;
+    let estimate = 0;
     for (let position = start; position < end; position += 1) {
       const message = messages[position]!;
-      if (!pinned.has(message)) estimated += trim.decided.has(message) ? trim.count(message) : estimator.countMessage(message);
+      if (!pinned.has(message)) estimate += decided.has(message) ? countOf(message) : estimator.countMessage(message);
     }
     // The newest step is always kept (the window pins it); another estimated over what is left by more than the
     // estimate has run over the exact count is taken not to fit.
-    const fits = newest || estimated <= overCount * left;
+    const fits = newest || estimate <= overCount * left;
     let tokens = 0;
     for (let position = start; position < end; position += 1) {
       const message = messages[position]!;
       if (pinned.has(message)) continue;
-      if (!trim.decided.has(message)) {
-        trim.decided.add(message);
-        if (!fits) trim.estimated.add(message);
+      if (!decided.has(message)) {
+        decided.add(message);
+        if (!fits) estimated.add(message);
       }
-      if (trim.estimated.has(message)) everyStepFits = false;
-      tokens += trim.estimated.has(message) ? estimator.countMessage(message) : counted(message);
+      if (estimated.has(message)) everyStepFits = false;
+      tokens += estimated.has(message) ? estimator.countMessage(message) : counted(message);
     }
     if (newest || tokens <= left) left -= tokens;
     else everyStepFits = false;
@@ -160,46 +151,26 @@ function exactNearTheCut(messages: readonly CanonicalMessage[], estimator: Token
   // Everything fits by exact counts: the window would keep it all (the composer opens it with a user turn).
   if (everyStepFits && left >= 0) return [...messages];
   for (let round = 0; ; round += 1) {
-    const window = TRIM.window.select({ messages, budgetTokens: maxTokens, count: trim.count, contextId });
-    const estimatedKept = window.messages.filter((message) => trim.estimated.has(message));
+    // A count of this call's own (its decisions are this call's): the window indexes the history afresh, no index kept.
+    const count = (message: CanonicalMessage) => countOf(message);
+    const window = TRIM.window.select({ messages, budgetTokens: maxTokens, count, markStart: false });
+    const estimatedKept = window.messages.filter((message) => estimated.has(message));
     if (estimatedKept.length === 0) return [...window.messages];
-    for (const message of estimatedKept) trim.estimated.delete(message);
-    if (round + 1 >= RECUTS) for (const message of messages) if (trim.estimated.has(message) && estimator.countMessage(message) <= maxTokens) trim.estimated.delete(message);
-    trim.count = exactTrimCount(trim);
+    for (const message of estimatedKept) estimated.delete(message);
+    if (round + 1 >= RECUTS) for (const message of messages) if (estimated.has(message) && estimator.countMessage(message) <= maxTokens) estimated.delete(message);
   }
 }
-
-/** Decides `message` exact: a message decided by its estimate before is counted exactly from now on (a new count function). */
-function countExactly(trim: ExactTrim, message: CanonicalMessage): void {
-  if (trim.estimated.delete(message)) trim.count = exactTrimCount(trim);
-  trim.decided.add(message);
-}
-
-function exactTrimOf(contextId: string | undefined, estimator: TokenEstimator, exact: TokenEstimator): ExactTrim {
-  const kept = contextId === undefined ? undefined : TRIM.exactTrims.get(contextId);
-  if (kept && kept.estimator === estimator && kept.exact === exact) return kept;
-  const trim: ExactTrim = { estimator, exact, decided: new WeakSet(), estimated: new WeakSet(), count: () => 0 };
-  trim.count = exactTrimCount(trim);
-  if (contextId !== undefined) TRIM.exactTrims.set(contextId, trim);
-  return trim;
-}
-
-function exactTrimCount(trim: ExactTrim): (message: CanonicalMessage) => number {
-  return (message) => (trim.estimated.has(message) ? trim.estimator.countMessage(message) : trim.exact.countMessage(message));
-}
-
 
 /**
  * What trimHistory keeps across calls, so repeated trims of a growing
  * history cost what was appended: one counter of each kind per tokenizer
  * family (each caches its count per message), the composer and the window
  * (each keeps its index per conversation, checked message by message, so a
- * history that changed is composed and cut afresh from where it changed).
- * Caches only: the same history and options give the same messages.
+ * history that changed is composed and cut afresh from where it changed;
+ * the window's with the estimate alone: with exact counts, which messages
+ * go by their estimate is decided per call). Caches only: the same history
+ * and options give the same messages.
  */
-/** How many conversations' exact-count decisions trimHistory keeps, the most recent ones. */
-const CONVERSATIONS_KEPT = 256;
-
 const TRIM = {
   counters: new Map<TokenizerFamily, { estimator: TokenEstimator; exact: TokenEstimator | undefined }>(),
   countFunctions: new WeakMap<TokenEstimator, (message: CanonicalMessage) => number>(),
@@ -208,8 +179,6 @@ const TRIM = {
   /** A key per conversation, by the identity of its first message; a history that shares none is composed from scratch. */
   conversations: new WeakMap<CanonicalMessage, string>(),
   nextConversation: 0,
-  /** Per conversation trimmed with exact counts, which messages go by their estimate. */
-  exactTrims: new BoundedCache<string, ExactTrim>(CONVERSATIONS_KEPT),
 };
 
 function countersFor(family: TokenizerFamily): { estimator: TokenEstimator; exact: TokenEstimator | undefined } {
