@@ -134,7 +134,9 @@ scripts = column_sums([idx[f'{c}.character'] for c in MARGIN_SCRIPTS] + [idx[f'c
 # Text that is more than 30% kana and Hangul is held to KANA_HANGUL_MARGIN times its count: with frequentHangul
 # and the prose corpora in the objective, held-out Korean and Japanese paragraphs ran to 0.97 of their count
 # without a margin, and one to 0.996 of unknown's (the largest of nine counts) with 1.05.
-KANA_HANGUL_MARGIN = float(os.environ.get('KANA_HANGUL_MARGIN', '1.1' if family == 'unknown' else '1.05'))
+# o200k 1.12: with the catalog sentences in the fit, two Japanese paragraphs of the probe (probe.mjs) ran to 0.937
+# and 0.986 of its count with 1.05; llama3 1.1 (one at 0.972 before its refit).
+KANA_HANGUL_MARGIN = float(os.environ.get('KANA_HANGUL_MARGIN', {'unknown': '1.1', 'o200k': '1.12', 'llama3': '1.1'}.get(family, '1.05')))
 kana_hangul = column_sums([idx[f'{c}.character'] for c in ['kana', 'hangul', 'frequentHangul']])
 # Text that is more than 30% Devanagari is held to HINDI_MARGIN times its count, for the reason of RUSSIAN_MARGIN:
 # about 2,500 Hindi letter weights fit their training text closely.
