@@ -151,9 +151,8 @@ function exactNearTheCut(messages: readonly CanonicalMessage[], estimator: Token
   // Everything fits by exact counts: the window would keep it all (the composer opens it with a user turn).
   if (everyStepFits && left >= 0) return [...messages];
   for (let round = 0; ; round += 1) {
-    // A count of this call's own (its decisions are this call's): the window indexes the history afresh, no index kept.
-    const count = (message: CanonicalMessage) => countOf(message);
-    const window = TRIM.window.select({ messages, budgetTokens: maxTokens, count, markStart: false });
+    // Counted by this call's own decisions: the window indexes the history afresh, no index kept.
+    const window = TRIM.window.select({ messages, budgetTokens: maxTokens, count: countOf, markStart: false });
     const estimatedKept = window.messages.filter((message) => estimated.has(message));
     if (estimatedKept.length === 0) return [...window.messages];
     for (const message of estimatedKept) estimated.delete(message);
