@@ -132,26 +132,24 @@ for (const check of CHECKS) {
 // on (held-out Hindi paragraphs were over-counted 40-45% at the median against ~10% on the paragraphs the fit saw).
 // PROBE_GAPS: per profile and language, the highest median over-count measured after the last refit, rounded up;
 // a refit that raises one fails here. PROBE_UNDER: the paragraphs a profile under-counts, none for the profiles
-// refitted with the catalog sentences (o200k, llama3); the others keep their fit until a refit passes every check
-// (cl100k's refit under-counted ru#1 at 0.947; llama2's are kanji outside its vocabulary, 3 byte tokens each).
+// refitted with the catalog sentences (o200k, llama3, cl100k with its Russian margin 1.18 and Korean/Japanese 1.12,
+// gemma with its Korean/Japanese 1.1); llama2 keeps its fit: its two are kanji outside its vocabulary, 3 byte tokens each.
 const { heldOutProseCorpus } = (await import(new URL('../estimator-fit/held-out-prose.mjs', import.meta.url).href)) as { heldOutProseCorpus: () => CorpusItem[] };
 const probe = heldOutProseCorpus();
 const PROBE_GAPS: Readonly<Partial<Record<TokenizerFamily, Readonly<Record<string, number>>>>> = {
   o200k: { ru: 0.19, ar: 0.17, hi: 0.28, ko: 0.23, ja: 0.14, th: 0.12 },
   o200k_harmony: { ru: 0.19, ar: 0.17, hi: 0.28, ko: 0.23, ja: 0.14, th: 0.12 },
-  cl100k: { ru: 0.18, ar: 0.16, hi: 0.11, ko: 0.06, ja: 0.04, th: 0.12 },
+  cl100k: { ru: 0.18, ar: 0.15, hi: 0.12, ko: 0.15, ja: 0.1, th: 0.11 },
   qwen: { ru: 0.28, ar: 0.23, hi: 0.08, ko: 0.16, ja: 0.12, th: 0.08 },
   deepseek: { ru: 0.28, ar: 0.22, hi: 0.21, ko: 0.15, ja: 0.2, th: 0.12 },
   llama3: { ru: 0.16, ar: 0.32, hi: 0.17, ko: 0.22, ja: 0.1, th: 0.12 },
   llama2: { ru: 0.19, ar: 0.09, hi: 0.07, ko: 0.04, ja: 0.03, th: 0.06 },
-  gemma: { ru: 0.4, ar: 0.09, hi: 0.24, ko: 0.25, ja: 0.24, th: 0.19 },
+  gemma: { ru: 0.25, ar: 0.08, hi: 0.21, ko: 0.3, ja: 0.3, th: 0.18 },
   claude: { ru: 0.39, ar: 0.33, hi: 0.28, ko: 0.27, ja: 0.32, th: 0.31 },
   unknown: { ru: 0.1, ar: 0.16, hi: 0.12, ko: 0.07, ja: 0.11, th: 0.14 },
 };
 const PROBE_UNDER: Readonly<Partial<Record<TokenizerFamily, readonly string[]>>> = {
-  cl100k: ['held-out-ko ko#2', 'held-out-ja ja#0', 'held-out-ja ja#2'],
   llama2: ['held-out-ja ja#2', 'held-out-ja ja#5'],
-  gemma: ['held-out-ja ja#0'],
 };
 
 for (const check of CHECKS) {
