@@ -2,7 +2,7 @@ import { checkCanonicalHistory, checkCanonicalMessage } from './canonical-histor
 import type { CanonicalHistory, CanonicalMessage } from './messages.js';
 import { lastPlanCall } from './plan-progress.js';
 import { isSignedAssistant } from './signed-reasoning.js';
-import { recordSharedPrefix, sharedPrefixLength } from './shared-prefix.js';
+import { sharedPrefixLength } from './shared-prefix.js';
 import type { TokenEstimator } from './token-estimator.js';
 
 /** Messages `ContextMemory.composedMessage` indexes at least, from the end of the composed history, when it starts looking. */
@@ -47,10 +47,8 @@ export class ContextMemory {
     if (!Array.isArray(history)) return checkCanonicalHistory(history);
     const copy = history.slice() as CanonicalMessage[];
     const previous = this.checked;
-    const limit = Math.min(previous.length, copy.length);
-    let shared = 0;
-    while (shared < limit && previous[shared] === copy[shared]) shared += 1;
-    recordSharedPrefix(previous, copy, shared);
+    // Walked once (the copy is new: no fact links it yet), and recorded for the stages after.
+    const shared = sharedPrefixLength(previous, copy);
     for (let index = shared; index < copy.length; index += 1) {
       checkCanonicalMessage(copy[index], `history[${index}]`, { remember: false });
       if (isSignedAssistant(copy[index]!)) this.signed.add(copy[index]!);
