@@ -199,9 +199,11 @@ export function registerRunWorkflows(options: RunWorkflowOptions): { readonly ru
       // The last turn allowed paused at its boundary: the run is out of turns.
       if (outcome.stopReason === 'turn-end') outcome = { ...outcome, stopReason: 'max-turns' };
     } catch (error) {
-      const cancelled = cancel.signal.aborted || error instanceof DBOSErrors.DBOSWorkflowCancelledError || error instanceof DBOSErrors.DBOSAwaitedWorkflowCancelledError;
-      log(target.contextId, { type: 'run-finished', stopReason: cancelled ? 'cancelled' : 'failed', message: error instanceof Error ? error.message : String(error) });
-      await runLog.flush(target.contextId);
+      const finished = runEndOfError(error, cancel.signal.aborted);
+      if (finished) {
+        log(target.contextId, finished);
+        await runLog.flush(target.contextId);
+      }
       throw error;
     } finally {
       cancel.release();
@@ -227,6 +229,19 @@ export function registerRunWorkflows(options: RunWorkflowOptions): { readonly ru
   const runWorkflow = DBOS.registerWorkflow((request: RunRequest) => runTurns({ ...request, contextId: request.runId, scope: 'main' }), { name: RUN_WORKFLOW_NAME });
 
   return { runWorkflow };
+}
+
+/**
+ * The `run-finished` event a run's workflow logs when its turns throw, or
+ * none: a workflow that lost its ownership to another executor (DBOS
+ * recovered it there) has not finished; the run goes on, and the executor that
+ * owns it logs how it ends. A lost ownership once the run is cancelled is the
+ * cancel (DBOS often reports a cancel that way).
+ */
+export function runEndOfError(error: unknown, cancelRequested: boolean): { readonly type: 'run-finished'; readonly stopReason: 'cancelled' | 'failed'; readonly message: string } | undefined {
+  const cancelled = cancelRequested || error instanceof DBOSErrors.DBOSWorkflowCancelledError || error instanceof DBOSErrors.DBOSAwaitedWorkflowCancelledError;
+  if (!cancelled && error instanceof DBOSErrors.DBOSWorkflowConflictError) return undefined;
+  return { type: 'run-finished', stopReason: cancelled ? 'cancelled' : 'failed', message: error instanceof Error ? error.message : String(error) };
 }
 
 /** The prompt is stored once, when the session is new: a run replayed after a crash never stores it twice. */
