@@ -171,7 +171,7 @@ export function createGatewayApp(options: GatewayOptions): Hono {
     const loop = async (): Promise<Response> => {
       for (;;) {
         const { turn, imported } = await prepare();
-        let upstreamBody = { ...wire.upstreamBody(body, turn.messages), ...(streamed ? wire.streamFields!(body) : {}), tools: wire.upstreamTools ? wire.upstreamTools(clientTools, readTool) : [...clientTools.filter((tool) => wire.toolName(tool) !== readTool.name), wire.toolEntry(readTool)] };
+        let upstreamBody = { ...wire.upstreamBody(body, turn.messages), ...(streamed ? wire.streamFields!(body) : {}), tools: wire.upstreamTools(clientTools, readTool) };
         if (wire.markCache) {
           const marked = wire.markCache(upstreamBody, sentChains.get(turn.contextId));
           upstreamBody = marked.body as typeof upstreamBody;

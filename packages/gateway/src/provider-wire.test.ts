@@ -198,11 +198,19 @@ test('the client\'s fields in the other API: limits, stops, temperature, tool ch
   const wire = translatedWire(ANTHROPIC_WIRE, OPENAI_WIRE);
   const tools = [{ name: 'run_step', description: 'd', input_schema: STEP_PARAMETERS }, { type: 'web_search_20250305', name: 'web_search' }];
   const read = { name: 'read_tool_output', description: 'r', parameters: { type: 'object' } };
-  assert.deepEqual(wire.upstreamTools!(tools, read), [
+  assert.deepEqual(wire.upstreamTools(tools, read), [
     { type: 'function', function: { name: 'run_step', description: 'd', parameters: STEP_PARAMETERS } },
     { type: 'function', function: { name: 'read_tool_output', description: 'r', parameters: { type: 'object' } } },
   ]);
   assert.deepEqual(wire.dropped!({ model: 'm', messages: [], tools }), ['tools[1]']);
+});
+
+test('a wire in its client\'s own API sends the client\'s tool entries as they came, less one with the gateway\'s name, then read', () => {
+  const read = { name: 'read_tool_output', description: 'r', parameters: { type: 'object' } };
+  const chat = [{ type: 'function', function: { name: 'run_step', parameters: STEP_PARAMETERS }, extra: 1 }, { type: 'function', function: { name: 'read_tool_output', parameters: {} } }];
+  assert.deepEqual(OPENAI_WIRE.upstreamTools(chat, read), [chat[0], { type: 'function', function: { name: 'read_tool_output', description: 'r', parameters: { type: 'object' } } }]);
+  const messages = [{ type: 'web_search_20250305', name: 'web_search' }, { name: 'read_tool_output', input_schema: {} }];
+  assert.deepEqual(ANTHROPIC_WIRE.upstreamTools(messages, read), [messages[0], { name: 'read_tool_output', description: 'r', input_schema: { type: 'object' } }]);
 });
 
 test('an upstream answer in the client\'s API: a length stop, cache reads in the usage, text beside a tool call', () => {

@@ -2,7 +2,7 @@
 // back as the client sent them while Strata leaves them unchanged (reasoning items with their encrypted content included).
 import { ContextInputError, fromCodexRollout, type CanonicalMessage, type ImportedMessage, type JsonValue, type ToolSchema } from '@strata/context';
 import { eventData, type ClientStream } from './client-stream.js';
-import { OPENAI_WIRE, type ChatMessage, type Wire } from './wires.js';
+import { OPENAI_WIRE, sameApiTools, type ChatMessage, type Wire } from './wires.js';
 
 type Item = Record<string, unknown>;
 /** The request as the gateway's loop reads it (the shape `converse` is given). */
@@ -263,6 +263,9 @@ export const RESPONSES_WIRE: Wire = {
   }),
   toolName: (tool) => ((tool as { type?: unknown } | null)?.type === 'function' ? (tool as { name?: unknown }).name : undefined),
   toolEntry: (tool) => ({ type: 'function', name: tool.name, description: tool.description ?? '', parameters: tool.parameters, strict: false }),
+  upstreamTools(clientTools, read) {
+    return sameApiTools(this, clientTools, read);
+  },
   headers: (incoming, apiKey) => OPENAI_WIRE.headers(incoming, apiKey),
   usage(completion) {
     const usage = completion.usage as { input_tokens?: unknown; output_tokens?: unknown; input_tokens_details?: { cached_tokens?: unknown } } | undefined;

@@ -25,8 +25,8 @@ export interface Wire {
   toolSchemas(tools: readonly unknown[]): ToolSchema[];
   toolName(tool: unknown): unknown;
   toolEntry(tool: ToolSchema): Record<string, unknown>;
-  /** The upstream request's tools: the client's own (less any of the gateway's name) and `read`. Absent: the client's entries as they came, then `toolEntry(read)`. */
-  upstreamTools?(clientTools: readonly unknown[], read: ToolSchema): unknown[];
+  /** The upstream request's tools: the client's own (less any of the gateway's name) and `read`. */
+  upstreamTools(clientTools: readonly unknown[], read: ToolSchema): unknown[];
   /** The client's fields that are not sent upstream, listed in DROPPED_FIELDS_HEADER. Absent: none. */
   dropped?(body: Record<string, unknown>): string[];
   /** The upstream's answer in the client's API, read before anything else reads it (its calls, rounds, stream). Absent: already the client's. */
@@ -59,6 +59,11 @@ export interface Wire {
   finish?(shown: Record<string, unknown>, client: ClientStream): void;
   /** An error in the API's shape: a 4xx is the request's (`invalid_request_error`), a 5xx the gateway's or upstream's; `code` as OpenAI names it (e.g. `context_length_exceeded`). */
   error(status: number, message: string, code?: string): Response;
+}
+
+/** The upstream tools of a wire that forwards in its client's own API: the client's entries as they came (less any of the gateway's name), then `read`. */
+export function sameApiTools(wire: Pick<Wire, 'toolName' | 'toolEntry'>, clientTools: readonly unknown[], read: ToolSchema): unknown[] {
+  return [...clientTools.filter((tool) => wire.toolName(tool) !== read.name), wire.toolEntry(read)];
 }
 
 /** The upstream's response as it came: status, body and content type. */
@@ -132,6 +137,9 @@ export const OPENAI_WIRE: Wire = {
   }),
   toolName: (tool) => (tool as { function?: { name?: unknown } } | null)?.function?.name,
   toolEntry: (tool) => ({ type: 'function', function: { name: tool.name, description: tool.description ?? '', parameters: tool.parameters } }),
+  upstreamTools(clientTools, read) {
+    return sameApiTools(this, clientTools, read);
+  },
   headers(incoming, apiKey) {
     const headers = forward(incoming, ['authorization', 'openai-organization', 'openai-project']);
     if (apiKey) headers.authorization = `Bearer ${apiKey}`;
@@ -260,6 +268,9 @@ export const ANTHROPIC_WIRE: Wire = {
   }),
   toolName: (tool) => (tool as { name?: unknown } | null)?.name,
   toolEntry: (tool) => ({ name: tool.name, description: tool.description ?? '', input_schema: tool.parameters }),
+  upstreamTools(clientTools, read) {
+    return sameApiTools(this, clientTools, read);
+  },
   headers(incoming, apiKey) {
     const headers = forward(incoming, ['x-api-key', 'authorization', 'anthropic-version', 'anthropic-beta']);
     if (apiKey) headers['x-api-key'] = apiKey;
