@@ -2,7 +2,7 @@ import type { PutToolOutput, PutToolOutputStream, StoredToolOutput, StoredToolOu
 import { StoreAccessError } from './errors/store-access-error.js';
 import { StoreInputError } from './errors/store-input-error.js';
 import { decodeBody, measureToolOutput, newToolOutputId, validatePut, type ToolOutputIdMaker } from './tool-output-body.js';
-import { readPieces, writePieces, type EncodedPiece } from './tool-output-pieces.js';
+import { readPieces, writePieces, type BodyDigest, type EncodedPiece } from './tool-output-pieces.js';
 
 /**
  * A `strata_tool_outputs` row as both SQL backends return it. `created_at`
@@ -68,41 +68,79 @@ export async function putToolOutputRow(output: PutToolOutput | PutToolOutputStre
   const earlier = newId ? await writer.storedDigest(id, output.contextId) : undefined;
   if (earlier !== undefined) {
     const digest = await writePieces({ body: output.body, signal, write: () => undefined });
-    if (digest.sha256 === earlier) return { id, ...digest.measure };
-    throw new StoreInputError({ code: 'STORE_INVALID_ID', culprit: 'newId', message: `tool-output id ${id} is held by another body of context "${output.contextId}" (call "${output.toolCallId}" repeated with other output)` });
+    return sameCallOutput(id, output, digest, earlier);
   }
   let first: EncodedPiece | undefined;
   let pieces = 0;
+  /** Whether this put wrote the id's first piece: the pieces are its own to remove (a put that lost the id to another wrote none). */
+  let ownPieces = false;
+  /**
+   * Why a put with an id made from the call could not write: most often another put of the same call (a retry while
+   * the first was in flight, another worker) wrote the id first. The body is read on to its digest, then compared.
+   */
+  let lost: { readonly error: unknown } | undefined;
   try {
     const digest = await writePieces({
       body: output.body,
       signal,
       write: async (piece, index) => {
         pieces = index + 1;
+        if (lost !== undefined) return;
         if (index === 0) {
           first = piece;
           return;
         }
-        if (index === 1) await writer.insertPiece(id, 0, first!);
-        await writer.insertPiece(id, index, piece);
+        try {
+          if (index === 1) {
+            await writer.insertPiece(id, 0, first!);
+            ownPieces = true;
+          }
+          await writer.insertPiece(id, index, piece);
+        } catch (error) {
+          if (!newId || ownPieces) throw error;
+          lost = { error };
+        }
       },
     });
-    const inline = pieces <= 1;
-    await writer.insertRow([
-      id,
-      output.contextId,
-      output.toolCallId,
-      output.toolName,
-      inline ? (first?.encoding ?? 'utf8') : PIECES_ENCODING,
-      inline ? (first?.bytes ?? Buffer.alloc(0)) : Buffer.alloc(0),
-      digest.sha256,
-      new Date().toISOString(),
-    ]);
-    return { id, ...digest.measure };
+    if (lost === undefined) {
+      const inline = pieces <= 1;
+      try {
+        await writer.insertRow([
+          id,
+          output.contextId,
+          output.toolCallId,
+          output.toolName,
+          inline ? (first?.encoding ?? 'utf8') : PIECES_ENCODING,
+          inline ? (first?.bytes ?? Buffer.alloc(0)) : Buffer.alloc(0),
+          digest.sha256,
+          new Date().toISOString(),
+        ]);
+        return { id, ...digest.measure };
+      } catch (error) {
+        if (!newId) throw error;
+        lost = { error };
+      }
+    }
+    // The row another put of the call wrote, if it did: the same body is that output. None: this put's own failure.
+    const stored = await writer.storedDigest(id, output.contextId);
+    if (stored === undefined) throw lost.error;
+    if (ownPieces) await removePieces(writer, id);
+    return sameCallOutput(id, output, digest, stored);
   } catch (error) {
-    if (pieces > 1) await Promise.resolve(writer.deletePieces(id)).catch(() => undefined);
+    if (ownPieces) await removePieces(writer, id);
     throw error;
   }
+}
+
+/** The pieces of a put whose row was not written (best effort: an unreadable piece without a row is never read). */
+async function removePieces(writer: ToolOutputRowWriter, id: string): Promise<void> {
+  await Promise.resolve(writer.deletePieces(id)).catch(() => undefined);
+}
+
+/** A put under an id made from its call that another put of the call holds: the same output when the bodies match; refused otherwise. */
+function sameCallOutput(id: string, output: PutToolOutput | PutToolOutputStream, digest: BodyDigest, stored: string): ToolOutputRef {
+  if (digest.sha256 === stored) return { id, ...digest.measure };
+  throw new StoreInputError({ code: 'STORE_INVALID_ID', culprit: 'newId', message: `tool-output id ${id} is held by another body of context "${output.contextId}" (call "${output.toolCallId}" repeated with other output)` });
 }
 
 /**

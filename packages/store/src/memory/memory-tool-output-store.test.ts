@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { StoreInputError } from '../errors/store-input-error.js';
-import { toolOutputIdSequence } from '../tool-output-body.js';
+import { derivedToolOutputId, toolOutputIdSequence } from '../tool-output-body.js';
 import { toolOutputStoreContract } from '../testing/tool-output-store-contract.js';
 import { createMemoryToolOutputStore } from './memory-tool-output-store.js';
 
-toolOutputStoreContract({ name: 'memory ToolOutputStore', open: createMemoryToolOutputStore, sharesData: false, propertyRuns: 200 });
+toolOutputStoreContract({ name: 'memory ToolOutputStore', open: createMemoryToolOutputStore, openDerived: () => createMemoryToolOutputStore({ newId: derivedToolOutputId }), sharesData: false, propertyRuns: 200 });
 
 test('a memory store takes its ids from newId, and refuses a malformed or repeated one without storing', async () => {
   const store = createMemoryToolOutputStore({ newId: toolOutputIdSequence('seed') });

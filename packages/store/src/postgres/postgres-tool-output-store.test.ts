@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { StoreAccessError } from '../errors/store-access-error.js';
 import { toolOutputStoreContract } from '../testing/tool-output-store-contract.js';
+import { derivedToolOutputId } from '../tool-output-body.js';
 import { createPostgresToolOutputStore } from './postgres-tool-output-store.js';
 import { dropSchema, postgresTestTarget } from '@strata/testing';
 
@@ -13,6 +14,7 @@ toolOutputStoreContract({
   name: 'PostgreSQL ToolOutputStore',
   ...(url === undefined ? { skip: target.skip } : {}),
   open: () => createPostgresToolOutputStore({ connectionString: url!, schema: schema! }),
+  openDerived: () => createPostgresToolOutputStore({ connectionString: url!, schema: schema!, newToolOutputId: derivedToolOutputId }),
   childOpen: `store.createPostgresToolOutputStore({ connectionString: ${JSON.stringify(url)}, schema: ${JSON.stringify(schema)} })`,
   pieces: {
     count: () => withClient(async (client) => Number((await client.query(`SELECT count(*) AS n FROM ${pg.escapeIdentifier(schema!)}.strata_tool_output_pieces`)).rows[0].n)),

@@ -12,6 +12,7 @@ const path = join(temporaryDirectory('strata-sqlite-outputs-'), 'strata.db');
 toolOutputStoreContract({
   name: 'SQLite ToolOutputStore',
   open: () => openSqliteToolOutputStore({ path }),
+  openDerived: () => openSqliteToolOutputStore({ path, newToolOutputId: derivedToolOutputId }),
   childOpen: `store.openSqliteToolOutputStore({ path: ${JSON.stringify(path)} })`,
   pieces: {
     count: async () => withDatabase((database) => database.prepare<[], { n: number }>('SELECT count(*) AS n FROM strata_tool_output_pieces').get()!.n),

@@ -29,6 +29,8 @@ export interface StoreContractOptions<Store> {
   readonly sharesData?: boolean;
   /** Runs of each property. Default: 40. */
   readonly propertyRuns?: number;
+  /** A store over the same data whose ids are made from the call (`derivedToolOutputId`): enables the tests of one call put twice at once. */
+  readonly openDerived?: () => Promise<Store> | Store;
   /** For a backend that keeps pieces in a table: reach behind the store to count and damage them. */
   readonly pieces?: {
     /** Piece rows in the whole table. */
@@ -177,6 +179,60 @@ export function toolOutputStoreContract(options: StoreContractOptions<ToolOutput
         await second.close();
       }
     });
+
+    const { openDerived } = options;
+    if (openDerived !== undefined) {
+      test('ids from the call: one call put from two stores at once (a retry while the first is in flight) is one output; another body under the call is refused and the first stays whole', async () => {
+        const first = await openDerived();
+        const second = options.sharesData === false ? first : await openDerived();
+        try {
+          const context = contextId();
+          const output = (toolCallId: string, body: string) => ({ contextId: context, toolCallId, toolName: 'tool', body });
+          const streamed = (store: ToolOutputStore, toolCallId: string, body: string, lengths: readonly number[]) => store.putStream!({ contextId: context, toolCallId, toolName: 'tool', body: chunked(body, lengths) });
+          // Inline bodies: both puts give the one reference.
+          for (let round = 0; round < 20; round += 1) {
+            const body = `result ${round} ${'中'.repeat(round)}`;
+            const [a, b] = await Promise.all([first.put(output(`call_${round}`, body)), second.put(output(`call_${round}`, body))]);
+            assert.deepEqual(a, b);
+            assert.equal((await first.get(a.id))?.body, body);
+          }
+          // A body of several pieces, streamed by both at once: at least one put lands, a failure is an error (never a
+          // reference to nothing), and the stored body reads back whole.
+          const long = 'line of a long log\n'.repeat(40_000);
+          const settled = await Promise.allSettled([streamed(first, 'call_long', long, [100_003]), streamed(second, 'call_long', long, [70_001])]);
+          const landed = settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+          assert.ok(landed.length >= 1, 'one of the two puts landed');
+          for (const ref of landed) assert.equal((await second.get(ref.id))?.body, long);
+          // Another body under a call already stored, put at once with the same body again: the stored body stays whole.
+          const other = await Promise.allSettled([first.put(output('call_long', 'another body')), streamed(second, 'call_long', long, [50_000])]);
+          assert.equal(other[0].status, 'rejected');
+          assert.ok(StoreInputError.isInstance((other[0] as PromiseRejectedResult).reason), 'another body is refused as STORE_INVALID_ID');
+          assert.equal((await first.get(landed[0]!.id))?.body, long);
+          const entries = await first.list!(context);
+          assert.equal(entries.length, 21, 'one output per call');
+        } finally {
+          await first.close();
+          if (second !== first) await second.close();
+        }
+      });
+
+      test('ids from the call: two different bodies under one call put at once: one is stored whole, the other refused', async () => {
+        const first = await openDerived();
+        const second = options.sharesData === false ? first : await openDerived();
+        try {
+          const context = contextId();
+          const bodies = ['first log line\n'.repeat(50_000), 'second log line\n'.repeat(50_000)];
+          const settled = await Promise.allSettled(bodies.map((body, index) => (index === 0 ? first : second).putStream!({ contextId: context, toolCallId: 'call', toolName: 'tool', body: chunked(body, [90_000 + index]) })));
+          const landed = settled.flatMap((result, index) => (result.status === 'fulfilled' ? [{ ref: result.value, body: bodies[index]! }] : []));
+          assert.ok(landed.length <= 1, 'one call holds one output');
+          for (const { ref, body } of landed) assert.equal((await first.get(ref.id))?.body, body, 'the stored body reads back whole');
+          for (const result of settled) if (result.status === 'rejected') assert.ok(result.reason instanceof Error, 'a refused put is an error');
+        } finally {
+          await first.close();
+          if (second !== first) await second.close();
+        }
+      });
+    }
 
     test('bad input is refused naming the field, and earlier bodies stay readable', () =>
       withStore(async (store) => {
