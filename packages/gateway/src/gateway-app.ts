@@ -7,7 +7,7 @@ import { ClientStream, upstreamEvents } from './client-stream.js';
 import { ANTHROPIC_WIRE, OPENAI_WIRE, relay, type ChatMessage, type Wire } from './wires.js';
 import { RESPONSES_WIRE, responsesRequest } from './responses-wire.js';
 import { storedOncePerCall } from './stored-once.js';
-import { DROPPED_FIELDS_HEADER, translatedWire, type GatewayProvider } from './provider-wire.js';
+import { DROPPED_FIELDS_HEADER, translatedModel, translatedModelList, translatedWire, type GatewayProvider } from './provider-wire.js';
 import { finishReasonOf, modelUsageOf, responseMetadataOf, type GatewayEvent, type GatewayRequestTelemetry, type GatewayStopReason, type GatewayTelemetry } from './gateway-telemetry.js';
 
 /** The header a client names its conversation with; without it the conversation is keyed by its opening (system + first user message). */
@@ -67,7 +67,8 @@ export type GatewayWindow = (request: { readonly model: string; readonly api: 'o
 /**
  * An OpenAI- and Anthropic-compatible gateway (`POST /v1/chat/completions`
  * and `POST /v1/messages`, streamed and not, each forwarded in its own API;
- * `GET /v1/models` passed through; `GET /health`). Each conversation is
+ * `GET /v1/models` and `/v1/models/{id}` passed through, in the client's
+ * API under `provider`; `GET /health`). Each conversation is
  * one Strata context (the `x-strata-session` header, else its opening),
  * kept in `sessionStore`; the upstream request is the window Strata
  * assembles within `windowTokens`, with `read_tool_output` added to the
@@ -321,7 +322,21 @@ export function createGatewayApp(options: GatewayOptions): Hono {
 
   const app = new Hono();
   app.get('/health', (c) => c.json({ ok: true }));
-  app.get('/v1/models', async (c) => relay(await fetchUpstream(`${settings.upstream}/models`, { headers: chatWire.headers(c.req.raw.headers, options.upstreamApiKey) })));
+  /**
+   * The model list or one model, asked with the client's key in the upstream's headers and answered in the client's API:
+   * Anthropic's clients send `anthropic-version` on every request, OpenAI's never do.
+   */
+  const models = async (request: Request, id: string | undefined): Promise<Response> => {
+    const client: GatewayProvider = request.headers.has('anthropic-version') ? 'anthropic' : 'openai';
+    const headers = (client === 'anthropic' ? messagesWire : chatWire).headers(request.headers, options.upstreamApiKey);
+    const path = `${settings.upstream}/models${id === undefined ? '' : `/${encodeURIComponent(id)}`}`;
+    if (upstreamWire === undefined || upstreamWire.api === client) return relay(await fetchUpstream(`${path}${new URL(request.url).search}`, { headers }));
+    if (id !== undefined) return translatedModel(client, await fetchUpstream(path, { headers }));
+    return translatedModelList(client, (query) => fetchUpstream(`${path}${query}`, { headers }));
+  };
+  app.get('/v1/models', (c) => models(c.req.raw, undefined));
+  // An id may hold a slash (Hugging Face ids such as `Qwen/Qwen3-32B`).
+  app.get('/v1/models/:id{.+}', (c) => models(c.req.raw, c.req.param('id')));
   app.post('/v1/chat/completions', (c) => converse(chatWire, c));
   app.post('/v1/messages', (c) => converse(messagesWire, c));
   app.post('/v1/messages/count_tokens', (c) => countTokens(c.req.raw));

@@ -2,6 +2,7 @@
 // driven by the real openai and @anthropic-ai/sdk clients through a STEPS-step tool loop with recorded outputs.
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
+import fc from 'fast-check';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { toOpenAIChat } from '@strata/context';
@@ -10,9 +11,9 @@ import { ConfigurationError } from '@strata/context';
 import { createMemoryStores } from '@strata/store';
 import { createGatewayApp } from './gateway-app.js';
 import { startGateway } from './gateway-server.js';
-import { ANTHROPIC_VERSION, DEFAULT_ANTHROPIC_MAX_TOKENS, DROPPED_FIELDS_HEADER, UPSTREAM_ERROR_FIELD, translatedWire, upstreamFields } from './provider-wire.js';
+import { ANTHROPIC_VERSION, DEFAULT_ANTHROPIC_MAX_TOKENS, DROPPED_FIELDS_HEADER, UPSTREAM_ERROR_FIELD, translatedModel, translatedModelList, translatedWire, upstreamFields } from './provider-wire.js';
 import { listen, recordedOutputs, STEPS, WINDOW } from './testing/gateway-fixtures.js';
-import { FINAL_ANSWER, scriptedUpstream, type ScriptedUpstream, type UpstreamDialect } from './testing/scripted-upstream.js';
+import { FINAL_ANSWER, MODEL_IDS, scriptedUpstream, type ScriptedUpstream, type UpstreamDialect } from './testing/scripted-upstream.js';
 import { ANTHROPIC_WIRE, OPENAI_WIRE } from './wires.js';
 
 const TASK = 'TASK: find why marshmallow serialises a TimeDelta field with a rounding error and propose the fix.';
@@ -20,7 +21,7 @@ const SYSTEM = 'You are a careful maintainer of marshmallow.';
 const STEP_PARAMETERS = { type: 'object' as const, properties: { step: { type: 'integer' as const } }, required: ['step'] };
 const STEP_DESCRIPTION = 'Runs one investigation step and returns its output.';
 
-async function gatewayOver(t: TestContext, dialect: UpstreamDialect, provider: 'openai' | 'anthropic'): Promise<{ upstream: ScriptedUpstream; url: string }> {
+async function gatewayOver(t: TestContext, dialect: UpstreamDialect, provider: 'openai' | 'anthropic' | undefined): Promise<{ upstream: ScriptedUpstream; url: string }> {
   const upstream = scriptedUpstream(dialect);
   const upstreamUrl = await listen(upstream.server);
   t.after(() => upstream.server.close());
@@ -183,6 +184,70 @@ test('--provider anthropic refuses /v1/responses with a 400 naming --provider; c
   const long = await anthropic.messages.countTokens({ model: 'gpt-test', system: SYSTEM, messages: [{ role: 'user', content: TASK.repeat(20) }] });
   assert.ok(short.input_tokens > 0 && long.input_tokens > short.input_tokens + 200, `${short.input_tokens} < ${long.input_tokens}`);
   assert.equal(overOpenAI.upstream.requests.length, 0, 'never forwarded');
+});
+
+test('the model list and a model, in the client\'s API with the client\'s key: an OpenAI client over Anthropic reads every page; an Anthropic client over OpenAI gets one page; without --provider each passes through', async (t) => {
+  const created = 1_700_000_000;
+  const overAnthropic = await gatewayOver(t, 'anthropic', 'anthropic');
+  const openai = new OpenAI({ baseURL: overAnthropic.url, apiKey: 'k', maxRetries: 0 });
+  const listed: OpenAI.Models.Model[] = [];
+  for await (const model of openai.models.list()) listed.push(model);
+  assert.deepEqual(listed, MODEL_IDS.map((id) => ({ id, object: 'model', created, owned_by: 'anthropic' })));
+  assert.deepEqual(overAnthropic.upstream.modelRequests.map(({ url }) => url), ['/v1/models?limit=1000', '/v1/models?limit=1000&after_id=org%2Fmodel-b'], 'every page read');
+  for (const { headers } of overAnthropic.upstream.modelRequests) {
+    assert.equal(headers['x-api-key'], 'k');
+    assert.equal(headers['anthropic-version'], ANTHROPIC_VERSION);
+    assert.equal(headers.authorization, undefined);
+  }
+  assert.deepEqual(await openai.models.retrieve('org/model-b'), { id: 'org/model-b', object: 'model', created, owned_by: 'anthropic' });
+  await assert.rejects(openai.models.retrieve('nope'), (error: unknown) => error instanceof OpenAI.NotFoundError && /no such model/.test(error.message));
+  overAnthropic.upstream.fail = { status: 401, body: JSON.stringify({ type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } }) };
+  await assert.rejects(openai.models.list(), (error: unknown) => error instanceof OpenAI.AuthenticationError && /invalid x-api-key/.test(error.message));
+
+  const overOpenAI = await gatewayOver(t, 'openai-chat', 'openai');
+  const anthropic = new Anthropic({ baseURL: overOpenAI.url.replace(/\/v1$/, ''), apiKey: 'k', maxRetries: 0 });
+  const models: Anthropic.ModelInfo[] = [];
+  for await (const model of anthropic.models.list()) models.push(model);
+  const createdAt = new Date(created * 1000).toISOString();
+  assert.deepEqual(models, MODEL_IDS.map((id) => ({ type: 'model', id, display_name: id, created_at: createdAt })));
+  assert.deepEqual(await anthropic.models.retrieve('org/model-b'), { type: 'model', id: 'org/model-b', display_name: 'org/model-b', created_at: createdAt });
+  for (const { headers } of overOpenAI.upstream.modelRequests) {
+    assert.equal(headers.authorization, 'Bearer k');
+    assert.equal(headers['x-api-key'], undefined);
+  }
+
+  const anthropicAsItIs = await gatewayOver(t, 'anthropic', undefined);
+  const direct = new Anthropic({ baseURL: anthropicAsItIs.url.replace(/\/v1$/, ''), apiKey: 'k', maxRetries: 0 });
+  const relayed: Anthropic.ModelInfo[] = [];
+  for await (const model of direct.models.list()) relayed.push(model);
+  assert.deepEqual(relayed.map(({ id, display_name }) => [id, display_name]), MODEL_IDS.map((id) => [id, id.toUpperCase()]), 'Anthropic\'s own list, page by page');
+  assert.equal(anthropicAsItIs.upstream.modelRequests.length, 2);
+  assert.match(anthropicAsItIs.upstream.modelRequests[1]!.url, /after_id=/, 'the client\'s query passed on');
+  // The client's key (this SDK sends it as a bearer token, curl users as x-api-key) and its API version go upstream.
+  const byKey = await fetch(`${anthropicAsItIs.url}/models/model-a`, { headers: { 'x-api-key': 'key-2', 'anthropic-version': ANTHROPIC_VERSION } });
+  assert.equal(((await byKey.json()) as { display_name: string }).display_name, 'MODEL-A');
+  const [first, , third] = anthropicAsItIs.upstream.modelRequests;
+  assert.equal(first!.headers.authorization, 'Bearer k');
+  assert.ok(first!.headers['anthropic-version'], 'the client\'s anthropic-version goes upstream');
+  assert.equal(third!.headers['x-api-key'], 'key-2');
+  assert.equal(third!.headers['anthropic-version'], ANTHROPIC_VERSION);
+});
+
+test('any upstream model answer translates to a list or model of the client\'s API: entries with no string id are left out, never thrown on', async () => {
+  const entry = fc.oneof(fc.jsonValue(), fc.record({ id: fc.oneof(fc.string(), fc.jsonValue()), created: fc.jsonValue(), created_at: fc.oneof(fc.string(), fc.date({ noInvalidDate: false }).map(String), fc.jsonValue()) }, { requiredKeys: [] }));
+  const body = fc.oneof(fc.jsonValue(), fc.record({ data: fc.oneof(fc.array(entry), fc.jsonValue()), has_more: fc.constant(false) }, { requiredKeys: [] }));
+  await fc.assert(fc.asyncProperty(fc.constantFrom('openai' as const, 'anthropic' as const), body, async (client, answered) => {
+    const list = (await (await translatedModelList(client, async () => Response.json(answered))).json()) as { data: Array<Record<string, unknown>> };
+    const sent = typeof answered === 'object' && answered !== null && !Array.isArray(answered) && Array.isArray(answered.data) ? answered.data : [];
+    const ids = sent.flatMap((model) => (typeof model === 'object' && model !== null && !Array.isArray(model) && typeof model.id === 'string' ? [model.id] : []));
+    assert.deepEqual(list.data.map(({ id }) => id), ids);
+    for (const model of list.data) {
+      if (client === 'openai') assert.ok(Number.isInteger(model.created) && model.object === 'model', JSON.stringify(model));
+      else assert.ok(typeof model.created_at === 'string' && !Number.isNaN(Date.parse(model.created_at)), JSON.stringify(model));
+    }
+    const one = await translatedModel(client, Response.json(answered));
+    assert.ok(one.status === 200 || one.status === 404, `status ${one.status}`);
+  }), { numRuns: 300 });
 });
 
 test('the client\'s fields in the other API: limits, stops, temperature, tool choice; tools the other API cannot declare are dropped and listed', () => {

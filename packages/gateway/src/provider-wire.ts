@@ -168,6 +168,56 @@ export function translatedError(client: GatewayProvider, status: number, text: s
   return Response.json(body, { status });
 }
 
+/** How many pages of Anthropic's model list an OpenAI client's one list reads at most (1,000 models a page). */
+const MODEL_PAGES = 20;
+
+/**
+ * `GET /v1/models` of the upstream's API in the client's: OpenAI's list is
+ * whole, Anthropic's paged, so an OpenAI client's list over Anthropic reads
+ * every page (up to MODEL_PAGES) and an Anthropic client gets OpenAI's whole
+ * list as one page. An upstream error comes back in the client's shape.
+ */
+export async function translatedModelList(client: GatewayProvider, fetchPage: (query: string) => Promise<Response>): Promise<Response> {
+  if (client === 'openai') {
+    const models: unknown[] = [];
+    let after: string | undefined;
+    for (let page = 0; page < MODEL_PAGES; page += 1) {
+      const response = await fetchPage(`?limit=1000${after === undefined ? '' : `&after_id=${encodeURIComponent(after)}`}`);
+      if (!response.ok) return translatedError(client, response.status, await response.text());
+      const body = (await response.json()) as unknown;
+      const data = isObject(body) && Array.isArray(body.data) ? body.data : [];
+      models.push(...data);
+      if (!isObject(body) || body.has_more !== true || typeof body.last_id !== 'string' || data.length === 0) break;
+      after = body.last_id;
+    }
+    return Response.json({ object: 'list', data: models.flatMap((model) => translatedModelEntry(client, model) ?? []) });
+  }
+  const response = await fetchPage('');
+  if (!response.ok) return translatedError(client, response.status, await response.text());
+  const body = (await response.json()) as unknown;
+  const data = (isObject(body) && Array.isArray(body.data) ? body.data : []).flatMap((model) => translatedModelEntry(client, model) ?? []);
+  return Response.json({ data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null });
+}
+
+/** `GET /v1/models/{id}` of the upstream's API in the client's (a 404 in the client's shape for an answer that names no model). */
+export async function translatedModel(client: GatewayProvider, response: Response): Promise<Response> {
+  if (!response.ok) return translatedError(client, response.status, await response.text());
+  const model = translatedModelEntry(client, (await response.json()) as unknown);
+  return model === undefined ? translatedError(client, 404, 'the upstream answered with no model') : Response.json(model);
+}
+
+/** One model of the other API in the client's: its id, and its creation time (seconds in OpenAI's, RFC 3339 in Anthropic's); undefined for an entry with no id. */
+function translatedModelEntry(client: GatewayProvider, model: unknown): (Fields & { readonly id: string }) | undefined {
+  if (!isObject(model) || typeof model.id !== 'string') return undefined;
+  if (client === 'openai') {
+    const created = typeof model.created_at === 'string' ? Math.floor(Date.parse(model.created_at) / 1000) : Number.NaN;
+    return { id: model.id, object: 'model', created: Number.isFinite(created) ? created : 0, owned_by: 'anthropic' };
+  }
+  const seconds = typeof model.created === 'number' && Number.isFinite(model.created) ? model.created : 0;
+  const createdAt = new Date(seconds * 1000);
+  return { type: 'model', id: model.id, display_name: model.id, created_at: (Number.isNaN(createdAt.getTime()) ? new Date(0) : createdAt).toISOString() };
+}
+
 /**
  * The client's wire over an upstream of the other API. The client's wire
  * reads the request, the history the gateway keeps and every answer the

@@ -23,8 +23,27 @@ export interface ScriptedUpstream {
   readonly readBack: Map<string, string>;
   /** The reasoning items the model sent (Responses, with `reasoning`), by id, as sent. */
   readonly reasoning: Map<string, Record<string, unknown>>;
+  /** Every `GET /v1/models` or `/v1/models/{id}`: its path with query, and headers. */
+  readonly modelRequests: Array<{ readonly url: string; readonly headers: IncomingMessage['headers'] }>;
   /** When set, every request is answered with this status and body (recorded all the same). */
   fail?: { readonly status: number; readonly body: string };
+}
+
+/** The models every scripted upstream lists (Anthropic's list gives at most MODEL_PAGE of them a page). */
+export const MODEL_IDS = ['model-a', 'org/model-b', 'model-c'] as const;
+const MODEL_PAGE = 2;
+const MODEL_CREATED = 1_700_000_000;
+
+/** A model list or model as the dialect's API answers it (Anthropic's paged by `limit` and `after_id`); undefined for an unknown id. */
+function modelsAnswer(dialect: UpstreamDialect, url: URL): unknown {
+  const entry = (id: string) => (dialect === 'anthropic' ? { type: 'model', id, display_name: id.toUpperCase(), created_at: new Date(MODEL_CREATED * 1000).toISOString() } : { id, object: 'model', created: MODEL_CREATED, owned_by: 'scripted' });
+  const id = url.pathname.startsWith('/v1/models/') ? decodeURIComponent(url.pathname.slice('/v1/models/'.length)) : undefined;
+  if (id !== undefined) return (MODEL_IDS as readonly string[]).includes(id) ? entry(id) : undefined;
+  if (dialect !== 'anthropic') return { object: 'list', data: MODEL_IDS.map(entry) };
+  const after = url.searchParams.get('after_id');
+  const start = after === null ? 0 : MODEL_IDS.indexOf(after as (typeof MODEL_IDS)[number]) + 1;
+  const page = MODEL_IDS.slice(start, start + Math.min(Number(url.searchParams.get('limit') ?? 20), MODEL_PAGE)).map(entry);
+  return { data: page, has_more: start + page.length < MODEL_IDS.length, first_id: page[0]?.id ?? null, last_id: page.at(-1)?.id ?? null };
 }
 
 /** The final answer of the scripted model. */
@@ -95,7 +114,15 @@ export function scriptedUpstream(dialect: UpstreamDialect, options: { readonly r
     };
   };
 
+  const modelRequests: ScriptedUpstream['modelRequests'] = [];
   const server = createServer(async (request, response) => {
+    if (request.method === 'GET' && request.url?.startsWith('/v1/models')) {
+      modelRequests.push({ url: request.url, headers: request.headers });
+      if (state.fail) return void response.writeHead(state.fail.status, { 'content-type': 'application/json' }).end(state.fail.body);
+      const answered = modelsAnswer(dialect, new URL(request.url, 'http://upstream'));
+      if (answered === undefined) return void response.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify(dialect === 'anthropic' ? { type: 'error', error: { type: 'not_found_error', message: 'no such model' } } : { error: { message: 'no such model', type: 'invalid_request_error', param: null, code: 'model_not_found' } }));
+      return void response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answered));
+    }
     let raw = '';
     for await (const chunk of request) raw += chunk;
     const body = JSON.parse(raw) as Record<string, any>;
@@ -110,6 +137,6 @@ export function scriptedUpstream(dialect: UpstreamDialect, options: { readonly r
     const events = dialect === 'openai-chat' ? openAIEvents(answered, body.stream_options?.include_usage === true) : dialect === 'anthropic' ? anthropicEvents(answered) : responsesEvents(answered);
     await writeEvents(response, events);
   });
-  const state: ScriptedUpstream = { server, requests, readBack, reasoning };
+  const state: ScriptedUpstream = { server, requests, readBack, reasoning, modelRequests };
   return state;
 }
