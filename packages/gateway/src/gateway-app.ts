@@ -7,6 +7,7 @@ import { ClientStream, upstreamEvents } from './client-stream.js';
 import { ANTHROPIC_WIRE, OPENAI_WIRE, relay, type ChatMessage, type Wire } from './wires.js';
 import { RESPONSES_WIRE, responsesRequest } from './responses-wire.js';
 import { storedOncePerCall } from './stored-once.js';
+import { ReturnedItems } from './returned-items.js';
 import { DROPPED_FIELDS_HEADER, translatedModel, translatedModelList, translatedWire, type GatewayProvider } from './provider-wire.js';
 import { finishReasonOf, modelUsageOf, responseMetadataOf, type GatewayEvent, type GatewayRequestTelemetry, type GatewayStopReason, type GatewayTelemetry } from './gateway-telemetry.js';
 
@@ -22,9 +23,6 @@ export const SAVED_TOKENS_HEADER = 'x-strata-saved-tokens';
 export const MAX_READ_ROUNDS = 32;
 /** Contexts whose last upstream request the gateway remembers (for its cache marker). */
 const CONTEXTS_KEPT = 4_096;
-/** Responses output items the gateway remembers by id (an `item_reference` to one is resolved), and their weight at most. */
-const ITEMS_KEPT = 65_536;
-const ITEMS_KEPT_BYTES = 64 * 1024 * 1024;
 /** The response header of a Responses request passed upstream as it came, naming why (`item_reference`, `previous_response_id`, `conversation`). */
 export const PASS_THROUGH_HEADER = 'x-strata-pass-through';
 
@@ -111,9 +109,8 @@ export function createGatewayApp(options: GatewayOptions): Hono {
   // Each context's last upstream request, as hashes of its messages: where the next one's stable prefix ends (its cache marker).
   // Lost (another process, a restart): the marker goes where a tool loop's previous request ended (`withCacheMarker`).
   const sentChains = new BoundedCache<string, readonly string[]>(CONTEXTS_KEPT);
-  // The Responses output items this process returned, by id: what an `item_reference` (the AI SDK's default `store: true`) names.
-  // Not shared between processes: a reference another process returned is passed upstream, which stored the item.
-  const returnedItems = new BoundedCache<string, Record<string, unknown>>(ITEMS_KEPT, { maxBytes: ITEMS_KEPT_BYTES, bytesOf: (id, item) => 2 * (id.length + JSON.stringify(item).length) });
+  // The Responses output items the gateway returned (in this process or another over the same store), by id.
+  const returnedItems = new ReturnedItems(options.outputStore);
   /** One client request through the loop: what the wire reads, Strata assembles, the upstream answers and the gateway reads itself. */
   const converse = async (wire: Wire, c: { req: { raw: Request; header(name: string): string | undefined } }): Promise<Response> => {
     const body = await readJsonObject(c.req.raw);
@@ -224,11 +221,7 @@ export function createGatewayApp(options: GatewayOptions): Hono {
         const { reads, total } = wire.calls(completion, readTool.name);
         // The client never sees a `read_tool_output` call: beside its own calls, or past MAX_READ_ROUNDS, they are left out.
         const shown = reads.length === 0 ? completion : wire.withoutReads(completion, readTool.name);
-        if (wire === RESPONSES_WIRE) {
-          for (const item of Array.isArray(shown.output) ? (shown.output as unknown[]) : []) {
-            if (typeof item === 'object' && item !== null && typeof (item as { id?: unknown }).id === 'string') returnedItems.set((item as { id: string }).id, item as Record<string, unknown>);
-          }
-        }
+        if (wire === RESPONSES_WIRE) await returnedItems.remember(Array.isArray(shown.output) ? (shown.output as unknown[]) : []);
         observe({ type: 'usage', usage: modelUsageOf(usage), finishReason: finishReasonOf(completion, total), response: responseMetadataOf(completion) });
         const mixed = reads.length > 0 && reads.length < total;
         const answered = reads.length > 0 && calls <= MAX_READ_ROUNDS && (!mixed || wire.readsOnly !== undefined);
@@ -343,7 +336,7 @@ export function createGatewayApp(options: GatewayOptions): Hono {
   app.post('/v1/responses', async (c) => {
     // Not translated: the Responses API's items (reasoning, references, stored responses) have no Anthropic counterpart here.
     if (upstreamWire !== undefined && upstreamWire !== OPENAI_WIRE) return RESPONSES_WIRE.error(400, `/v1/responses is served over an OpenAI upstream only; this gateway runs with --provider ${options.provider}: use /v1/chat/completions or /v1/messages`);
-    const request = await responsesRequest(c, (id) => returnedItems.get(id));
+    const request = await responsesRequest(c, (id) => returnedItems.recall(id));
     if (request instanceof Response) return request;
     if (!('passThrough' in request)) return converse(RESPONSES_WIRE, request);
     let response: Response;

@@ -2,7 +2,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { toOpenAIChat } from '@strata/context';
-import { createMemoryStores } from '@strata/store';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createMemoryStores, openSqliteStores, type Stores } from '@strata/store';
 import { loadProviderRules } from '@strata/testing';
 import { createGatewayApp, PASS_THROUGH_HEADER } from './gateway-app.js';
 import { fromResponsesInput } from './responses-wire.js';
@@ -38,10 +41,9 @@ function conversation(): Item[] {
 }
 
 /** A gateway over an upstream (as `fetch`) that records each request body and answers with `answer` (a Responses body, or an SSE text). */
-function gatewayOver(answer: (body: Record<string, any>) => Response) {
+function gatewayOver(answer: (body: Record<string, any>) => Response, stores: Stores = createMemoryStores()) {
   const bodies: Array<Record<string, any>> = [];
   const raw: string[] = [];
-  const stores = createMemoryStores();
   const fetchUpstream = (async (_url: string, init: RequestInit) => {
     raw.push(String(init.body));
     const body = JSON.parse(String(init.body)) as Record<string, any>;
@@ -113,6 +115,30 @@ test('responses: an item_reference to an item this gateway returned is that item
     if ('stream' in body) assert.equal(text, stream, 'the upstream stream as it came');
     else assert.match(text, /Answered\./);
   }
+});
+
+test('responses: an item_reference is resolved by any gateway over the same store (another process, a restart), which sends the upstream the bytes the first would', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'strata-items-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const [storesA, storesB] = [openSqliteStores({ path: join(dir, 'strata.db') }), openSqliteStores({ path: join(dir, 'strata.db') })];
+  t.after(async () => {
+    await storesA.close();
+    await storesB.close();
+  });
+  const answer = (n: number) => Response.json(answered(n, `Answer ${n}.`));
+  const a = gatewayOver(() => answer(1), storesA);
+  const first = (await (await a.post({ model: 'gpt-test', input: 'Why does TimeDelta round wrongly?' })).json()) as { output: Item[] };
+  const next = { model: 'gpt-test', input: [{ type: 'message', role: 'user', content: 'Why does TimeDelta round wrongly?' }, { type: 'item_reference', id: first.output[0]!.id }, { type: 'message', role: 'user', content: 'And the fix?' }] };
+  // Another gateway over the same file, which never returned the item, and the first one, each asked the same next request.
+  const b = gatewayOver(() => answer(2), storesB);
+  const fromB = await b.post(next);
+  assert.equal(fromB.status, 200);
+  assert.equal(fromB.headers.get(PASS_THROUGH_HEADER), null, 'resolved, not passed through');
+  assert.deepEqual(b.bodies[0]!.input[1], first.output[0], 'the reference is the item the other gateway returned');
+  const c = gatewayOver(() => answer(2), createMemoryStores());
+  assert.equal((await c.post(next)).headers.get(PASS_THROUGH_HEADER), 'item_reference', 'a store that never held the item passes it through');
+  await a.post(next);
+  assert.equal(b.raw[0], a.raw[1], 'both gateways send the same bytes');
 });
 
 test('responses: the client items beside an output Strata masks stay with it, in their place (before the masking they were left out)', async () => {

@@ -149,10 +149,10 @@ export interface ResponsesPassThrough {
  * every other field as it came; or the 400 to answer. A request whose
  * history the gateway cannot read whole (`previous_response_id` or
  * `conversation`, state stored upstream; a reference to an item the gateway
- * did not return) is passed through: the upstream, which stored them,
+ * did not return, in any process over its store) is passed through: the upstream, which stored them,
  * answers it.
  */
-export async function responsesRequest(c: GatewayRequest, returned: (id: string) => Item | undefined): Promise<GatewayRequest | ResponsesPassThrough | Response> {
+export async function responsesRequest(c: GatewayRequest, returned: (id: string) => Promise<Item | undefined>): Promise<GatewayRequest | ResponsesPassThrough | Response> {
   const raw = c.req.raw;
   let body: unknown;
   try {
@@ -167,7 +167,8 @@ export async function responsesRequest(c: GatewayRequest, returned: (id: string)
   let messages: unknown[];
   if (typeof input === 'string') messages = [{ type: 'message', role: 'user', content: input }];
   else if (Array.isArray(input) && input.every(isItem)) {
-    const resolved = input.map((item) => (item.type === 'item_reference' && typeof item.id === 'string' ? returned(item.id) : item));
+    const resolved: Array<Item | undefined> = [];
+    for (const item of input) resolved.push(item.type === 'item_reference' && typeof item.id === 'string' ? await returned(item.id) : item);
     if (resolved.some((item) => item === undefined)) return passThrough('item_reference');
     messages = resolved;
   } else return RESPONSES_WIRE.error(400, 'input: a string or an array of input item objects is required');
