@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { ConservativeTokenEstimator, estimateTextTokens, ESTIMATOR_PROFILES } from './conservative-token-estimator.js';
+import { CachingTokenEstimator, ConservativeTokenEstimator, estimateTextTokens, ESTIMATOR_PROFILES } from './conservative-token-estimator.js';
 import * as context from './index.js';
 import { messageText } from './message-text.js';
 import type { TokenizerFamily } from './token-estimator.js';
@@ -298,4 +298,33 @@ test('an unknown tokenizer family is a ConfigurationError naming the setting', (
       (error: unknown) => context.ConfigurationError.isInstance(error) && error.setting === 'family',
     );
   }
+});
+
+test('countLongTextOnce counts a long text once while it keeps coming back on new messages, a short one every time, and forgets the least recent past 64', () => {
+  const counted: string[] = [];
+  class Counting extends CachingTokenEstimator {
+    readonly family = 'unknown';
+    readonly exact = true;
+    countText(text: string): number {
+      return this.countLongTextOnce(text, (long) => {
+        counted.push(long);
+        return long.length;
+      });
+    }
+  }
+  const estimator = new Counting();
+  const prompt = 'policy '.repeat(100);
+  const short = 'a short reply';
+  for (let call = 0; call < 3; call += 1) {
+    assert.equal(estimator.countText(prompt), prompt.length);
+    assert.equal(estimator.countText(short), short.length);
+  }
+  assert.deepEqual(counted, [prompt, short, short, short]);
+  counted.length = 0;
+  // 64 other long texts push the prompt out (it was used before all of them); the newest of them stays.
+  const others = Array.from({ length: 64 }, (_, index) => `${index} ${'x'.repeat(300)}`);
+  for (const text of others) estimator.countText(text);
+  estimator.countText(others.at(-1)!);
+  estimator.countText(prompt);
+  assert.deepEqual(counted, [...others, prompt]);
 });

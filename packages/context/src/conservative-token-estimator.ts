@@ -1,4 +1,5 @@
 import { CHARACTER_KINDS, HINDI_LETTERS, KIND_COUNT, PAIR_TABLE_SIZE, RUSSIAN_LETTERS, SMALL_LETTERS, UNCOMMON_KINDS, classOfKind, isHindiLetter, isRussianLetter, isSmallLetter, pairTableOf, startsRun, weighText, type CharacterClass, type PairTable, type SmallLetter, type UncommonKind } from './character-classes.js';
+import { BoundedCache } from './bounded-cache.js';
 import { ConfigurationError } from './errors/configuration-error.js';
 import type { CanonicalMessage, MediaPart } from './messages.js';
 import { jsonText, messageText } from './message-text.js';
@@ -239,6 +240,11 @@ export function toolSchemaText(tool: ToolSchema): string {
   return `${tool.name}\n${tool.description ?? ''}\n${jsonText(tool.parameters, `tool ${tool.name}.parameters`)}`;
 }
 
+/** What `countLongTextOnce` keeps: texts of at least this many characters, this many of them, weighing this much at most. */
+const LONG_TEXT_MIN_CHARS = 256;
+const LONG_TEXTS_KEPT = 64;
+const LONG_TEXTS_KEPT_BYTES = 4 * 1024 * 1024;
+
 /**
  * Wraps a text counter with per-message caching: messages are immutable, so
  * a turn that appends one message counts only that message. Media are
@@ -250,6 +256,22 @@ export abstract class CachingTokenEstimator implements TokenEstimator {
   private readonly messageCache = new WeakMap<CanonicalMessage, number>();
 
   abstract countText(text: string): number;
+
+  private readonly longTexts = new BoundedCache<string, number>(LONG_TEXTS_KEPT, { maxBytes: LONG_TEXTS_KEPT_BYTES, bytesOf: (text) => 2 * text.length });
+
+  /**
+   * `count(text)`, kept for a long text: long texts come back call after
+   * call on new message objects (the rendered system prompt, a tool's fixed
+   * instructions; a stateless server sees every request fresh), and each is
+   * counted once while it keeps coming. A shorter text is counted each time
+   * (hashing it costs about what counting it does).
+   */
+  protected countLongTextOnce(text: string, count: (text: string) => number): number {
+    if (text.length < LONG_TEXT_MIN_CHARS) return count(text);
+    let tokens = this.longTexts.get(text);
+    if (tokens === undefined) this.longTexts.set(text, (tokens = count(text)));
+    return tokens;
+  }
 
   countMessage(message: CanonicalMessage): number {
     const cached = this.messageCache.get(message);
@@ -287,6 +309,7 @@ export class ConservativeTokenEstimator extends CachingTokenEstimator {
   }
 
   countText(text: string): number {
+    // Counted each time: weighing a text costs about what hashing it for a look-up would.
     return tokensOf(text, this.table, this.cap);
   }
 }

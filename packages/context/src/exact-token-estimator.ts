@@ -1,6 +1,5 @@
 import { createRequire } from 'node:module';
 import { ConfigurationError } from './errors/configuration-error.js';
-import { BoundedCache } from './bounded-cache.js';
 import { CachingTokenEstimator } from './conservative-token-estimator.js';
 import { loadOptionalPeer } from './optional-peer.js';
 import type { TokenizerFamily } from './token-estimator.js';
@@ -95,22 +94,10 @@ export class ExactTokenEstimator extends CachingTokenEstimator {
     this.encoder = loadExactEncoder(this.family);
   }
 
-  /** Long texts that come back every turn (the rendered system prompt) are counted once. */
-  private readonly textCache = new BoundedCache<string, number>(TEXT_CACHE_ENTRIES);
-
   countText(text: string): number {
-    if (text.length < CACHED_TEXT_MIN_CHARS) return this.encoder.countTokens(text, COUNT_OPTIONS);
-    let count = this.textCache.get(text);
-    if (count === undefined) {
-      count = this.encoder.countTokens(text, COUNT_OPTIONS);
-      this.textCache.set(text, count);
-    }
-    return count;
+    return this.countLongTextOnce(text, (long) => this.encoder.countTokens(long, COUNT_OPTIONS));
   }
 }
-
-const CACHED_TEXT_MIN_CHARS = 256;
-const TEXT_CACHE_ENTRIES = 64;
 
 /** An exact estimator for an encoding or model name; a clear error when its tokenizer is not known. */
 export function exactTokenEstimatorFor(encodingOrModel: string): ExactTokenEstimator {

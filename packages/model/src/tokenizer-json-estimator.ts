@@ -39,8 +39,6 @@ export class TokenizerJsonEstimator extends CachingTokenEstimator {
   readonly family: TokenizerFamily;
   readonly exact = true;
   private readonly tokenizer: LoadedTokenizer;
-  /** Long texts that come back every turn (the rendered system prompt) are counted once. */
-  private readonly textCache = new Map<string, number>();
 
   constructor(options: { tokenizer: LoadedTokenizer; family: TokenizerFamily }) {
     super();
@@ -49,19 +47,9 @@ export class TokenizerJsonEstimator extends CachingTokenEstimator {
   }
 
   countText(text: string): number {
-    if (text.length < CACHED_TEXT_MIN_CHARS) return this.tokenizer.encode(text, { add_special_tokens: false }).length;
-    let count = this.textCache.get(text);
-    if (count === undefined) {
-      count = this.tokenizer.encode(text, { add_special_tokens: false }).length;
-      if (this.textCache.size >= TEXT_CACHE_ENTRIES) this.textCache.delete(this.textCache.keys().next().value!);
-      this.textCache.set(text, count);
-    }
-    return count;
+    return this.countLongTextOnce(text, (long) => this.tokenizer.encode(long, { add_special_tokens: false }).length);
   }
 }
-
-const CACHED_TEXT_MIN_CHARS = 256;
-const TEXT_CACHE_ENTRIES = 64;
 
 function unavailable(setting: string, message: string, cause?: unknown): ModelConfigurationError {
   return new ModelConfigurationError({ code: 'MODEL_TOKENIZER_UNAVAILABLE', setting, message, cause });
