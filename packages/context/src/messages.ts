@@ -1,7 +1,10 @@
 /**
  * The canonical history: one provider-neutral, JSON-serializable message
  * model. Assembly never mutates it; adapters convert it to and from provider
- * shapes. Contributor messages and attachments never enter it.
+ * shapes. Contributor messages and attachments never enter it. A message is
+ * immutable once handed over: the checks and the counters remember a message
+ * by its identity (that it passed, what it costs), so one changed in place
+ * keeps what was remembered of it; give a new object instead.
  */
 export type CanonicalMessage = SystemMessage | UserMessage | AssistantMessage | ToolResultMessage;
 

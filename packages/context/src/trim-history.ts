@@ -36,7 +36,8 @@ export interface TrimHistoryOptions {
  * can change the cut (every message kept was counted exactly). Counts are
  * kept across calls, per message, so repeated trims of a growing history
  * count what was appended; what is kept is never the caller's array (change
- * it in place between calls at will) and never changes an answer: a trim
+ * it in place between calls at will; a message itself is immutable, see
+ * `CanonicalMessage`) and never changes an answer: a trim
  * gives what a fresh trim of the same messages gives. Any value in: a malformed
  * history is one `ContextInputError` naming the message and field; what
  * must be kept not fitting is a `ContextBudgetError`.
