@@ -131,9 +131,10 @@ for (const check of CHECKS) {
 // written for it, which no fit reads, so it measures how a profile carries over to running text it was not fitted
 // on (held-out Hindi paragraphs were over-counted 40-45% at the median against ~10% on the paragraphs the fit saw).
 // PROBE_GAPS: per profile and language, the highest median over-count measured after the last refit, rounded up;
-// a refit that raises one fails here. PROBE_UNDER: the paragraphs a profile under-counts, none for the profiles
-// refitted with the catalog sentences (o200k, llama3, cl100k with its Russian margin 1.18 and Korean/Japanese 1.12,
-// gemma with its Korean/Japanese 1.1); llama2 keeps its fit: its two are kanji outside its vocabulary, 3 byte tokens each.
+// a refit that raises one fails here. No profile under-counts a paragraph: those that did were refitted with the
+// catalog sentences and margins of their own (o200k's Korean/Japanese 1.12, llama3's 1.1, cl100k's Russian 1.18 and
+// Korean/Japanese 1.12, gemma's Korean/Japanese 1.1, llama2's Russian 1.15 and Korean/Japanese 1.12: two of its
+// Japanese paragraphs, with kanji outside its vocabulary at 3 byte tokens each, ran to 0.994 and 0.965 of its count).
 const { heldOutProseCorpus } = (await import(new URL('../estimator-fit/held-out-prose.mjs', import.meta.url).href)) as { heldOutProseCorpus: () => CorpusItem[] };
 const probe = heldOutProseCorpus();
 const PROBE_GAPS: Readonly<Partial<Record<TokenizerFamily, Readonly<Record<string, number>>>>> = {
@@ -143,21 +144,18 @@ const PROBE_GAPS: Readonly<Partial<Record<TokenizerFamily, Readonly<Record<strin
   qwen: { ru: 0.28, ar: 0.23, hi: 0.08, ko: 0.16, ja: 0.12, th: 0.08 },
   deepseek: { ru: 0.28, ar: 0.22, hi: 0.21, ko: 0.15, ja: 0.2, th: 0.12 },
   llama3: { ru: 0.16, ar: 0.32, hi: 0.17, ko: 0.22, ja: 0.1, th: 0.12 },
-  llama2: { ru: 0.19, ar: 0.09, hi: 0.07, ko: 0.04, ja: 0.03, th: 0.06 },
+  llama2: { ru: 0.17, ar: 0.09, hi: 0.13, ko: 0.09, ja: 0.11, th: 0.06 },
   gemma: { ru: 0.25, ar: 0.08, hi: 0.21, ko: 0.3, ja: 0.3, th: 0.18 },
   claude: { ru: 0.39, ar: 0.33, hi: 0.28, ko: 0.27, ja: 0.32, th: 0.31 },
   unknown: { ru: 0.1, ar: 0.16, hi: 0.12, ko: 0.07, ja: 0.11, th: 0.14 },
 };
-const PROBE_UNDER: Readonly<Partial<Record<TokenizerFamily, readonly string[]>>> = {
-  llama2: ['held-out-ja ja#2', 'held-out-ja ja#5'],
-};
 
 for (const check of CHECKS) {
-  test(`${check.family} profile under-counts no paragraph of the probe's prose but PROBE_UNDER's, written for no fit, and over-counts its median paragraph per language within PROBE_GAPS (${check.against})`, () => {
+  test(`${check.family} profile under-counts no paragraph of the probe's prose, written for no fit, and over-counts its median paragraph per language within PROBE_GAPS (${check.against})`, () => {
     const measurement = measure(probe, check);
     report(check, measurement);
     assert.deepEqual(measurement.underItems, []);
-    assert.deepEqual(measurement.underConversations.map((line) => line.split(':')[0]), PROBE_UNDER[check.family] ?? []);
+    assert.deepEqual(measurement.underConversations, []);
     const gaps = PROBE_GAPS[check.family];
     assert.ok(gaps, `no PROBE_GAPS for ${check.family}`);
     for (const [corpus, median] of measurement.medianByCorpus) {
