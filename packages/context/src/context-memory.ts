@@ -34,9 +34,10 @@ export class ContextMemory {
    * place, never shortened: shortening it would reallocate it, a copy of the whole history every turn.
    */
   private readonly prefixTokens = new Map<TokenEstimator, { readonly sums: number[]; valid: number; of: readonly CanonicalMessage[] }>();
-  /** The composed messages from `recentFrom` on, for `composedMessage`: the window's suffix, looked up without a set of the whole history. */
+  /** The composed messages from `recentFrom` to `recentTo`, for `composedMessage`: the window's suffix, looked up without a set of the whole history. */
   private readonly recent = new Set<CanonicalMessage>();
   private recentFrom = 0;
+  private recentTo = 0;
 
   /**
    * The turn's own copy of the caller's history, checked as `checkCanonicalHistory` does: one slice, then one walk
@@ -103,6 +104,8 @@ export class ContextMemory {
    */
   composedMessage(message: CanonicalMessage): boolean {
     const composed = this.composed;
+    // The composer may have grown the same list at its end since it was taken in.
+    for (; this.recentTo < composed.length; this.recentTo += 1) this.recent.add(composed[this.recentTo]!);
     while (!this.recent.has(message)) {
       if (this.recentFrom === 0) return false;
       const from = Math.max(0, this.recentFrom - Math.max(RECENT_LOOKUP_MESSAGES, composed.length - this.recentFrom));
@@ -112,11 +115,14 @@ export class ContextMemory {
     return true;
   }
 
-  /** Takes in this turn's composed history: counts stay valid up to the first message that differs. */
+  /**
+   * Takes in this turn's composed history: counts stay valid up to the first message that differs. The same list
+   * again may have grown at its end (a composed list only grows: `ComposedMessages.history`).
+   */
   private observe(composed: readonly CanonicalMessage[]): void {
     if (composed === this.composed) return;
     this.composed = composed;
     this.recent.clear();
-    this.recentFrom = composed.length;
+    this.recentFrom = this.recentTo = composed.length;
   }
 }

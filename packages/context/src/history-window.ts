@@ -174,7 +174,8 @@ export class AtomicHistoryWindowPolicy implements HistoryWindowPolicy {
     if (kept && kept.count === count) {
       index = kept;
       // Units stay while every message up to and including the one after them is unchanged (walked from what the composer recorded).
-      const same = sharedPrefixLength(kept.messages, messages);
+      // The same list again may have grown at its end (`ComposedMessages.history`): the units cover what it held then.
+      const same = Math.min(sharedPrefixLength(kept.messages, messages), index.ends.at(-1) ?? 0);
       let from = index.ends.length;
       while (from > 0 && index.ends[from - 1]! >= same) from -= 1;
       truncate(index, from);

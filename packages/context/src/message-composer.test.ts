@@ -136,3 +136,38 @@ function tryCompose(compose: () => unknown): unknown {
     return { error: String(error) };
   }
 }
+
+test('property: a list a kept composition returned only grows at its end (what it held stays as it was)', async () => {
+  await fc.assert(
+    fc.property(historyArbitrary({ open: true, maxSteps: 12 }), fc.nat(30), (history, rewriteAt) => {
+      const kept = new DefaultContextMessageComposer();
+      const turns = Array.from({ length: history.length }, (_, end) => history.slice(0, end + 1));
+      const rewritten = [...history];
+      rewritten.splice(rewriteAt % history.length, 1, { role: 'user', content: 'checkpoint', checkpoint: true });
+      turns.push(rewritten, history);
+      const returned: { list: readonly CanonicalMessage[]; held: CanonicalMessage[] }[] = [];
+      for (const turn of turns) {
+        const composed = tryCompose(() => kept.compose({ contextId: 'ctx', history: turn, messages: [], attachments: [] }));
+        if (!('history' in (composed as object))) continue;
+        const list = (composed as { history: readonly CanonicalMessage[] }).history;
+        returned.push({ list, held: [...list] });
+        for (const { list: earlier, held } of returned) assert.deepEqual(earlier.slice(0, held.length), held);
+      }
+    }),
+    { numRuns: 150 },
+  );
+});
+
+test('composer: turns that append whole steps grow one list in place, each the same messages a fresh composer gives', () => {
+  const composer = new DefaultContextMessageComposer();
+  let history: CanonicalMessage[] = [{ role: 'user', content: 'Fetch the pages.' }];
+  const lists = new Set<readonly CanonicalMessage[]>();
+  for (let step = 0; step < 12; step += 1) {
+    history = [...history, { role: 'assistant', content: '', toolCalls: [{ id: `c${step}`, name: 'fetch', input: { page: step } }] }, stored(`c${step}`, body(`page ${step}`))];
+    const request = { contextId: 'grown', history, messages: [], attachments: [] };
+    const composed = composer.compose(request);
+    lists.add(composed.history);
+    assert.deepEqual(composed, new DefaultContextMessageComposer().compose(request));
+  }
+  assert.equal(lists.size, 1, 'one list, grown at its end: no copy of the history per turn');
+});

@@ -40,7 +40,10 @@ export interface ComposedMessages {
   /**
    * History as the model may see it, valid for every provider: a user turn
    * first, every call id unique and answered right after its message,
-   * arguments as objects, orphans as observations.
+   * arguments as objects, orphans as observations. A composer that keeps a
+   * context's composition may return the same list again, grown at its end,
+   * on a later call: a list only ever grows (its first messages stay as they
+   * were), so whoever keeps one may trust the messages it held.
    */
   readonly history: readonly CanonicalMessage[];
   /** Call-local messages, sent after the history and never written back. */
@@ -191,6 +194,8 @@ interface Composition {
 /** What a composition last returned, for the next call (over the same history: the same list again). */
 interface ComposedOutput {
   readonly history: readonly CanonicalMessage[];
+  /** The stable part and the newest group before any opener: grown in place by the next call while it holds what it held. */
+  readonly composed: CanonicalMessage[];
   /** Where the opener went (-1: none). */
   readonly openedAt: number;
   /** How many composed messages the composition held then. */
@@ -199,6 +204,24 @@ interface ComposedOutput {
   readonly diagnostics: readonly ContextDiagnostic[];
   readonly newest: ComposedGroup | undefined;
   readonly shrink: boolean;
+}
+
+/**
+ * The stable part and the newest group as one list. The list the last call
+ * returned is grown in place when it still holds what it held: its stable
+ * part (the first `keptBefore` messages) is the prefix of `stable`, which
+ * only grows, and its newest group is what now follows it. Appended steps
+ * then cost what they add, not a copy of the history; any other change (the
+ * newest group composed differently, as when its results arrived) makes a
+ * new list, so a list once returned never changes but at its end.
+ */
+function grownOutput(previous: CanonicalMessage[] | undefined, stable: readonly CanonicalMessage[], keptBefore: number, newest: readonly CanonicalMessage[]): CanonicalMessage[] {
+  const length = stable.length + newest.length;
+  const at = (index: number) => (index < stable.length ? stable[index]! : newest[index - stable.length]!);
+  if (previous === undefined || previous.length > length) return stable.concat(newest);
+  for (let index = keptBefore; index < previous.length; index += 1) if (previous[index] !== at(index)) return stable.concat(newest);
+  for (let index = previous.length; index < length; index += 1) previous.push(at(index));
+  return previous;
 }
 
 function emptyComposition(): Composition {
@@ -298,7 +321,7 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
     composition.source = history;
     if (request.contextId !== undefined) this.compositions.set(request.contextId, composition);
 
-    const composed = composition.history.concat(newest?.messages ?? []);
+    const composed = grownOutput(last?.composed, composition.history, last?.kept ?? 0, newest?.messages ?? []);
     const diagnostics = composition.diagnostics.concat(newest?.diagnostics ?? []);
     const opened = this.withUserOpener(composition, composed, newest, diagnostics);
     this.recordOutput(kept, composition, opened, composed, { diagnostics: [...diagnostics], newest, shrink });
@@ -325,7 +348,7 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
     kept: Composition | undefined,
     composition: Composition,
     opened: readonly CanonicalMessage[],
-    composed: readonly CanonicalMessage[],
+    composed: CanonicalMessage[],
     rest: Pick<ComposedOutput, 'diagnostics' | 'newest' | 'shrink'>,
   ): void {
     const openedAt = opened === composed ? -1 : composition.firstTurn >= 0 ? composition.firstTurn : opened.indexOf(composition.opener!);
@@ -335,7 +358,7 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
       const shared = last.openedAt < 0 && openedAt < 0 ? last.kept : last.openedAt === openedAt ? (last.kept > openedAt ? last.kept + 1 : last.kept) : Math.min(last.kept, Math.max(0, Math.min(last.openedAt, openedAt)));
       recordSharedPrefix(last.history, opened, shared);
     }
-    composition.output = { history: opened, openedAt, kept: composition.history.length, ...rest };
+    composition.output = { history: opened, composed, openedAt, kept: composition.history.length, ...rest };
   }
 
   private fullCopyOf(result: ToolResultMessage): UserMessage {
