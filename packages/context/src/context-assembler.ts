@@ -29,7 +29,10 @@ import { dynamicTurnTrace, legacyTurnTrace, type TurnIdentity } from './turn-tra
  * The replaceable stages of a turn, in pipeline order; `default-pipeline.ts`
  * wires the defaults. Collection is the contributor registry, compaction the
  * optional `HistoryCompactor` and tracing the optional `TraceSink`: all three
- * are given by the caller, in `ContextAssemblerOptions`.
+ * are given by the caller, in `ContextAssemblerOptions`. The history lists the
+ * stages and contributors are given are read only, and only ever grow at
+ * their end: a later turn may give the same list with messages appended
+ * (never one changed before them), so what a stage keeps of one stays true.
  */
 export interface ContextStages {
   readonly budget: ContextBudgetPolicy;
@@ -182,12 +185,13 @@ export class ContextAssembler {
 
   async assemble(given: TurnRequest): Promise<AssembledTurn> {
     // The caller's history array stays theirs to change after the turn (a host loop or a replay appends to it in place): the
-    // turn works on its own copy, and nothing kept between turns (ContextMemory, the stages' shared-prefix facts) is an array
-    // the caller holds. The history handed back is the caller's own when unchanged, else a copy of the turn's.
+    // turn works on the memory's own list of it (grown in place while the caller only appends), and nothing kept between turns
+    // (ContextMemory, the stages' shared-prefix facts) is an array the caller holds. The history handed back is the caller's
+    // own when unchanged, else a copy of the turn's.
     const signal = given.signal ?? new AbortController().signal;
     signal.throwIfAborted();
     const memory = this.memories.getOrCreate(given.contextId, () => new ContextMemory());
-    // Any value in: a malformed history or state is one input error naming the message and field. The check makes the copy.
+    // Any value in: a malformed history or state is one input error naming the message and field. The check makes the list.
     const request: TurnRequest = { ...given, history: memory.check(given.history) };
     const state = checkContextState(request.state);
     const turn: Turn = {

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import { ContextMemory } from './context-memory.js';
 import { recordSharedPrefix, sharedPrefixLength } from './shared-prefix.js';
 import { DefaultContextMessageComposer } from './message-composer.js';
 import type { CanonicalMessage, ToolResultMessage } from './messages.js';
@@ -88,4 +89,31 @@ test('composer: the same history composed again gives the same list (an exact re
     const shrunk = composer.compose({ ...request, shrinkNewestStep: true });
     assert.deepEqual(shrunk, new DefaultContextMessageComposer().compose({ ...request, shrinkNewestStep: true }));
   }
+});
+
+test('ContextMemory.check: an appended history grows one list in place; any other change, or a malformed message, leaves every list it returned as it was', () => {
+  const memory = new ContextMemory();
+  const caller: CanonicalMessage[] = [{ role: 'user', content: 'Start.' }];
+  const returned: { list: readonly CanonicalMessage[]; held: CanonicalMessage[] }[] = [];
+  const check = (history: unknown) => {
+    const list = memory.check(history);
+    returned.push({ list, held: [...list] });
+    for (const { list: earlier, held } of returned) assert.deepEqual(earlier.slice(0, held.length), held, 'a list returned once only grows at its end');
+    return list;
+  };
+  const first = check(caller);
+  assert.notEqual(first, caller, 'the memory\'s own list, never the caller\'s array');
+  for (let turn = 1; turn <= 5; turn += 1) {
+    caller.push({ role: 'assistant', content: `step ${turn}` }, { role: 'user', content: `next ${turn}` });
+    assert.equal(check(caller), first, 'appended: the same list, grown');
+    assert.deepEqual(first, caller);
+  }
+  assert.throws(() => memory.check([...caller, { role: 'robot', content: 'x' }]));
+  assert.equal(check([...caller, { role: 'assistant', content: 'after the error' }]), first, 'a rejected history changed nothing');
+  const edited = [...first];
+  edited[3] = { role: 'assistant', content: 'rewritten' };
+  const changed = check(edited);
+  assert.notEqual(changed, first, 'a change before the end: a new list');
+  assert.deepEqual(changed, edited);
+  assert.equal(sharedPrefixLength(first, changed), 3);
 });

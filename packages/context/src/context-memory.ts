@@ -2,7 +2,7 @@ import { checkCanonicalHistory, checkCanonicalMessage } from './canonical-histor
 import type { CanonicalHistory, CanonicalMessage } from './messages.js';
 import { lastPlanCall } from './plan-progress.js';
 import { isSignedAssistant } from './signed-reasoning.js';
-import { sharedPrefixLength } from './shared-prefix.js';
+import { recordSharedPrefix, sharedPrefixLength } from './shared-prefix.js';
 import type { TokenEstimator } from './token-estimator.js';
 
 /** Messages `ContextMemory.composedMessage` indexes at least, from the end of the composed history, when it starts looking. */
@@ -23,7 +23,8 @@ const RECENT_LOOKUP_MESSAGES = 64;
 export class ContextMemory {
   /** Stored-output references already confirmed to read back from this context's store. */
   readonly readableOutputRefs = new Set<string>();
-  private checked: CanonicalHistory = [];
+  /** The list `check` last returned: grown in place while the caller's history only appends. */
+  private checked: CanonicalMessage[] = [];
   /** The assistant messages with signed reasoning a checked history held, for the signed-reasoning rule. */
   private readonly signed = new WeakSet<CanonicalMessage>();
   /** The latest plan call of the checked history (`null`: none). */
@@ -40,25 +41,32 @@ export class ContextMemory {
   private recentTo = 0;
 
   /**
-   * The turn's own copy of the caller's history, checked as `checkCanonicalHistory` does: one slice, then one walk
-   * that finds where it first differs from last turn's copy and checks only the messages from there. The caller may
-   * change its array in place after the turn; the copy is the memory's and no caller holds it.
+   * The turn's own list of the caller's history, checked as `checkCanonicalHistory` does: one walk finds where it
+   * first differs from last turn's list, and only the messages from there are checked. A history that only appended
+   * to last turn's is appended to that same list in place (a turn costs the walk and what was appended, not a copy);
+   * any other change makes a new list. So a list this memory returned only ever grows at its end: what a stage kept
+   * of it stays as it was. The caller may change its array in place after the turn; no caller holds the memory's list.
    */
   check(history: unknown): CanonicalHistory {
     if (!Array.isArray(history)) return checkCanonicalHistory(history);
-    const copy = history.slice() as CanonicalMessage[];
+    const given = history as CanonicalMessage[];
     const previous = this.checked;
-    // Walked once (the copy is new: no fact links it yet), and recorded for the stages after.
-    const shared = sharedPrefixLength(previous, copy);
-    for (let index = shared; index < copy.length; index += 1) {
-      checkCanonicalMessage(copy[index], `history[${index}]`, { remember: false });
-      if (isSignedAssistant(copy[index]!)) this.signed.add(copy[index]!);
+    // Walked without recording a fact: the caller's array may change after the turn, and a fact must stay true.
+    const limit = Math.min(previous.length, given.length);
+    let shared = 0;
+    while (shared < limit && previous[shared] === given[shared]) shared += 1;
+    for (let index = shared; index < given.length; index += 1) {
+      checkCanonicalMessage(given[index], `history[${index}]`, { remember: false });
+      if (isSignedAssistant(given[index]!)) this.signed.add(given[index]!);
     }
-    this.checked = copy;
+    let own = previous;
+    if (shared === previous.length) for (let index = shared; index < given.length; index += 1) own.push(given[index]!);
+    else recordSharedPrefix(previous, (own = given.slice()), shared);
+    this.checked = own;
     // The latest plan call, looked for only among the messages that changed unless it was among them.
     const stillValid = this.planCall === null || this.planCall.index < shared;
-    this.planCall = (stillValid ? lastPlanCall(copy, shared) ?? this.planCall : lastPlanCall(copy)) ?? null;
-    return copy;
+    this.planCall = (stillValid ? lastPlanCall(own, shared) ?? this.planCall : lastPlanCall(own)) ?? null;
+    return own;
   }
 
   /** The latest `update_plan` call of the history last checked (`null`: none), for the trace's plan progress. */

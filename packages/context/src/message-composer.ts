@@ -167,6 +167,8 @@ const CONTEXTS_KEPT = 256;
  */
 interface Composition {
   source: CanonicalHistory;
+  /** How many messages `source` held when composed: the assembler's history list may since have grown in place. */
+  sourceLength: number;
   /** Where the stable part ends in `source`: the start of its last group. */
   stableEnd: number;
   readonly history: CanonicalMessage[];
@@ -225,7 +227,7 @@ function grownOutput(previous: CanonicalMessage[] | undefined, stable: readonly 
 }
 
 function emptyComposition(): Composition {
-  return { source: [], stableEnd: 0, history: [], diagnostics: [], callIds: new Set(), conversationStarted: false, steps: 0, capacityStep: undefined, firstTurn: -1, hasTaskAnchor: false };
+  return { source: [], sourceLength: 0, stableEnd: 0, history: [], diagnostics: [], callIds: new Set(), conversationStarted: false, steps: 0, capacityStep: undefined, firstTurn: -1, hasTaskAnchor: false };
 }
 
 /** Where composition stands as it walks the history. */
@@ -305,7 +307,7 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
     const shrink = request.shrinkNewestStep === true;
     // The same history as the last call (the assembler composes again to count exactly): the same messages, the same list.
     const last = kept?.output;
-    if (kept !== undefined && last !== undefined && kept.source === history && last.shrink === shrink) return this.finish(request, last.history, [...last.diagnostics], last.newest, shrink);
+    if (kept !== undefined && last !== undefined && kept.source === history && kept.sourceLength === history.length && last.shrink === shrink) return this.finish(request, last.history, [...last.diagnostics], last.newest, shrink);
     const composition = kept ?? { ...emptyComposition(), capacityStep };
     // Groups before the last one become part of the kept composition; the last one is composed afresh each turn.
     let index = composition.stableEnd;
@@ -319,6 +321,7 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
       index = group.end;
     }
     composition.source = history;
+    composition.sourceLength = history.length;
     if (request.contextId !== undefined) this.compositions.set(request.contextId, composition);
 
     const composed = grownOutput(last?.composed, composition.history, last?.kept ?? 0, newest?.messages ?? []);
