@@ -2,7 +2,7 @@ import { checkCanonicalHistory, checkCanonicalMessage } from './canonical-histor
 import type { CanonicalHistory, CanonicalMessage } from './messages.js';
 import { lastPlanCall } from './plan-progress.js';
 import { isSignedAssistant } from './signed-reasoning.js';
-import { recordSharedPrefix, sharedPrefixLength } from './shared-prefix.js';
+import { identicalPrefixLength, recordSharedPrefix, sharedPrefixLength } from './shared-prefix.js';
 import type { TokenEstimator } from './token-estimator.js';
 
 /** Messages `ContextMemory.composedMessage` indexes at least, from the end of the composed history, when it starts looking. */
@@ -52,9 +52,7 @@ export class ContextMemory {
     const given = history as CanonicalMessage[];
     const previous = this.checked;
     // Walked without recording a fact: the caller's array may change after the turn, and a fact must stay true.
-    const limit = Math.min(previous.length, given.length);
-    let shared = 0;
-    while (shared < limit && previous[shared] === given[shared]) shared += 1;
+    const shared = identicalPrefixLength(previous, given, 0);
     for (let index = shared; index < given.length; index += 1) {
       checkCanonicalMessage(given[index], `history[${index}]`, { remember: false });
       if (isSignedAssistant(given[index]!)) this.signed.add(given[index]!);
