@@ -42,6 +42,11 @@ export function chainedHistory(size: number, warmTurns: number = WARM_TURNS.full
   return history.slice(0, size + warmTurns);
 }
 
+/** Appends to `history`, in place, the messages of `all` after it up to `length` (as `all.slice(0, length)` would hold; `all` may be shorter). */
+function growTo(history: CanonicalMessage[], all: readonly CanonicalMessage[], length: number): void {
+  while (history.length < Math.min(length, all.length)) history.push(all[history.length]!);
+}
+
 /** Keeps a value alive up to this call (so a heap reading after it still counts what it holds). */
 function keep(value: unknown): void {
   if (value === null) throw new Error('unreachable');
@@ -87,7 +92,9 @@ async function peakRssOverFloor(size: number, warmTurns: number): Promise<number
   const subject = assembler();
   let state = (await subject.assemble({ contextId: 'scale', turn: 1, history: base, tools: [] })).state;
   for (let turn = 1; turn <= warmTurns; turn += 1) {
-    state = (await subject.assemble({ contextId: 'scale', turn: turn + 1, history: all.slice(0, size + turn), tools: [], state })).state;
+    // The caller's array grown in place, as a host loop appends to its history: a copy per turn would be the harness's garbage.
+    growTo(base, all, size + turn);
+    state = (await subject.assemble({ contextId: 'scale', turn: turn + 1, history: base, tools: [], state })).state;
   }
   return statusBytes('VmHWM') - floor;
 }
@@ -116,17 +123,19 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     const all = largest.slice(0, size + warmTurns);
     const base = all.slice(0, size);
     const cold = await cpuTimeAsync(() => assembler().assemble({ contextId: 'scale', turn: 1, history: structuredClone(base), tools: [] }));
+    // The caller's array the warm turns grow in place (one message a turn), made before the floor: it is the history's.
+    const history = base.slice();
     // The floor: the heap with the history and its slices alone, what the cold turn left behind collected.
     const measured = collectGarbage();
     const floorBytes = process.memoryUsage().heapUsed;
     const subject = assembler();
     // Each turn is given the context state the last one returned, as every caller passes it.
-    let state = (await subject.assemble({ contextId: 'scale', turn: 1, history: base, tools: [] })).state;
+    let state = (await subject.assemble({ contextId: 'scale', turn: 1, history, tools: [] })).state;
     // What the cold turns left behind is collected first: the warm turns pay only for their own garbage.
     collectGarbage();
     const warms: number[] = [];
     for (let turn = 1; turn <= warmTurns; turn += 1) {
-      const history = all.slice(0, size + turn);
+      growTo(history, all, size + turn);
       warms.push(await cpuTimeAsync(async () => void (state = (await subject.assemble({ contextId: 'scale', turn: turn + 1, history, tools: [], state })).state)));
     }
     const warm = median(warms);
@@ -176,7 +185,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       : [];
   return {
     title: TITLE,
-    method: `Real messages (tau-bench runs chained with real SWE-agent steps, fresh call ids); one dynamic turn with a 111,616-token input cap and the conservative estimator. Times are CPU time. Cold: a fresh assembler and fresh message objects. Warm: garbage collected first, the median of ${warmTurns} turns, each with one message appended. Heap: after the warm turns. Retained per message: the heap after the warm turns (garbage collected, the assembler alive) less the heap before the assembler was made (the history and its slices alone), over the history's messages. Peak RSS: in a child process of its own, VmHWM (reset by writing 5 to /proc/self/clear_refs once the history and one copy of it are built, garbage collected) less VmRSS at that point, over the cold turn and the ${warmTurns} warm turns at ${sizes.at(-1)!.toLocaleString('en-US')} messages.`,
+    method: `Real messages (tau-bench runs chained with real SWE-agent steps, fresh call ids); one dynamic turn with a 111,616-token input cap and the conservative estimator. Times are CPU time. Cold: a fresh assembler and fresh message objects. Warm: garbage collected first, the median of ${warmTurns} turns, each with one message appended to the caller's array in place (as a host loop appends to its history; a copy of it per turn would be the harness's garbage, not the assembler's). Heap: after the warm turns. Retained per message: the heap after the warm turns (garbage collected, the assembler alive) less the heap before the assembler was made (the history and its slices alone), over the history's messages. Peak RSS: in a child process of its own, VmHWM (reset by writing 5 to /proc/self/clear_refs once the history and one copy of it are built, garbage collected) less VmRSS at that point, over the cold turn and the ${warmTurns} warm turns (the copy grown in place, a message a turn) at ${sizes.at(-1)!.toLocaleString('en-US')} messages.`,
     tables: [{ title: 'one turn by history size', rows }],
     targets,
     notes: [],
