@@ -276,6 +276,8 @@ export class ContextAssembler {
     });
     turn.state = withDefined({ ...turn.state, lastInputTokens: trace.budget!.totalTokens });
     const traced = precounted.length === 0 ? trace : { ...trace, diagnostics: [...trace.diagnostics, ...precounted] };
+    // The caller comes back with the compacted history and what arrived since: the next turn walks it and appends.
+    if (history !== request.history) memory.adopt(history);
     return { input, trace: await this.timed(turn, 'trace', () => this.writeTrace(turn, traced)), history: history === request.history ? given.history : history.slice(), historyChanged: history !== request.history, state: turn.state };
   }
 

@@ -117,3 +117,19 @@ test('ContextMemory.check: an appended history grows one list in place; any othe
   assert.deepEqual(changed, edited);
   assert.equal(sharedPrefixLength(first, changed), 3);
 });
+
+test('ContextMemory.adopt: a compacted history taken as the list last checked is grown in place by the next check; a frozen or malformed one is not taken', () => {
+  const memory = new ContextMemory();
+  const checked = memory.check([{ role: 'user', content: 'Start.' }, { role: 'assistant', content: 'Working.' }]);
+  const compacted: CanonicalMessage[] = [checked[0]!, { role: 'user', content: 'summary', checkpoint: true, hidden: true, authority: 'data_only' }];
+  memory.adopt(compacted);
+  const next = memory.check([...compacted, { role: 'assistant', content: 'Next.' }]);
+  assert.equal(next, compacted, 'the adopted list, grown');
+  assert.equal(next.length, 3);
+  const frozen = Object.freeze([next[0]!]);
+  memory.adopt(frozen);
+  assert.notEqual(memory.check([...frozen, { role: 'assistant', content: 'After.' }]), frozen, 'a frozen list is never grown');
+  const malformed = [next[0]!, { role: 'robot', content: 'x' }] as unknown as CanonicalMessage[];
+  memory.adopt(malformed);
+  assert.throws(() => memory.check(malformed), 'a malformed list is checked again, and fails, on the next turn');
+});

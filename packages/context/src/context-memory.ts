@@ -67,6 +67,27 @@ export class ContextMemory {
     return own;
   }
 
+  /**
+   * Takes a turn's compacted history as the list last checked: the caller
+   * passes it back with what arrived appended, so the next check walks it
+   * and appends to it in place, instead of copying it and checking again
+   * what the compactor changed. Its changed messages are checked here, once;
+   * a list that fails the check, or cannot grow (frozen), is not taken.
+   */
+  adopt(history: CanonicalHistory): void {
+    if (!Object.isExtensible(history)) return;
+    const shared = sharedPrefixLength(this.checked, history);
+    try {
+      for (let index = shared; index < history.length; index += 1) checkCanonicalMessage(history[index], `history[${index}]`, { remember: false });
+    } catch {
+      return;
+    }
+    // Compaction keeps assistant messages as they are: the signed ones are known already.
+    const stillValid = this.planCall === null || this.planCall.index < shared;
+    this.planCall = (stillValid ? lastPlanCall(history, shared) ?? this.planCall : lastPlanCall(history)) ?? null;
+    this.checked = history as CanonicalMessage[];
+  }
+
   /** The latest `update_plan` call of the history last checked (`null`: none), for the trace's plan progress. */
   latestPlanCall(): { readonly index: number; readonly id: string } | null {
     return this.planCall;

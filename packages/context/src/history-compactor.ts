@@ -57,7 +57,11 @@ export const EMPTY_COMPACTION_TRACE: CompactionTrace = Object.freeze({
 });
 
 export interface CompactionResult {
-  /** The compacted canonical history (a new array; the input is never mutated). */
+  /**
+   * The compacted canonical history (a new array; the input is never
+   * mutated). The assembler keeps it as the context's history list and may
+   * append the next turns' messages to it in place: never change it after.
+   */
   readonly history: CanonicalHistory;
   readonly changed: boolean;
   readonly trace: CompactionTrace;
