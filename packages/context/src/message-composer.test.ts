@@ -171,3 +171,22 @@ test('composer: turns that append whole steps grow one list in place, each the s
   }
   assert.equal(lists.size, 1, 'one list, grown at its end: no copy of the history per turn');
 });
+
+test('composer: a step whose call ids are replaced is the same objects every turn, so the composed list still grows in place', () => {
+  const composer = new DefaultContextMessageComposer();
+  let history: CanonicalMessage[] = [{ role: 'user', content: 'Fetch the pages.' }];
+  const lists = new Set<readonly CanonicalMessage[]>();
+  let replaced: CanonicalMessage | undefined;
+  for (let step = 0; step < 8; step += 1) {
+    // Every step reuses the id "same": all but the first are sent with a replaced id.
+    history = [...history, { role: 'assistant', content: `step ${step}`, toolCalls: [{ id: 'same', name: 'fetch', input: { page: step } }] }, stored('same', body(`page ${step}`))];
+    const request = { contextId: 'replaced', history, messages: [], attachments: [] };
+    const composed = composer.compose(request);
+    lists.add(composed.history);
+    assert.deepEqual(composed, new DefaultContextMessageComposer().compose(request));
+    assert.equal(composed.diagnostics.filter((diagnostic) => diagnostic.code === 'CONTEXT_TOOL_CALL_ID_REPLACED').length, step);
+    if (step === 1) replaced = composed.history[3];
+    if (step > 1) assert.equal(composed.history[3], replaced, 'the replaced step is the same object as when it was the newest');
+  }
+  assert.equal(lists.size, 1);
+});

@@ -5,7 +5,7 @@ import type { ContextDiagnostic, ContributedMessage, DataAttachment } from './co
 import { ConfigurationError } from './errors/configuration-error.js';
 import { ContextInputError } from './errors/context-input-error.js';
 import { isTaskAnchorCandidate } from './history-units.js';
-import type { CanonicalHistory, CanonicalMessage, ToolResultMessage, UserMessage } from './messages.js';
+import type { AssistantMessage, CanonicalHistory, CanonicalMessage, ToolResultMessage, UserMessage } from './messages.js';
 import { isSignedAssistant } from './signed-reasoning.js';
 import { pairStep } from './tool-call-pairing.js';
 import { MASK_PREVIEW_SHARE, PREVIEW_DEFAULTS, previewToolResult, type PreviewOptions } from './tool-result-preview.js';
@@ -226,6 +226,16 @@ function grownOutput(previous: CanonicalMessage[] | undefined, stable: readonly 
   return previous;
 }
 
+/** Whether two valid copies of one assistant message make the same calls (their other fields are the message's own). */
+function sameCalls(kept: AssistantMessage, made: AssistantMessage): boolean {
+  const calls = made.toolCalls ?? [];
+  const before = kept.toolCalls ?? [];
+  return (
+    before.length === calls.length &&
+    before.every((call, position) => call.id === calls[position]!.id && (call.input === calls[position]!.input || JSON.stringify(call.input) === JSON.stringify(calls[position]!.input)))
+  );
+}
+
 function emptyComposition(): Composition {
   return { source: [], sourceLength: 0, stableEnd: 0, history: [], diagnostics: [], callIds: new Set(), conversationStarted: false, steps: 0, capacityStep: undefined, firstTurn: -1, hasTaskAnchor: false };
 }
@@ -276,6 +286,8 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
   private readonly fullCopies = new WeakMap<ToolResultMessage, UserMessage>();
   /** A cache: the same messages without it, only slower. */
   private readonly compositions = new BoundedCache<string, Composition>(CONTEXTS_KEPT);
+  /** The copy last made of a message to make its step valid (new call ids, wrapped arguments), by the message. */
+  private readonly validCopies = new WeakMap<CanonicalMessage, CanonicalMessage>();
 
   /** The largest preview, as a share of its body, shown instead of the body; 0: no masking. */
   private readonly maxPreviewShare: number;
@@ -428,12 +440,14 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
         };
       }
       cursor.conversationStarted = true;
-      const messages: CanonicalMessage[] = [step.assistant];
+      const messages: CanonicalMessage[] = [this.reused(message, step.assistant, sameCalls)];
       const previewed: ToolResultMessage[] = [];
       // The newest step shrunk shows every smaller preview, whatever the view's share.
       const shrunk = shrinkNewest && step.end === history.length;
       const atCapacity = shrunk || (capacityStep !== undefined && cursor.steps > capacityStep);
-      for (const result of step.results) {
+      for (const [position, made] of step.results.entries()) {
+        // The step's results are the messages right after its call, in order.
+        const result = this.reused(history[index + 1 + position]!, made, (kept, next) => kept.toolCallId === next.toolCallId);
         const preview = this.keepWhole.has(result.toolName) || (this.maxPreviewShare === 0 && !shrunk) ? undefined : this.previewOf(result, atCapacity, shrunk, cursor.steps);
         messages.push(preview ?? result);
         if (preview) previewed.push(result);
@@ -468,6 +482,20 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
     // Providers reject empty text turns (Anthropic even whitespace): keep a user turn visible, drop an empty answer.
     const diagnostic: ContextDiagnostic = { code: 'CONTEXT_EMPTY_MESSAGE', severity: 'info', subject, message: `${message.role} message at ${subject} has no text; ${message.role === 'user' ? 'sent as "[empty message]"' : 'left out'}` };
     return single(message.role === 'user' ? [{ ...message, content: EMPTY_USER_TEXT }] : [], [diagnostic]);
+  }
+
+  /**
+   * `made`, the copy this call made of `source` to make its step valid, or
+   * the copy made last time when it is the same (`same`): a step whose ids
+   * are replaced is then the same objects every turn, so the composed list
+   * grows in place, and its previews and counts are kept.
+   */
+  private reused<Message extends CanonicalMessage>(source: CanonicalMessage, made: Message, same: (kept: Message, made: Message) => boolean): Message {
+    if (made === source) return made;
+    const kept = this.validCopies.get(source) as Message | undefined;
+    if (kept !== undefined && same(kept, made)) return kept;
+    this.validCopies.set(source, made);
+    return made;
   }
 
   /**
