@@ -6,7 +6,7 @@ import { sharedPrefixLength } from './shared-prefix.js';
 import type { MessageMark, WindowStartMark } from './context-state.js';
 import { messageFingerprint } from './message-fingerprint.js';
 import type { CanonicalMessage, UserMessage } from './messages.js';
-import { OUTPUT_INDEX_SHARE, outputIndexBound, outputIndexOfEntries, storedEntries, type OutputIndexEntry } from './output-index.js';
+import { OUTPUT_INDEX_SHARE, outputIndexBound, outputIndexSearch, storedEntries, type OutputIndexEntry } from './output-index.js';
 import { isVerbatimSigned } from './signed-reasoning.js';
 
 export interface HistoryWindowRequest {
@@ -89,10 +89,14 @@ interface UnitIndex {
   /** Ascending unit indexes of steps whose assistant message carries signed reasoning that can go verbatim. */
   readonly signed: number[];
   /**
-   * Per unit, its stored results as the index of dropped outputs lists them, made when it is first dropped
-   * (`null`: an orphan result, whose call is looked for in the units before it, so listed from the messages).
+   * The stored results of the units a listing has reached, in order, as the index of dropped outputs lists them,
+   * made once per unit: unit `u`'s are `entryList[entryStarts[u]..entryStarts[u + 1]-1]`, so a cut's entries are a
+   * few slices (one per run of dropped units), not a walk of every unit. An orphan result (its call is looked for in
+   * the units before it) has none there: a cut that drops one lists from the messages (`orphanUnits`, ascending).
    */
-  readonly entries: (readonly OutputIndexEntry[] | null | undefined)[];
+  readonly entryList: OutputIndexEntry[];
+  readonly entryStarts: number[];
+  readonly orphanUnits: number[];
   /**
    * The last index of dropped outputs, by the cut it was made for (the kept
    * units, ascending, of the `units` there were) and the bound it was folded
@@ -101,10 +105,9 @@ interface UnitIndex {
    * once. Valid while no unit up to `lastDropped` changes.
    */
   listed?: { readonly kept: readonly number[]; readonly units: number; readonly lastDropped: number; readonly bound: number; readonly result: { message: UserMessage; tokens: number } | undefined };
+  /** Steps of references the last listing left out: where the next listing's search starts (a guess, never a decision). */
+  omittedSteps?: number;
 }
-
-/** The entries of a unit with no stored result (most units): one list for all of them. */
-const NO_ENTRIES: readonly OutputIndexEntry[] = Object.freeze([]);
 
 /** How many contexts' unit indexes a policy keeps, the most recent ones. */
 const CONTEXTS_KEPT = 256;
@@ -180,7 +183,7 @@ export class AtomicHistoryWindowPolicy implements HistoryWindowPolicy {
       while (from > 0 && index.ends[from - 1]! >= same) from -= 1;
       truncate(index, from);
     } else {
-      index = { messages, count, ends: [], prefixTokens: [0], anchors: [], checkpoints: [], openUnits: [], signed: [], entries: [] };
+      index = { messages, count, ends: [], prefixTokens: [0], anchors: [], checkpoints: [], openUnits: [], signed: [], entryList: [], entryStarts: [0], orphanUnits: [] };
     }
     index.messages = messages;
     extend(index, messages);
@@ -259,39 +262,44 @@ function droppedOutputIndex(index: UnitIndex, order: readonly number[], maxToken
     if (kept.length - keptBefore === index.ends.length - listed.units && sameNumbers(listed.kept, kept.slice(0, keptBefore))) return listed.result;
   }
   const keptSet = new Set(kept);
-  // The dropped units' entries, each unit's made once: a tool step holds the calls its results answer.
-  let entries: OutputIndexEntry[] | undefined = [];
-  let lastDropped = -1;
-  for (let position = 0; position < index.ends.length; position += 1) {
-    if (keptSet.has(position)) continue;
-    lastDropped = position;
-    let own = index.entries[position];
-    if (own === undefined) {
-      const start = unitStart(index, position);
-      const end = index.ends[position]!;
-      if (index.messages[start]!.role === 'tool') own = null;
-      else if (!storesResults(index.messages, start, end)) own = NO_ENTRIES;
-      else {
-        const made = storedEntries(index.messages.slice(start, end));
-        own = made.length === 0 ? NO_ENTRIES : made;
-      }
-      // Most units store nothing: one shared empty list for them, not one per unit (nor a copy of their messages).
-      index.entries[position] = own;
-    }
-    if (own === null) entries = undefined;
-    else if (entries !== undefined) for (const entry of own) entries.push(entry);
-  }
-  if (entries === undefined) {
+  listEntries(index);
+  let lastDropped = index.ends.length - 1;
+  while (lastDropped >= 0 && keptSet.has(lastDropped)) lastDropped -= 1;
+  let entries: OutputIndexEntry[];
+  if (index.orphanUnits.some((unit) => !keptSet.has(unit))) {
     const dropped: CanonicalMessage[] = [];
     for (let position = 0; position < index.ends.length; position += 1) {
       if (!keptSet.has(position)) for (let message = unitStart(index, position); message < index.ends[position]!; message += 1) dropped.push(index.messages[message]!);
     }
     entries = storedEntries(dropped);
+  } else {
+    // The entries of each run of dropped units between the kept ones: one slice a run.
+    const runs: OutputIndexEntry[][] = [];
+    let next = 0;
+    for (const unit of [...kept, index.ends.length]) {
+      if (unit > next) runs.push(index.entryList.slice(index.entryStarts[next]!, index.entryStarts[unit]!));
+      next = unit + 1;
+    }
+    entries = runs.length === 1 ? runs[0]! : ([] as OutputIndexEntry[]).concat(...runs);
   }
-  const message = outputIndexOfEntries(entries, maxTokens, count);
+  // Searched from where the last listing's answer was: a cut that moved a little moves it a little.
+  const { message, omittedSteps } = outputIndexSearch(entries, maxTokens, count, index.omittedSteps);
+  index.omittedSteps = omittedSteps ?? index.omittedSteps;
   const result = message && { message, tokens: count(message) };
   index.listed = { kept, units: index.ends.length, lastDropped, bound, result };
   return result;
+}
+
+/** Lists the stored results of the units no listing has reached yet (`UnitIndex.entryList`). */
+function listEntries(index: UnitIndex): void {
+  for (let unit = index.entryStarts.length - 1; unit < index.ends.length; unit += 1) {
+    const start = unitStart(index, unit);
+    const end = index.ends[unit]!;
+    if (index.messages[start]!.role === 'tool') index.orphanUnits.push(unit);
+    // Most units store nothing: their messages are not copied to be listed.
+    else if (storesResults(index.messages, start, end)) for (const entry of storedEntries(index.messages.slice(start, end))) index.entryList.push(entry);
+    index.entryStarts.push(index.entryList.length);
+  }
 }
 
 /** Whether `messages[start..end-1]` hold a tool result with a stored output (what `storedEntries` lists). */
@@ -313,7 +321,11 @@ function truncate(index: UnitIndex, from: number): void {
   if (index.listed && index.listed.lastDropped >= from) index.listed = undefined;
   index.ends.length = from;
   index.prefixTokens.length = from + 1;
-  if (index.entries.length > from) index.entries.length = from;
+  if (index.entryStarts.length > from + 1) {
+    index.entryStarts.length = from + 1;
+    index.entryList.length = index.entryStarts[from]!;
+  }
+  while (index.orphanUnits.length > 0 && index.orphanUnits.at(-1)! >= from) index.orphanUnits.pop();
   for (const list of [index.anchors, index.checkpoints, index.openUnits, index.signed]) while (list.length > 0 && list.at(-1)! >= from) list.pop();
 }
 

@@ -5,7 +5,7 @@ import { ConservativeTokenEstimator } from './conservative-token-estimator.js';
 import { DefaultHistoryCompactor } from './default-history-compactor.js';
 import { AtomicHistoryWindowPolicy } from './history-window.js';
 import type { CanonicalMessage } from './messages.js';
-import { OUTPUT_INDEX_TAG, outputIndexMessage, STORED_OUTPUTS_HEADING } from './output-index.js';
+import { OUTPUT_INDEX_TAG, outputIndexMessage, outputIndexSearch, storedEntries, STORED_OUTPUTS_HEADING } from './output-index.js';
 import { wrapperBalanceProblem } from './wrapper-markup.js';
 
 const estimator = new ConservativeTokenEstimator({ family: 'o200k' });
@@ -136,4 +136,17 @@ test('a checkpoint carries the stored results of the steps it summarises by refe
   const listed = refsIn(next.content);
   for (const ref of gone) assert.ok(listed.includes(ref), `${ref} still listed`);
   assert.ok(listed.length > gone.length);
+});
+
+test('property: the search from any guess finds the listing the search from none finds', () => {
+  fc.assert(
+    fc.property(fc.array(fc.string({ maxLength: 120 }), { maxLength: 120 }), fc.integer({ min: 0, max: 3_000 }), fc.option(fc.integer({ min: -3, max: 40 })), (bodies, bound, guess) => {
+      const entries = storedEntries(bodies.flatMap((body, position) => step(`c${position}`, body, position % 3 === 0 ? 'grep' : 'search')));
+      const expected = outputIndexSearch(entries, bound, count);
+      const guessed = outputIndexSearch(entries, bound, count, guess ?? undefined);
+      assert.equal(guessed.message?.content, expected.message?.content);
+      assert.equal(guessed.omittedSteps, expected.omittedSteps);
+    }),
+    { numRuns: 300 },
+  );
 });

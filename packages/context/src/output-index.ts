@@ -60,7 +60,17 @@ export function outputIndexMessage(dropped: readonly CanonicalMessage[], maxToke
 
 /** `outputIndexMessage` over the entries `storedEntries` gave for the dropped messages (a caller may keep them per unit). */
 export function outputIndexOfEntries(entries: readonly Entry[], maxTokens: number, count: (message: CanonicalMessage) => number): UserMessage | undefined {
-  return folded(entries, maxTokens, (omitted, refsUpTo, briefUpTo) => indexMessage(entries, omitted, refsUpTo, briefUpTo), count);
+  return outputIndexSearch(entries, maxTokens, count).message;
+}
+
+/**
+ * `outputIndexOfEntries`, searched from `guess` steps of omitted references
+ * (the `omittedSteps` an earlier listing found: a cut that moved a little
+ * moves the answer a little), with the steps it found. The same message
+ * whatever the guess; only the number of renderings differs.
+ */
+export function outputIndexSearch(entries: readonly Entry[], maxTokens: number, count: (message: CanonicalMessage) => number, guess?: number): { message: UserMessage | undefined; omittedSteps: number | undefined } {
+  return folded(entries, maxTokens, (omitted, refsUpTo, briefUpTo) => indexMessage(entries, omitted, refsUpTo, briefUpTo), count, guess);
 }
 
 /** The heading of the stored-outputs section a checkpoint carries (see `storedOutputsSection`). */
@@ -75,7 +85,7 @@ export const STORED_OUTPUTS_HEADING = '## Stored outputs';
  */
 export function storedOutputsSection(summarized: readonly CanonicalMessage[], maxTokens: number, count: (message: CanonicalMessage) => number): string {
   const entries = [...summarized.flatMap(listedInCheckpoint), ...storedEntries(summarized)];
-  const section = folded(entries, maxTokens, (omitted, refsUpTo, briefUpTo) => sectionMessage(entries, omitted, refsUpTo, briefUpTo), count);
+  const section = folded(entries, maxTokens, (omitted, refsUpTo, briefUpTo) => sectionMessage(entries, omitted, refsUpTo, briefUpTo), count).message;
   return section === undefined ? '' : section.content;
 }
 
@@ -88,45 +98,66 @@ export function outputIndexBound(maxTokens: number): number {
   return maxTokens >= BOUND_STEP ? Math.floor(maxTokens / BOUND_STEP) * BOUND_STEP : maxTokens;
 }
 
-/** The folding of `outputIndexMessage`, over any rendering of the entries. */
-function folded(entries: readonly Entry[], maxTokens: number, render: (omitted: number, refsUpTo: number, briefUpTo: number) => UserMessage, count: (message: CanonicalMessage) => number): UserMessage | undefined {
+/** The folding of `outputIndexMessage`, over any rendering of the entries; `found` as `outputIndexSearch` gives it. */
+function folded(
+  entries: readonly Entry[],
+  maxTokens: number,
+  render: (omitted: number, refsUpTo: number, briefUpTo: number) => UserMessage,
+  count: (message: CanonicalMessage) => number,
+  guess?: number,
+): { message: UserMessage | undefined; omittedSteps: number | undefined } {
   const bound = outputIndexBound(maxTokens);
-  if (entries.length === 0 || bound <= 0) return undefined;
+  if (entries.length === 0 || bound <= 0) return { message: undefined, omittedSteps: undefined };
   const fits = (message: UserMessage) => count(message) <= bound;
   const refsUpTo = Math.max(0, entries.length - WHOLE_ENTRIES - BRIEF_ENTRIES);
   const byAge = () => render(0, refsUpTo, Math.max(0, entries.length - WHOLE_ENTRIES));
-  // The fewest steps of omitted references that fit (fewer references, fewer tokens). Searched from the most
-  // omitted down, doubling the distance, then by bisection: each rendering costs the entries it lists, not the
-  // run, and the listing by age (longer than every listing of references alone) is rendered only when even
-  // no omission fits.
+  // The fewest steps of omitted references that fit (fewer references, fewer tokens). Searched from a guess (the
+  // answer for the last cut, which moves little) or else from the most omitted, doubling the distance, then by
+  // bisection: each rendering costs the entries it lists, not the run, and the listing by age (longer than every
+  // listing of references alone) is rendered only when even no omission fits. Fewer omitted never take fewer
+  // tokens, so every start finds the same answer.
   const withOmitted = (steps: number) => render(Math.min(entries.length, steps * OMITTED_STEP), entries.length, entries.length);
   const most = Math.ceil(entries.length / OMITTED_STEP);
   if (!fits(withOmitted(most))) {
     const whole = byAge();
-    return fits(whole) ? whole : undefined;
+    return { message: fits(whole) ? whole : undefined, omittedSteps: undefined };
   }
+  // `high` fits; `low` is the least that may.
   let high = most;
-  let distance = 1;
-  let low = -1;
-  while (high > 0) {
-    const next = Math.max(0, high - distance);
-    if (!fits(withOmitted(next))) {
+  let low = 0;
+  const start = guess === undefined ? most : Math.min(most, Math.max(0, guess));
+  if (start < most && !fits(withOmitted(start))) {
+    low = start + 1;
+    for (let distance = 1; ; distance *= 2) {
+      const next = Math.min(most, start + distance);
+      if (next === most) break;
+      if (fits(withOmitted(next))) {
+        high = next;
+        break;
+      }
       low = next + 1;
-      break;
     }
-    high = next;
-    distance *= 2;
+  } else {
+    high = start;
+    for (let distance = 1; high > 0; distance *= 2) {
+      const next = Math.max(0, high - distance);
+      if (!fits(withOmitted(next))) {
+        low = next + 1;
+        break;
+      }
+      high = next;
+    }
   }
-  if (low < 0) {
+  if (high === 0) {
     const whole = byAge();
-    return fits(whole) ? whole : withOmitted(0);
+    return { message: fits(whole) ? whole : withOmitted(0), omittedSteps: 0 };
   }
   while (low < high) {
     const middle = (low + high) >>> 1;
     if (fits(withOmitted(middle))) high = middle;
     else low = middle + 1;
   }
-  return withOmitted(low);
+  return { message: withOmitted(low), omittedSteps: low };
 }
 
 /** The entries an earlier checkpoint's stored-outputs section lists, by reference and tool (their arguments and heads are not kept). */
