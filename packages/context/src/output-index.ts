@@ -115,29 +115,19 @@ function folded(
   // answer for the last cut, which moves little) or else from the most omitted, doubling the distance, then by
   // bisection: each rendering costs the entries it lists, not the run, and the listing by age (longer than every
   // listing of references alone) is rendered only when even no omission fits. Fewer omitted never take fewer
-  // tokens, so every start finds the same answer.
-  const withOmitted = (steps: number) => render(Math.min(entries.length, steps * OMITTED_STEP), entries.length, entries.length);
+  // tokens, so every start finds the same answer. Each rendering is made once: the answer is one of them.
+  const renderings = new Map<number, UserMessage>();
+  const withOmitted = (steps: number) => {
+    let message = renderings.get(steps);
+    if (message === undefined) renderings.set(steps, (message = render(Math.min(entries.length, steps * OMITTED_STEP), entries.length, entries.length)));
+    return message;
+  };
   const most = Math.ceil(entries.length / OMITTED_STEP);
-  if (!fits(withOmitted(most))) {
-    const whole = byAge();
-    return { message: fits(whole) ? whole : undefined, omittedSteps: undefined };
-  }
+  const start = guess === undefined ? most : Math.min(most, Math.max(0, guess));
   // `high` fits; `low` is the least that may.
   let high = most;
   let low = 0;
-  const start = guess === undefined ? most : Math.min(most, Math.max(0, guess));
-  if (start < most && !fits(withOmitted(start))) {
-    low = start + 1;
-    for (let distance = 1; ; distance *= 2) {
-      const next = Math.min(most, start + distance);
-      if (next === most) break;
-      if (fits(withOmitted(next))) {
-        high = next;
-        break;
-      }
-      low = next + 1;
-    }
-  } else {
+  if (fits(withOmitted(start))) {
     high = start;
     for (let distance = 1; high > 0; distance *= 2) {
       const next = Math.max(0, high - distance);
@@ -146,6 +136,18 @@ function folded(
         break;
       }
       high = next;
+    }
+  } else if (start === most || !fits(withOmitted(most))) {
+    const whole = byAge();
+    return { message: fits(whole) ? whole : undefined, omittedSteps: undefined };
+  } else {
+    low = start + 1;
+    for (let distance = 1; start + distance < most; distance *= 2) {
+      if (fits(withOmitted(start + distance))) {
+        high = start + distance;
+        break;
+      }
+      low = start + distance + 1;
     }
   }
   if (high === 0) {
