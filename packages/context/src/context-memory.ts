@@ -2,7 +2,7 @@ import { checkCanonicalHistory, checkCanonicalMessage } from './canonical-histor
 import type { CanonicalHistory, CanonicalMessage } from './messages.js';
 import { lastPlanCall } from './plan-progress.js';
 import { isSignedAssistant } from './signed-reasoning.js';
-import { identicalPrefixLength, recordSharedPrefix, sharedPrefixLength } from './shared-prefix.js';
+import { identicalPrefixLength, recordSharedPrefix, roomyCopy, sharedPrefixLength } from './shared-prefix.js';
 import type { TokenEstimator } from './token-estimator.js';
 
 /** Messages `ContextMemory.composedMessage` indexes at least, from the end of the composed history, when it starts looking. */
@@ -59,7 +59,7 @@ export class ContextMemory {
     }
     let own = previous;
     if (shared === previous.length) for (let index = shared; index < given.length; index += 1) own.push(given[index]!);
-    else recordSharedPrefix(previous, (own = given.slice()), shared);
+    else recordSharedPrefix(previous, (own = roomyCopy(given)), shared);
     this.checked = own;
     // The latest plan call, looked for only among the messages that changed unless it was among them.
     const stillValid = this.planCall === null || this.planCall.index < shared;

@@ -4,7 +4,7 @@ import { OUTPUT_INDEX_SHARE, storedOutputsSection } from './output-index.js';
 import { buildHistoryUnits, isOpenUnit, isTaskAnchorCandidate, type HistoryUnit } from './history-units.js';
 import { EMPTY_COMPACTION_TRACE, type CompactionRequest, type CompactionResult, type CompactionTrace, type HistoryCompactor } from './history-compactor.js';
 import { CompactionIndex } from './compaction-index.js';
-import { recordSharedPrefix } from './shared-prefix.js';
+import { recordSharedPrefix, roomyCopy } from './shared-prefix.js';
 import { maskedReceipt, reindexed, summarizedReceipt, type CompactionReceipt } from './compaction-receipts.js';
 import { messageFingerprint } from './message-fingerprint.js';
 import type { CanonicalHistory, CanonicalMessage, ToolOutputRef, ToolResultMessage } from './messages.js';
@@ -224,7 +224,8 @@ export class DefaultHistoryCompactor implements HistoryCompactor {
       const previewTokens = counter.countMessage(preview);
       const bodyTokens = counter.countMessage(message);
       if (previewTokens > bodyTokens * this.options.maxPreviewShare) continue;
-      (projected ??= [...history])[position] = preview;
+      // With room to grow: the assembler keeps the compacted list and appends the next turns to it.
+      (projected ??= roomyCopy(history))[position] = preview;
       replaced.push(position);
       current += previewTokens - bodyTokens;
       refs.push(message.outputRef!);

@@ -1,5 +1,5 @@
 import { BoundedCache } from './bounded-cache.js';
-import { recordSharedPrefix, sharedPrefixLength } from './shared-prefix.js';
+import { recordSharedPrefix, roomyCopy, sharedPrefixLength } from './shared-prefix.js';
 import { soundCheckpoint } from './checkpoint-format.js';
 import type { ContextDiagnostic, ContributedMessage, DataAttachment } from './contributor.js';
 import { ConfigurationError } from './errors/configuration-error.js';
@@ -220,8 +220,8 @@ interface ComposedOutput {
 function grownOutput(previous: CanonicalMessage[] | undefined, stable: readonly CanonicalMessage[], keptBefore: number, newest: readonly CanonicalMessage[]): CanonicalMessage[] {
   const length = stable.length + newest.length;
   const at = (index: number) => (index < stable.length ? stable[index]! : newest[index - stable.length]!);
-  if (previous === undefined || previous.length > length) return stable.concat(newest);
-  for (let index = keptBefore; index < previous.length; index += 1) if (previous[index] !== at(index)) return stable.concat(newest);
+  if (previous === undefined || previous.length > length) return roomyCopy(stable, newest);
+  for (let index = keptBefore; index < previous.length; index += 1) if (previous[index] !== at(index)) return roomyCopy(stable, newest);
   for (let index = previous.length; index < length; index += 1) previous.push(at(index));
   return previous;
 }

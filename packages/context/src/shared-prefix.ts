@@ -96,3 +96,18 @@ export function identicalPrefixLength(previous: readonly unknown[], next: readon
   while (index < limit && Object.is(previous[index], next[index])) index += 1;
   return index;
 }
+
+/**
+ * A copy of `list` followed by `more`, with room to grow by half again: a
+ * list the next turns append to in place (the assembler's history lists)
+ * then grows without being copied again at its first push, as an exact copy
+ * is (an engine grows a full array by half its length, copying it): a long
+ * history is a large object, and each copy of one is garbage only a full
+ * collection frees.
+ */
+export function roomyCopy<T>(list: readonly T[], more: readonly T[] = []): T[] {
+  const length = list.length + more.length;
+  const copy = list.concat(more, new Array<T>((length >> 1) + 16));
+  copy.length = length;
+  return copy;
+}
