@@ -319,7 +319,7 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
     const shrink = request.shrinkNewestStep === true;
     // The same history as the last call (the assembler composes again to count exactly): the same messages, the same list.
     const last = kept?.output;
-    if (kept !== undefined && last !== undefined && kept.source === history && kept.sourceLength === history.length && last.shrink === shrink) return this.finish(request, last.history, [...last.diagnostics], last.newest, shrink);
+    if (kept !== undefined && last !== undefined && kept.source === history && kept.sourceLength === history.length && last.shrink === shrink) return this.finish(request, last.history, last.diagnostics, last.newest, shrink);
     const composition = kept ?? { ...emptyComposition(), capacityStep };
     // Groups before the last one become part of the kept composition; the last one is composed afresh each turn.
     let index = composition.stableEnd;
@@ -339,18 +339,18 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
     const composed = grownOutput(last?.composed, composition.history, last?.kept ?? 0, newest?.messages ?? []);
     const diagnostics = composition.diagnostics.concat(newest?.diagnostics ?? []);
     const opened = this.withUserOpener(composition, composed, newest, diagnostics);
-    this.recordOutput(kept, composition, opened, composed, { diagnostics: [...diagnostics], newest, shrink });
+    this.recordOutput(kept, composition, opened, composed, { diagnostics, newest, shrink });
     return this.finish(request, opened, diagnostics, newest, shrink);
   }
 
   /** The composed history with the call-local messages: the newest step's full copies (unless shrunk), attachments, contributed messages. */
-  private finish(request: ComposeRequest, opened: readonly CanonicalMessage[], diagnostics: ContextDiagnostic[], newest: ComposedGroup | undefined, shrink: boolean): ComposedMessages {
+  private finish(request: ComposeRequest, opened: readonly CanonicalMessage[], diagnostics: readonly ContextDiagnostic[], newest: ComposedGroup | undefined, shrink: boolean): ComposedMessages {
     const fullCopies = newest && !shrink ? newest.previewed.map((result) => this.fullCopyOf(result)) : [];
     const callLocal = [...fullCopies, ...request.attachments.map(wrapAttachment), ...request.messages.map(wrapContributedMessage)];
-    if (shrink && newest && newest.previewed.length > 0) {
-      diagnostics.push({ code: 'CONTEXT_NEWEST_STEP_SHRUNK', severity: 'info', subject: 'history', message: `the newest step does not fit whole: ${newest.previewed.length} of its stored results are shown as head/tail previews with their references` });
-    }
-    return { history: opened, callLocal, diagnostics };
+    if (!(shrink && newest && newest.previewed.length > 0)) return { history: opened, callLocal, diagnostics };
+    // A new list with the notice: the one given is kept for the next call, and is not copied when there is none (a long run's diagnostics grow with it).
+    const notice: ContextDiagnostic = { code: 'CONTEXT_NEWEST_STEP_SHRUNK', severity: 'info', subject: 'history', message: `the newest step does not fit whole: ${newest.previewed.length} of its stored results are shown as head/tail previews with their references` };
+    return { history: opened, callLocal, diagnostics: [...diagnostics, notice] };
   }
 
   /**
