@@ -1,5 +1,5 @@
 import { sharedPrefixLength } from './shared-prefix.js';
-import { buildHistoryUnits } from './history-units.js';
+import { forEachUnitSpan } from './history-units.js';
 import type { CanonicalHistory } from './messages.js';
 import { isVerbatimSigned } from './signed-reasoning.js';
 import type { TokenEstimator } from './token-estimator.js';
@@ -55,10 +55,10 @@ export class CompactionIndex {
       this.prefixTokens.push(this.prefixTokens[position]! + this.counter.countMessage(message));
       if (message.role === 'tool') this.pending.push(position);
     }
-    for (const unit of buildHistoryUnits(history, boundary)) {
-      if (isVerbatimSigned(history[unit.start]!)) this.signed.push(this.units.length);
-      this.units.push({ start: unit.start, end: unit.end, open: unit.pendingCallIds.length > 0 });
-    }
+    forEachUnitSpan(history, boundary, (start, end, open) => {
+      if (isVerbatimSigned(history[start]!)) this.signed.push(this.units.length);
+      this.units.push({ start, end, open });
+    });
     this.indexed = history;
   }
 

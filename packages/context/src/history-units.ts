@@ -32,14 +32,7 @@ export function buildHistoryUnits(history: CanonicalHistory, from = 0): HistoryU
   while (index < history.length) {
     const message = history[index]!;
     if (message.role === 'assistant' && (message.toolCalls?.length ?? 0) > 0) {
-      const pending = new Set(message.toolCalls!.map((call) => call.id));
-      let end = index + 1;
-      while (end < history.length) {
-        const next = history[end]!;
-        if (next.role !== 'tool' || !pending.has(next.toolCallId)) break;
-        pending.delete(next.toolCallId);
-        end += 1;
-      }
+      const { end, pending } = toolStep(history, index);
       const order = message.toolCalls!.map((call) => call.id).filter((id) => pending.has(id));
       units.push({ start: index, end, messages: history.slice(index, end), kind: 'tool-step', pendingCallIds: order });
       index = end;
@@ -49,6 +42,40 @@ export function buildHistoryUnits(history: CanonicalHistory, from = 0): HistoryU
     index += 1;
   }
   return units;
+}
+
+/**
+ * The units of `buildHistoryUnits` by place alone: `visit` gets each unit's
+ * start, end and whether a call of it is still without a result, and no list
+ * of its messages is made (for the indexes that keep places, over a long
+ * history: a list per unit would be that much garbage a turn).
+ */
+export function forEachUnitSpan(history: CanonicalHistory, from: number, visit: (start: number, end: number, open: boolean) => void): void {
+  let index = from;
+  while (index < history.length) {
+    const message = history[index]!;
+    if (message.role === 'assistant' && (message.toolCalls?.length ?? 0) > 0) {
+      const { end, pending } = toolStep(history, index);
+      visit(index, end, pending.size > 0);
+      index = end;
+      continue;
+    }
+    visit(index, index + 1, false);
+    index += 1;
+  }
+}
+
+/** Where the tool step at `history[index]` ends, and the call ids still without a result. */
+function toolStep(history: CanonicalHistory, index: number): { end: number; pending: Set<string> } {
+  const pending = new Set((history[index] as Extract<CanonicalMessage, { role: 'assistant' }>).toolCalls!.map((call) => call.id));
+  let end = index + 1;
+  while (end < history.length) {
+    const next = history[end]!;
+    if (next.role !== 'tool' || !pending.has(next.toolCallId)) break;
+    pending.delete(next.toolCallId);
+    end += 1;
+  }
+  return { end, pending };
 }
 
 /** A real user request: not a call-local observation, not a checkpoint. */

@@ -1,6 +1,6 @@
 import { ContextBudgetError } from './errors/context-budget-error.js';
 import type { ContextDiagnostic } from './contributor.js';
-import { buildHistoryUnits, isOpenUnit, isTaskAnchorCandidate } from './history-units.js';
+import { forEachUnitSpan, isTaskAnchorCandidate } from './history-units.js';
 import { BoundedCache } from './bounded-cache.js';
 import { sharedPrefixLength } from './shared-prefix.js';
 import type { MessageMark, WindowStartMark } from './context-state.js';
@@ -331,19 +331,18 @@ function truncate(index: UnitIndex, from: number): void {
 
 /** Adds the units of `messages` after the indexed ones, with their costs and pins. */
 function extend(index: UnitIndex, messages: readonly CanonicalMessage[]): void {
-  const start = index.ends.at(-1) ?? 0;
-  for (const unit of buildHistoryUnits(messages, start)) {
+  forEachUnitSpan(messages, index.ends.at(-1) ?? 0, (start, end, open) => {
     const position = index.ends.length;
-    const first = messages[unit.start]!;
-    index.ends.push(unit.end);
+    const first = messages[start]!;
+    index.ends.push(end);
     let tokens = 0;
-    for (let message = unit.start; message < unit.end; message += 1) tokens += index.count(messages[message]!);
+    for (let message = start; message < end; message += 1) tokens += index.count(messages[message]!);
     index.prefixTokens.push(index.prefixTokens[position]! + tokens);
     if (isTaskAnchorCandidate(first)) index.anchors.push(position);
     if (first.role === 'user' && first.checkpoint === true) index.checkpoints.push(position);
-    if (isOpenUnit(unit)) index.openUnits.push(position);
+    if (open) index.openUnits.push(position);
     if (isVerbatimSigned(first)) index.signed.push(position);
-  }
+  });
 }
 
 /** Leading system messages, every open unit, the first request and the task anchor, the latest checkpoint and the newest unit. */
