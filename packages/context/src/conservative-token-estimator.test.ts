@@ -326,3 +326,32 @@ test('countLongTextOnce counts a long text once while it keeps coming back on ne
   estimator.countText(prompt);
   assert.deepEqual(counted, [...others, prompt]);
 });
+
+test('the per-message count cache keeps the messages counted lately, not every message of a long run: a count asked for again within 16,384 others is kept, one 32,768 others ago is counted again', () => {
+  let counted = 0;
+  class Counting extends CachingTokenEstimator {
+    readonly family = 'unknown';
+    readonly exact = false;
+    countText(text: string): number {
+      counted += 1;
+      return text.length;
+    }
+  }
+  const estimator = new Counting();
+  const message = (index: number) => ({ role: 'user' as const, content: `message ${index}` });
+  const first = message(-1);
+  const kept = message(-2);
+  estimator.countMessage(first);
+  estimator.countMessage(kept);
+  for (let index = 0; index < 16_384; index += 1) estimator.countMessage(message(index));
+  // `kept` is asked for again (a hit moves it to the newer generation); `first` is not.
+  counted = 0;
+  assert.equal(estimator.countMessage(kept), estimator.countMessage(kept));
+  assert.equal(counted, 0);
+  for (let index = 0; index < 16_384; index += 1) estimator.countMessage(message(index));
+  counted = 0;
+  estimator.countMessage(kept);
+  assert.equal(counted, 0, 'a message asked for within the last generation keeps its count');
+  estimator.countMessage(first);
+  assert.equal(counted, 1, 'a message not asked for over two generations is counted again');
+});

@@ -249,14 +249,29 @@ const LONG_TEXTS_KEPT = 64;
 const LONG_TEXTS_KEPT_BYTES = 4 * 1024 * 1024;
 
 /**
+ * How many message counts one generation of `CachingTokenEstimator`'s cache
+ * holds: it keeps the counts of this many to twice this many of the messages
+ * it counted last, whatever the history's length.
+ */
+const MESSAGE_COUNTS_PER_GENERATION = 16_384;
+
+/**
  * Wraps a text counter with per-message caching: messages are immutable, so
- * a turn that appends one message counts only that message. Media are
+ * a turn that appends one message counts only that message. The cache holds
+ * the messages counted or asked for lately (two generations of
+ * `MESSAGE_COUNTS_PER_GENERATION`: a hit in the older one moves the count to
+ * the newer, and the older is let go when the newer fills), not every
+ * message of a long run: the assembler keeps a history's counts by position
+ * and asks again only for what it has not counted, so a count per message of
+ * a 100,000-message history would be memory kept for nothing. Media are
  * charged by `estimateMediaTokens`, for exact and conservative counters alike.
  */
 export abstract class CachingTokenEstimator implements TokenEstimator {
   abstract readonly family: TokenizerFamily;
   abstract readonly exact: boolean;
-  private readonly messageCache = new WeakMap<CanonicalMessage, number>();
+  private newerCounts = new WeakMap<CanonicalMessage, number>();
+  private olderCounts = new WeakMap<CanonicalMessage, number>();
+  private newerSize = 0;
 
   abstract countText(text: string): number;
 
@@ -277,12 +292,27 @@ export abstract class CachingTokenEstimator implements TokenEstimator {
   }
 
   countMessage(message: CanonicalMessage): number {
-    const cached = this.messageCache.get(message);
+    const cached = this.newerCounts.get(message);
     if (cached !== undefined) return cached;
+    const older = this.olderCounts.get(message);
+    if (older !== undefined) {
+      this.remember(message, older);
+      return older;
+    }
     const media = message.role === 'user' || message.role === 'tool' ? message.media : undefined;
     const count = this.countText(messageText(message)) + messageOverheadTokens(message) + estimateMediaTokens(media);
-    this.messageCache.set(message, count);
+    this.remember(message, count);
     return count;
+  }
+
+  private remember(message: CanonicalMessage, count: number): void {
+    if (this.newerSize >= MESSAGE_COUNTS_PER_GENERATION) {
+      this.olderCounts = this.newerCounts;
+      this.newerCounts = new WeakMap();
+      this.newerSize = 0;
+    }
+    this.newerCounts.set(message, count);
+    this.newerSize += 1;
   }
 
   countTool(tool: ToolSchema): number {
