@@ -142,6 +142,29 @@ test('repeated trims of a growing history count only what was appended, and trim
   }
 });
 
+test('a history longer than the counters keep counts of (40,000 messages) trimmed as it grows still counts what was appended, with the estimate and with exact counts', () => {
+  let counted = 0;
+  class Tallying extends ConservativeTokenEstimator {
+    override countText(text: string): number {
+      counted += 1;
+      return super.countText(text);
+    }
+  }
+  const long: CanonicalMessage[] = [{ role: 'system', content: 'You are a lab assistant.' }];
+  for (let n = 0; n < 20_000; n += 1) long.push({ role: 'user', content: `reading ${n}: 21.5 C` }, { role: 'assistant', content: `noted ${n}` });
+  for (const model of [undefined, 'gpt-4o']) {
+    const estimator = new Tallying({ family: 'o200k' });
+    const growing = long.slice();
+    trimHistory(growing, { maxTokens: 2_000, estimator, model });
+    for (let call = 0; call < 3; call += 1) {
+      growing.push({ role: 'user', content: `reading again ${call}` }, { role: 'assistant', content: `noted again ${call}` });
+      counted = 0;
+      trimHistory(growing, { maxTokens: 2_000, estimator, model });
+      assert.ok(counted <= 4, `model ${String(model)}, call ${call}: ${counted} texts estimated for two appended messages`);
+    }
+  }
+});
+
 test('exact counts only near the cut: old steps go by their estimate, and the result is the cut exact counts everywhere give', () => {
   // 60 steps of distinct pages; the budget holds the system prompt, the request and a few steps.
   const long: CanonicalMessage[] = [{ role: 'system', content: 'You are a lab assistant.' }, { role: 'user', content: 'Read every page and report the temperature.' }];

@@ -6,9 +6,11 @@ import { ConfigurationError } from './errors/configuration-error.js';
 import { ExactTokenEstimator, hasBuiltInExactTokenizer } from './exact-token-estimator.js';
 import { tokenizerFamilyOf } from './tokenizer-family.js';
 import { AtomicHistoryWindowPolicy } from './history-window.js';
+import { BoundedCache } from './bounded-cache.js';
 import { buildHistoryUnits, isTaskAnchorCandidate } from './history-units.js';
 import { DefaultContextMessageComposer } from './message-composer.js';
 import type { CanonicalHistory, CanonicalMessage } from './messages.js';
+import { sharedPrefixLength } from './shared-prefix.js';
 import type { TokenEstimator, TokenizerFamily } from './token-estimator.js';
 
 export interface TrimHistoryOptions {
@@ -54,10 +56,11 @@ export function trimHistory(messages: unknown, options: TrimHistoryOptions): Can
   const estimator = options.estimator ?? counters.estimator;
   const contextId = conversationKey(history);
   const composed = TRIM.composer.compose({ contextId, history, messages: [], attachments: [] }).history;
+  const estimates = estimatesOf(contextId, composed, estimator);
   let estimated = 0;
-  for (const message of composed) estimated += estimator.countMessage(message);
+  for (const tokens of estimates) estimated += tokens;
   const counter = chooseCounter({ estimator, exactEstimator: counters.exact, budget: resolveContextBudget({ inputCapTokens: options.maxTokens }), estimatedTokens: estimated });
-  if (counter !== estimator) return exactNearTheCut(composed, estimator, counter, options.maxTokens);
+  if (counter !== estimator) return exactNearTheCut(composed, estimates, counter, options.maxTokens);
   // Everything fits by the count that decides: the window would keep it all (the composer opens it with a user turn).
   if (estimated <= options.maxTokens) return [...composed];
   return [...TRIM.window.select({ messages: composed, budgetTokens: options.maxTokens, count: countFunction(estimator), contextId, markStart: false }).messages];
@@ -97,29 +100,33 @@ const RECUTS = 3;
  * exactly (a message over the budget alone is kept only when pinned, and the
  * cut that keeps it counts it).
  */
-function exactNearTheCut(messages: readonly CanonicalMessage[], estimator: TokenEstimator, exact: TokenEstimator, maxTokens: number): CanonicalMessage[] {
-  // Which messages go by their estimate, decided afresh each call from this history alone (the counts themselves are
-  // kept by the counters, per message): a decision kept from an earlier call, made with less history or another
-  // conversation that began with the same message, would make this cut differ from a fresh trim of the same input.
-  const estimated = new Set<CanonicalMessage>();
+function exactNearTheCut(messages: readonly CanonicalMessage[], estimates: readonly number[], exact: TokenEstimator, maxTokens: number): CanonicalMessage[] {
+  // Which messages go by their estimate (with it), decided afresh each call from this history alone (the counts
+  // themselves are kept, per message and by position): a decision kept from an earlier call, made with less history or
+  // another conversation that began with the same message, would make this cut differ from a fresh trim of the same input.
+  const estimated = new Map<CanonicalMessage, number>();
   const decided = new Set<CanonicalMessage>();
-  const countOf = (message: CanonicalMessage) => (estimated.has(message) ? estimator.countMessage(message) : exact.countMessage(message));
+  const countOf = (message: CanonicalMessage) => estimated.get(message) ?? exact.countMessage(message);
   // What the window always keeps, counted exactly first: what it takes is not left for the steps.
-  const pinned = new Set<CanonicalMessage>();
-  for (let position = 0; position < messages.length && messages[position]!.role === 'system'; position += 1) pinned.add(messages[position]!);
-  for (const message of [messages.find(isTaskAnchorCandidate), messages.findLast(isTaskAnchorCandidate), messages.findLast((message) => message.role === 'user' && message.checkpoint === true)]) if (message) pinned.add(message);
+  // By message (a message at two places is one to keep), with its first place.
+  const pinned = new Map<CanonicalMessage, number>();
+  const pin = (position: number): void => {
+    if (position >= 0 && !pinned.has(messages[position]!)) pinned.set(messages[position]!, position);
+  };
+  for (let position = 0; position < messages.length && messages[position]!.role === 'system'; position += 1) pin(position);
+  for (const position of [messages.findIndex(isTaskAnchorCandidate), messages.findLastIndex(isTaskAnchorCandidate), messages.findLastIndex((message) => message.role === 'user' && message.checkpoint === true)]) pin(position);
   let left = maxTokens;
   // The most the estimate has run over the exact count on this history's messages counted so far (from 1, at most
   // ESTIMATE_OVER_EXACT), of those long enough for the ratio to mean something.
   let overCount = 1;
-  const counted = (message: CanonicalMessage): number => {
-    const tokens = exact.countMessage(message);
-    if (tokens >= RATIO_MIN_TOKENS) overCount = Math.min(ESTIMATE_OVER_EXACT, Math.max(overCount, estimator.countMessage(message) / tokens));
+  const counted = (position: number): number => {
+    const tokens = exact.countMessage(messages[position]!);
+    if (tokens >= RATIO_MIN_TOKENS) overCount = Math.min(ESTIMATE_OVER_EXACT, Math.max(overCount, estimates[position]! / tokens));
     return tokens;
   };
-  for (const message of pinned) {
+  for (const [message, position] of pinned) {
     decided.add(message);
-    left -= counted(message);
+    left -= counted(position);
   }
   // Steps newest first, as the window walks them: its units (a tool call with its results, or one message).
   let everyStepFits = true;
@@ -130,7 +137,7 @@ function exactNearTheCut(messages: readonly CanonicalMessage[], estimator: Token
     let estimate = 0;
     for (let position = start; position < end; position += 1) {
       const message = messages[position]!;
-      if (!pinned.has(message)) estimate += decided.has(message) ? countOf(message) : estimator.countMessage(message);
+      if (!pinned.has(message)) estimate += decided.has(message) ? countOf(message) : estimates[position]!;
     }
     // The newest step is always kept (the window pins it); another estimated over what is left by more than the
     // estimate has run over the exact count is taken not to fit.
@@ -141,10 +148,11 @@ function exactNearTheCut(messages: readonly CanonicalMessage[], estimator: Token
       if (pinned.has(message)) continue;
       if (!decided.has(message)) {
         decided.add(message);
-        if (!fits) estimated.add(message);
+        if (!fits) estimated.set(message, estimates[position]!);
       }
-      if (estimated.has(message)) everyStepFits = false;
-      tokens += estimated.has(message) ? estimator.countMessage(message) : counted(message);
+      const byEstimate = estimated.get(message);
+      if (byEstimate !== undefined) everyStepFits = false;
+      tokens += byEstimate ?? counted(position);
     }
     if (newest || tokens <= left) left -= tokens;
     else everyStepFits = false;
@@ -157,14 +165,18 @@ function exactNearTheCut(messages: readonly CanonicalMessage[], estimator: Token
     const estimatedKept = window.messages.filter((message) => estimated.has(message));
     if (estimatedKept.length === 0) return [...window.messages];
     for (const message of estimatedKept) estimated.delete(message);
-    if (round + 1 >= RECUTS) for (const message of messages) if (estimated.has(message) && estimator.countMessage(message) <= maxTokens) estimated.delete(message);
+    if (round + 1 >= RECUTS) for (const [message, tokens] of estimated) if (tokens <= maxTokens) estimated.delete(message);
   }
 }
+
+/** How many conversations' estimates trimHistory keeps, the most recent ones. */
+const CONVERSATIONS_KEPT = 256;
 
 /**
  * What trimHistory keeps across calls, so repeated trims of a growing
  * history cost what was appended: one counter of each kind per tokenizer
- * family (each caches its count per message), the composer and the window
+ * family (each caches the counts of the messages it counted lately), each
+ * conversation's estimates by place (`estimatesOf`), the composer and the window
  * (each keeps its index per conversation, checked message by message, so a
  * history that changed is composed and cut afresh from where it changed;
  * the window's with the estimate alone: with exact counts, which messages
@@ -176,10 +188,39 @@ const TRIM = {
   countFunctions: new WeakMap<TokenEstimator, (message: CanonicalMessage) => number>(),
   composer: new DefaultContextMessageComposer({ maskStoredResults: false }),
   window: new AtomicHistoryWindowPolicy(),
+  /** Per conversation, the estimate of each composed message by its place (see `estimatesOf`). */
+  estimates: new BoundedCache<string, ConversationEstimates>(CONVERSATIONS_KEPT),
   /** A key per conversation, by the identity of its first message; a history that shares none is composed from scratch. */
   conversations: new WeakMap<CanonicalMessage, string>(),
   nextConversation: 0,
 };
+
+/** A conversation's composed list and the estimate of each of its messages, by place. */
+interface ConversationEstimates {
+  list: readonly CanonicalMessage[];
+  readonly counts: number[];
+  readonly estimator: TokenEstimator;
+}
+
+/**
+ * The estimate of each composed message, by its place: kept per
+ * conversation while its composed list only grows (the composer gives the
+ * same list again, grown at its end, or one that shares a prefix with it),
+ * so a trim of a grown history estimates what was appended, whatever the
+ * history's length (the estimator keeps the counts of the messages it
+ * counted lately only).
+ */
+function estimatesOf(contextId: string | undefined, composed: readonly CanonicalMessage[], estimator: TokenEstimator): readonly number[] {
+  const kept = contextId === undefined ? undefined : TRIM.estimates.get(contextId);
+  const estimates = kept !== undefined && kept.estimator === estimator ? kept : { list: composed, counts: [], estimator };
+  const counts = estimates.counts;
+  const valid = Math.min(counts.length, sharedPrefixLength(estimates.list, composed));
+  if (valid < counts.length) counts.length = valid;
+  for (let position = valid; position < composed.length; position += 1) counts.push(estimator.countMessage(composed[position]!));
+  estimates.list = composed;
+  if (contextId !== undefined) TRIM.estimates.set(contextId, estimates);
+  return counts;
+}
 
 function countersFor(family: TokenizerFamily): { estimator: TokenEstimator; exact: TokenEstimator | undefined } {
   let counters = TRIM.counters.get(family);
