@@ -149,6 +149,20 @@ kana_hangul = column_sums([idx[f'{c}.character'] for c in ['kana', 'hangul', 'fr
 # about 2,500 Hindi letter weights fit their training text closely.
 HINDI_MARGIN = float(os.environ.get('HINDI_MARGIN', '1.1'))
 devanagari = column_sums([idx['devanagari.character']])
+# Text that is more than 30% Han is held to HAN_MARGIN times its count: fitted on half of the conversations
+# (HOLDOUT=1) with 1.0, 5-13 of the 500 unseen alpaca zh conversations per family were under-counted (worst items
+# 0.90-0.99: Chinese with formulas, digits and lists), and up to 4 of 150 glaive zh. The margin is the smallest of
+# 1.1, 1.12, 1.15 and 1.2 tried that leaves neither corpus an unseen item or conversation under-counted:
+# llama3 1.15 (one alpaca zh conversation under with 1.1; worst unseen items 1.052 and 1.061 with 1.15), gemma
+# 1.15 (one with 1.1 and with 1.12; 1.062, 1.106). The median over-count of Chinese
+# rises by about the margin's factor (gemma's alpaca zh 21.1% -> 39.7% with 1.15), so the families whose unseen
+# Chinese needs more than the 40% goal allows keep 1.0: o200k (1.15 left a glaive zh item at 0.977, 1.2 took the
+# medians to 46%), qwen (1.15 left an alpaca zh item at 0.978 at 44%), deepseek (1.1 left four conversations
+# under at 39%). unknown keeps 1.0 too: 1.1 covered its unseen Chinese (worst items 1.046, 1.083), but refitted
+# with it, a Russian paragraph of the probe (probe.mjs, ru#1) ran to 0.987 of its count. cl100k, llama2 and claude
+# are not yet fitted with one (llama2's holdout fit with 1.1 ran out of time).
+HAN_MARGIN = float(os.environ.get('HAN_MARGIN', {'llama3': '1.15', 'gemma': '1.15'}.get(family, '1.0')))
+han = column_sums([idx['han.character'], idx['frequentHan.character']])
 def margin(ids):
     """The margin a text (or a conversation: several) is held to, by what it is mostly made of."""
     total = length[ids].sum()
@@ -157,6 +171,7 @@ def margin(ids):
     if kana_hangul[ids].sum() > 0.3 * total: return KANA_HANGUL_MARGIN
     if devanagari[ids].sum() > 0.3 * total: return max(HINDI_MARGIN, SCRIPT_MARGIN)
     if scripts[ids].sum() > 0.3 * total: return SCRIPT_MARGIN
+    if han[ids].sum() > 0.3 * total: return HAN_MARGIN
     return 1.0
 corpus = [it['corpus'] for it in items]; conv = [it['conversation'] for it in items]
 convs = collections.OrderedDict()
@@ -280,6 +295,10 @@ def measured(co, test, label):
     print(f'{label:32s} conversations {len(ratios):5d} under {under_conversations} median over-count {ratios[len(ratios)//2]*100:6.1f}%; items under {len(items_under)} of {len(items_checked)}, worst {worst:.3f}', file=sys.stderr)
 for co in sorted(set(corpus)):
     measured(co, test, co)
+# The items of 200+ characters that are more than 30% Han, whatever their corpus (HAN_MARGIN's).
+han_items = [i for i in checked if han[i] > 0.3 * length[i]]
+han_under = collections.Counter(corpus[i] for i in han_items if est[i] < exact[i])
+print(f'{"Han-heavy items":32s} items under {sum(han_under.values())} of {len(han_items)}, worst {min([est[i] / exact[i] for i in han_items], default=1.0):.3f}; under by corpus: {dict(han_under.most_common())}', file=sys.stderr)
 if not HOLDOUT:
     for co in sorted({corpus[i] for i in range(len(items)) if held[i]}):
         measured(co, held, co + ' (held out)')
