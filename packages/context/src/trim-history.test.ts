@@ -121,35 +121,30 @@ test('a history trimmed as it grows, with exact counts kept across calls: every 
   );
 });
 
-test('repeated trims of a growing history count only what was appended, and trim as a fresh history would', () => {
-  let counted = 0;
-  class Tallying extends ConservativeTokenEstimator {
-    override countText(text: string): number {
-      counted += 1;
-      return super.countText(text);
-    }
+/** The conservative estimator, telling how many texts it counted since `counted` was last set. */
+class Tallying extends ConservativeTokenEstimator {
+  counted = 0;
+  override countText(text: string): number {
+    this.counted += 1;
+    return super.countText(text);
   }
+}
+
+test('repeated trims of a growing history count only what was appended, and trim as a fresh history would', () => {
   const estimator = new Tallying({ family: 'unknown' });
   const growing: CanonicalMessage[] = history.slice(0, 4);
   trimHistory(growing, { maxTokens: 2_000, estimator });
   for (let end = 5; end <= history.length; end += 1) {
     growing.push(history[end - 1]!);
-    counted = 0;
+    estimator.counted = 0;
     const trimmed = trimHistory([...growing], { maxTokens: 2_000, estimator });
-    assert.ok(counted <= 2, `at ${end} messages, ${counted} texts counted for one appended message`);
+    assert.ok(estimator.counted <= 2, `at ${end} messages, ${estimator.counted} texts counted for one appended message`);
     // A fresh history (new objects, nothing cached) trims to the same messages.
     assert.deepEqual(trimmed, trimHistory(structuredClone(growing), { maxTokens: 2_000 }));
   }
 });
 
 test('a history longer than the counters keep counts of (40,000 messages) trimmed as it grows still counts what was appended, with the estimate and with exact counts', () => {
-  let counted = 0;
-  class Tallying extends ConservativeTokenEstimator {
-    override countText(text: string): number {
-      counted += 1;
-      return super.countText(text);
-    }
-  }
   const long: CanonicalMessage[] = [{ role: 'system', content: 'You are a lab assistant.' }];
   for (let n = 0; n < 20_000; n += 1) long.push({ role: 'user', content: `reading ${n}: 21.5 C` }, { role: 'assistant', content: `noted ${n}` });
   for (const model of [undefined, 'gpt-4o']) {
@@ -158,9 +153,9 @@ test('a history longer than the counters keep counts of (40,000 messages) trimme
     trimHistory(growing, { maxTokens: 2_000, estimator, model });
     for (let call = 0; call < 3; call += 1) {
       growing.push({ role: 'user', content: `reading again ${call}` }, { role: 'assistant', content: `noted again ${call}` });
-      counted = 0;
+      estimator.counted = 0;
       trimHistory(growing, { maxTokens: 2_000, estimator, model });
-      assert.ok(counted <= 4, `model ${String(model)}, call ${call}: ${counted} texts estimated for two appended messages`);
+      assert.ok(estimator.counted <= 4, `model ${String(model)}, call ${call}: ${estimator.counted} texts estimated for two appended messages`);
     }
   }
 });
