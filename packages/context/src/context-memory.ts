@@ -32,9 +32,10 @@ export class ContextMemory {
   private composed: readonly CanonicalMessage[] = [];
   /**
    * Per counter: `sums[i]` is the tokens of `composed[0..i-1]`, for `i < valid`. The array is overwritten in
-   * place, never shortened: shortening it would reallocate it, a copy of the whole history every turn.
+   * place, never shortened: shortening it would reallocate it, a copy of the whole history every turn. Held
+   * weakly by counter: a caller that makes a counter per call (trimHistory's `estimator`) leaves no sums behind.
    */
-  private readonly prefixTokens = new Map<TokenEstimator, { readonly sums: number[]; valid: number; of: readonly CanonicalMessage[] }>();
+  private readonly prefixTokens = new WeakMap<TokenEstimator, { readonly sums: number[]; valid: number; of: readonly CanonicalMessage[] }>();
   /** The composed messages from `recentFrom` to `recentTo`, for `composedMessage`: the window's suffix, looked up without a set of the whole history. */
   private readonly recent = new Set<CanonicalMessage>();
   private recentFrom = 0;
@@ -95,10 +96,19 @@ export class ContextMemory {
 
   /** Tokens of the composed history, counted only from the first message that differs from last turn's. */
   historyTokens(composed: readonly CanonicalMessage[], counter: TokenEstimator): number {
+    return this.historyTokenSums(composed, counter)[composed.length]!;
+  }
+
+  /**
+   * The composed history's prefix sums by `counter`, as `historyTokens`
+   * keeps them: entry `i` is the tokens of `composed[0..i-1]`, for `i` up to
+   * `composed.length` (entries past it are stale). Valid until the next call.
+   */
+  historyTokenSums(composed: readonly CanonicalMessage[], counter: TokenEstimator): readonly number[] {
     this.observe(composed);
     let prefix = this.prefixTokens.get(counter);
     if (!prefix) this.prefixTokens.set(counter, (prefix = { sums: [0], valid: 1, of: composed }));
-    if (prefix.of === composed && prefix.valid > composed.length) return prefix.sums[composed.length]!;
+    if (prefix.of === composed && prefix.valid > composed.length) return prefix.sums;
     const { sums } = prefix;
     const before = prefix.of;
     const beforeValid = prefix.of === composed ? prefix.valid : Math.min(prefix.valid, before.length + 1);
@@ -115,7 +125,7 @@ export class ContextMemory {
     }
     prefix.of = composed;
     prefix.valid = composed.length + 1;
-    return sums[composed.length]!;
+    return sums;
   }
 
   /** Whether a history this memory checked held this assistant message with signed reasoning (compaction keeps assistant messages as they are). */

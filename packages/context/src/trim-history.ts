@@ -1,6 +1,7 @@
 import { checkCanonicalHistory } from './canonical-history-check.js';
 import { ConservativeTokenEstimator } from './conservative-token-estimator.js';
 import { resolveContextBudget } from './context-configuration.js';
+import { ContextMemory } from './context-memory.js';
 import { chooseCounter } from './counting-policy.js';
 import { ConfigurationError } from './errors/configuration-error.js';
 import { ExactTokenEstimator, hasBuiltInExactTokenizer } from './exact-token-estimator.js';
@@ -10,7 +11,6 @@ import { BoundedCache } from './bounded-cache.js';
 import { buildHistoryUnits, isTaskAnchorCandidate } from './history-units.js';
 import { DefaultContextMessageComposer } from './message-composer.js';
 import type { CanonicalHistory, CanonicalMessage } from './messages.js';
-import { sharedPrefixLength } from './shared-prefix.js';
 import type { TokenEstimator, TokenizerFamily } from './token-estimator.js';
 
 export interface TrimHistoryOptions {
@@ -56,11 +56,11 @@ export function trimHistory(messages: unknown, options: TrimHistoryOptions): Can
   const estimator = options.estimator ?? counters.estimator;
   const contextId = conversationKey(history);
   const composed = TRIM.composer.compose({ contextId, history, messages: [], attachments: [] }).history;
-  const estimates = estimatesOf(contextId, composed, estimator);
-  let estimated = 0;
-  for (const tokens of estimates) estimated += tokens;
+  // The estimates by place, kept per conversation as a turn keeps them: a trim of a grown history estimates what was appended.
+  const sums = (contextId === undefined ? new ContextMemory() : TRIM.memories.getOrCreate(contextId, () => new ContextMemory())).historyTokenSums(composed, estimator);
+  const estimated = sums[composed.length]!;
   const counter = chooseCounter({ estimator, exactEstimator: counters.exact, budget: resolveContextBudget({ inputCapTokens: options.maxTokens }), estimatedTokens: estimated });
-  if (counter !== estimator) return exactNearTheCut(composed, estimates, counter, options.maxTokens);
+  if (counter !== estimator) return exactNearTheCut(composed, sums, counter, options.maxTokens);
   // Everything fits by the count that decides: the window would keep it all (the composer opens it with a user turn).
   if (estimated <= options.maxTokens) return [...composed];
   return [...TRIM.window.select({ messages: composed, budgetTokens: options.maxTokens, count: countFunction(estimator), contextId, markStart: false }).messages];
@@ -100,7 +100,8 @@ const RECUTS = 3;
  * exactly (a message over the budget alone is kept only when pinned, and the
  * cut that keeps it counts it).
  */
-function exactNearTheCut(messages: readonly CanonicalMessage[], estimates: readonly number[], exact: TokenEstimator, maxTokens: number): CanonicalMessage[] {
+function exactNearTheCut(messages: readonly CanonicalMessage[], estimateSums: readonly number[], exact: TokenEstimator, maxTokens: number): CanonicalMessage[] {
+  const estimateAt = (position: number) => estimateSums[position + 1]! - estimateSums[position]!;
   // Which messages go by their estimate (with it), decided afresh each call from this history alone (the counts
   // themselves are kept, per message and by position): a decision kept from an earlier call, made with less history or
   // another conversation that began with the same message, would make this cut differ from a fresh trim of the same input.
@@ -121,7 +122,7 @@ function exactNearTheCut(messages: readonly CanonicalMessage[], estimates: reado
   let overCount = 1;
   const counted = (position: number): number => {
     const tokens = exact.countMessage(messages[position]!);
-    if (tokens >= RATIO_MIN_TOKENS) overCount = Math.min(ESTIMATE_OVER_EXACT, Math.max(overCount, estimates[position]! / tokens));
+    if (tokens >= RATIO_MIN_TOKENS) overCount = Math.min(ESTIMATE_OVER_EXACT, Math.max(overCount, estimateAt(position) / tokens));
     return tokens;
   };
   for (const [message, position] of pinned) {
@@ -137,7 +138,7 @@ function exactNearTheCut(messages: readonly CanonicalMessage[], estimates: reado
     let estimate = 0;
     for (let position = start; position < end; position += 1) {
       const message = messages[position]!;
-      if (!pinned.has(message)) estimate += decided.has(message) ? countOf(message) : estimates[position]!;
+      if (!pinned.has(message)) estimate += decided.has(message) ? countOf(message) : estimateAt(position);
     }
     // The newest step is always kept (the window pins it); another estimated over what is left by more than the
     // estimate has run over the exact count is taken not to fit.
@@ -148,7 +149,7 @@ function exactNearTheCut(messages: readonly CanonicalMessage[], estimates: reado
       if (pinned.has(message)) continue;
       if (!decided.has(message)) {
         decided.add(message);
-        if (!fits) estimated.set(message, estimates[position]!);
+        if (!fits) estimated.set(message, estimateAt(position));
       }
       const byEstimate = estimated.get(message);
       if (byEstimate !== undefined) everyStepFits = false;
@@ -176,7 +177,7 @@ const CONVERSATIONS_KEPT = 256;
  * What trimHistory keeps across calls, so repeated trims of a growing
  * history cost what was appended: one counter of each kind per tokenizer
  * family (each caches the counts of the messages it counted lately), each
- * conversation's estimates by place (`estimatesOf`), the composer and the window
+ * conversation's estimates by place (its `ContextMemory`), the composer and the window
  * (each keeps its index per conversation, checked message by message, so a
  * history that changed is composed and cut afresh from where it changed;
  * the window's with the estimate alone: with exact counts, which messages
@@ -188,39 +189,12 @@ const TRIM = {
   countFunctions: new WeakMap<TokenEstimator, (message: CanonicalMessage) => number>(),
   composer: new DefaultContextMessageComposer({ maskStoredResults: false }),
   window: new AtomicHistoryWindowPolicy(),
-  /** Per conversation, the estimate of each composed message by its place (see `estimatesOf`). */
-  estimates: new BoundedCache<string, ConversationEstimates>(CONVERSATIONS_KEPT),
+  /** Per conversation, what a turn keeps of it: here, the estimates of its composed messages by place. */
+  memories: new BoundedCache<string, ContextMemory>(CONVERSATIONS_KEPT),
   /** A key per conversation, by the identity of its first message; a history that shares none is composed from scratch. */
   conversations: new WeakMap<CanonicalMessage, string>(),
   nextConversation: 0,
 };
-
-/** A conversation's composed list and the estimate of each of its messages, by place. */
-interface ConversationEstimates {
-  list: readonly CanonicalMessage[];
-  readonly counts: number[];
-  readonly estimator: TokenEstimator;
-}
-
-/**
- * The estimate of each composed message, by its place: kept per
- * conversation while its composed list only grows (the composer gives the
- * same list again, grown at its end, or one that shares a prefix with it),
- * so a trim of a grown history estimates what was appended, whatever the
- * history's length (the estimator keeps the counts of the messages it
- * counted lately only).
- */
-function estimatesOf(contextId: string | undefined, composed: readonly CanonicalMessage[], estimator: TokenEstimator): readonly number[] {
-  const kept = contextId === undefined ? undefined : TRIM.estimates.get(contextId);
-  const estimates = kept !== undefined && kept.estimator === estimator ? kept : { list: composed, counts: [], estimator };
-  const counts = estimates.counts;
-  const valid = Math.min(counts.length, sharedPrefixLength(estimates.list, composed));
-  if (valid < counts.length) counts.length = valid;
-  for (let position = valid; position < composed.length; position += 1) counts.push(estimator.countMessage(composed[position]!));
-  estimates.list = composed;
-  if (contextId !== undefined) TRIM.estimates.set(contextId, estimates);
-  return counts;
-}
 
 function countersFor(family: TokenizerFamily): { estimator: TokenEstimator; exact: TokenEstimator | undefined } {
   let counters = TRIM.counters.get(family);
