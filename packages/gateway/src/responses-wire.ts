@@ -4,7 +4,7 @@ import { ContextInputError, fromCodexRollout, type CanonicalMessage, type Import
 import { eventData, type ClientStream } from './client-stream.js';
 import { OPENAI_WIRE, sameApiTools, type ChatMessage, type Wire } from './wires.js';
 
-type Item = Record<string, unknown>;
+export type Item = Record<string, unknown>;
 /** The request as the gateway's loop reads it (the shape `converse` is given). */
 export interface GatewayRequest {
   readonly req: { readonly raw: Request; header(name: string): string | undefined };
@@ -19,7 +19,8 @@ const CALL_ITEMS = new Set(['function_call', 'custom_tool_call', 'local_shell_ca
 /** The origin of the opening system message made from `instructions`: the client's field goes upstream as it came. */
 const INSTRUCTIONS: ChatMessage = Object.freeze({ role: 'system', instructions: true });
 
-const isItem = (value: unknown): value is Item => typeof value === 'object' && value !== null && !Array.isArray(value);
+/** A Responses item: a JSON object (what each entry of `input` and `output` must be). */
+export const isItem = (value: unknown): value is Item => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Whether `item` is one the history is read from (the short message form too); else it is passed through as the client sent it. */
 const isHistoryItem = (item: Item): boolean => (item.type === undefined ? item.role !== undefined : READ_ITEMS.has(String(item.type)));

@@ -1,5 +1,6 @@
 // The Responses output items the gateway returned, by id: what an `item_reference` names (the AI SDK's default `store: true`).
 import { BoundedCache, type ToolOutputStore } from '@strata/context';
+import { isItem, type Item } from './responses-wire.js';
 
 /** The items this process keeps at hand, and their weight at most (the rest are read back from the store). */
 const ITEMS_KEPT = 65_536;
@@ -9,8 +10,6 @@ const ITEM_TOOL_NAME = 'strata-gateway:responses-item';
 
 /** The store context of one returned item: a context of its own, so that a look-up lists one entry. */
 const itemContext = (id: string): string => `strata-gateway:responses-item:${id}`;
-
-type Item = Record<string, unknown>;
 
 /**
  * Returned items, kept in the gateway's tool-output store beside its
@@ -29,10 +28,10 @@ export class ReturnedItems {
   /** Keeps every item of an answer that has a string id. */
   async remember(items: readonly unknown[]): Promise<void> {
     for (const item of items) {
-      if (typeof item !== 'object' || item === null || Array.isArray(item) || typeof (item as Item).id !== 'string') continue;
-      const id = (item as Item).id as string;
+      if (!isItem(item) || typeof item.id !== 'string') continue;
+      const id = item.id;
       if (this.kept.get(id) !== undefined) continue;
-      this.kept.set(id, item as Item);
+      this.kept.set(id, item);
       try {
         await this.store.put({ contextId: itemContext(id), toolCallId: id, toolName: ITEM_TOOL_NAME, body: JSON.stringify(item) });
       } catch {
@@ -50,9 +49,9 @@ export class ReturnedItems {
       const stored = entry === undefined ? undefined : await this.store.get(entry.refId);
       if (stored === undefined) return undefined;
       const item = JSON.parse(stored.body) as unknown;
-      if (typeof item !== 'object' || item === null || Array.isArray(item) || (item as Item).id !== id) return undefined;
-      this.kept.set(id, item as Item);
-      return item as Item;
+      if (!isItem(item) || item.id !== id) return undefined;
+      this.kept.set(id, item);
+      return item;
     } catch {
       return undefined;
     }
