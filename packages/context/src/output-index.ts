@@ -55,16 +55,12 @@ const BOUND_STEP = 128;
  * less than a step, so an unchanged cut keeps the prompt prefix.
  */
 export function outputIndexMessage(dropped: readonly CanonicalMessage[], maxTokens: number, count: (message: CanonicalMessage) => number): UserMessage | undefined {
-  return outputIndexOfEntries(storedEntries(dropped), maxTokens, count);
-}
-
-/** `outputIndexMessage` over the entries `storedEntries` gave for the dropped messages (a caller may keep them per unit). */
-export function outputIndexOfEntries(entries: readonly Entry[], maxTokens: number, count: (message: CanonicalMessage) => number): UserMessage | undefined {
-  return outputIndexSearch(entries, maxTokens, count).message;
+  return outputIndexSearch(storedEntries(dropped), maxTokens, count).message;
 }
 
 /**
- * `outputIndexOfEntries`, searched from `guess` steps of omitted references
+ * `outputIndexMessage` over the entries `storedEntries` gave for the dropped
+ * messages (a caller may keep them per unit), searched from `guess` steps of omitted references
  * (the `omittedSteps` an earlier listing found: a cut that moved a little
  * moves the answer a little), with the steps it found. The same message
  * whatever the guess; only the number of renderings differs.
@@ -98,7 +94,7 @@ export function outputIndexBound(maxTokens: number): number {
   return maxTokens >= BOUND_STEP ? Math.floor(maxTokens / BOUND_STEP) * BOUND_STEP : maxTokens;
 }
 
-/** The folding of `outputIndexMessage`, over any rendering of the entries; `found` as `outputIndexSearch` gives it. */
+/** The folding of `outputIndexMessage`, over any rendering of the entries, searched from `guess` as `outputIndexSearch` is. */
 function folded(
   entries: readonly Entry[],
   maxTokens: number,
