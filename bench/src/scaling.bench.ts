@@ -68,26 +68,55 @@ function statusBytes(field: 'VmRSS' | 'VmHWM'): number {
   }
 }
 
-/** Peak-RSS measurement run alone in a child process: `node --expose-gc scaling.bench.js --peak-rss <messages> <warm turns>`. */
-const PEAK_RSS_FLAG = '--peak-rss';
+/** Memory measured alone in a child process: `node --expose-gc scaling.bench.js --memory <messages> <warm turns>`. */
+const MEMORY_FLAG = '--memory';
 
 /**
- * In this (child) process: the resident set's peak over the floor, in bytes,
- * while one assembler takes a cold turn over `size` messages and `warmTurns`
- * warm ones. The floor is the resident set with the history and one copy of
- * it (the slice handed in), garbage collected; the peak is counted from there
- * (writing 5 to /proc/self/clear_refs resets it). NaN where Linux's /proc is absent.
+ * The heap in use once garbage collection frees no more: collected until a
+ * collection frees less than 64 KB (at most 10 times), since one collection
+ * can leave weakly held entries and lazily swept pages to the next.
  */
-async function peakRssOverFloor(size: number, warmTurns: number): Promise<number> {
+function settledHeapBytes(): number {
+  let heap = process.memoryUsage().heapUsed;
+  for (let collection = 0; collection < 10 && collectGarbage(); collection += 1) {
+    const after = process.memoryUsage().heapUsed;
+    const freed = heap - after;
+    heap = after;
+    if (freed < 64 * 1024) break;
+  }
+  return heap;
+}
+
+interface MemoryReading {
+  /** The resident set's peak over the floor, in bytes (NaN where Linux's /proc is absent). */
+  readonly peakRssBytes: number;
+  /** The settled heap after the warm turns, the assembler alive, less the settled heap before it was made, per message. */
+  readonly retainedPerMessage: number;
+}
+
+/**
+ * In this (child) process: one assembler takes a cold turn over `size`
+ * messages and `warmTurns` warm ones. The floor is this fresh process with
+ * the history and one copy of it (the slice handed in), after a warm-up turn
+ * of another assembler on copies of a few messages, its garbage collected
+ * until settled; the resident set's peak is counted from there
+ * (writing 5 to /proc/self/clear_refs resets it), and the heap the
+ * assembler keeps is the settled heap after the turns less the floor's.
+ */
+async function memoryOverFloor(size: number, warmTurns: number): Promise<MemoryReading> {
   const all = chainedHistory(size, warmTurns);
-  if (!all) return Number.NaN;
+  if (!all) return { peakRssBytes: Number.NaN, retainedPerMessage: Number.NaN };
   const base = all.slice(0, size);
-  collectGarbage();
-  const floor = statusBytes('VmRSS');
+  // A warm-up turn on copies of a few messages, its assembler dropped: code compiled and tables built on first use are
+  // the module's, once per process, not memory kept per message.
+  await assembler().assemble({ contextId: 'warm-up', turn: 1, history: structuredClone(all.slice(0, 200)), tools: [] });
+  const floorHeap = settledHeapBytes();
+  const floorRss = statusBytes('VmRSS');
+  let peakMeasured = true;
   try {
     writeFileSync('/proc/self/clear_refs', '5');
   } catch {
-    return Number.NaN;
+    peakMeasured = false;
   }
   const subject = assembler();
   let state = (await subject.assemble({ contextId: 'scale', turn: 1, history: base, tools: [] })).state;
@@ -96,18 +125,28 @@ async function peakRssOverFloor(size: number, warmTurns: number): Promise<number
     growTo(base, all, size + turn);
     state = (await subject.assemble({ contextId: 'scale', turn: turn + 1, history: base, tools: [], state })).state;
   }
-  return statusBytes('VmHWM') - floor;
+  const peakRssBytes = peakMeasured ? statusBytes('VmHWM') - floorRss : Number.NaN;
+  const retainedPerMessage = (settledHeapBytes() - floorHeap) / size;
+  keep(subject);
+  keep(state);
+  return { peakRssBytes, retainedPerMessage };
 }
 
-/** `peakRssOverFloor` in a fresh process, so what this one holds (the other sizes, their garbage) is not in it. */
-function peakRssInChild(size: number, warmTurns: number): number {
-  const child = spawnSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), PEAK_RSS_FLAG, String(size), String(warmTurns)], { encoding: 'utf8', env: process.env });
-  const bytes = Number(child.stdout.trim().split('\n').at(-1));
-  return child.status === 0 && Number.isFinite(bytes) ? bytes : Number.NaN;
+/** `memoryOverFloor` in a fresh process, so what this one holds (the other sizes, the cold turns, their garbage) is not in it. */
+function memoryInChild(size: number, warmTurns: number): MemoryReading {
+  const child = spawnSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), MEMORY_FLAG, String(size), String(warmTurns)], { encoding: 'utf8', env: process.env });
+  try {
+    const reading = JSON.parse(child.stdout.trim().split('\n').at(-1) ?? '') as Partial<MemoryReading>;
+    if (child.status === 0) return { peakRssBytes: Number(reading.peakRssBytes ?? Number.NaN), retainedPerMessage: Number(reading.retainedPerMessage ?? Number.NaN) };
+  } catch {
+    // No reading: NaN below.
+  }
+  return { peakRssBytes: Number.NaN, retainedPerMessage: Number.NaN };
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === PEAK_RSS_FLAG) {
-  console.log(String(await peakRssOverFloor(Number(process.argv[3]), Number(process.argv[4]))));
+if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === MEMORY_FLAG) {
+  // JSON has no NaN: a missing reading goes out as null and comes back as NaN.
+  console.log(JSON.stringify(await memoryOverFloor(Number(process.argv[3]), Number(process.argv[4]))));
 }
 
 export async function run(options: BenchOptions): Promise<BenchResult> {
@@ -119,15 +158,13 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
   const warmBySize = new Map<number, number>();
   const retainedBySize = new Map<number, number>();
   const coldBySize = new Map<number, number>();
+  let peakOverFloor = Number.NaN;
   for (const size of sizes) {
     const all = largest.slice(0, size + warmTurns);
     const base = all.slice(0, size);
     const cold = await cpuTimeAsync(() => assembler().assemble({ contextId: 'scale', turn: 1, history: structuredClone(base), tools: [] }));
-    // The caller's array the warm turns grow in place (one message a turn), made before the floor: it is the history's.
+    // The caller's array the warm turns grow in place (one message a turn).
     const history = base.slice();
-    // The floor: the heap with the history and its slices alone, what the cold turn left behind collected.
-    const measured = collectGarbage();
-    const floorBytes = process.memoryUsage().heapUsed;
     const subject = assembler();
     // Each turn is given the context state the last one returned, as every caller passes it.
     let state = (await subject.assemble({ contextId: 'scale', turn: 1, history, tools: [] })).state;
@@ -139,11 +176,11 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       warms.push(await cpuTimeAsync(async () => void (state = (await subject.assemble({ contextId: 'scale', turn: turn + 1, history, tools: [], state })).state)));
     }
     const warm = median(warms);
-    // What the assembler keeps of the context between turns, per message: the heap over the floor, its garbage collected.
-    collectGarbage();
-    const retainedPerMessage = measured ? (process.memoryUsage().heapUsed - floorBytes) / size : Number.NaN;
+    // What the assembler keeps of the context between turns, per message, measured in a fresh process of its own.
+    const memory = memoryInChild(size, warmTurns);
     keep(subject);
-    retainedBySize.set(size, retainedPerMessage);
+    retainedBySize.set(size, memory.retainedPerMessage);
+    if (size === sizes.at(-1)) peakOverFloor = memory.peakRssBytes;
     warmBySize.set(size, warm);
     coldBySize.set(size, cold);
     rows.push({
@@ -153,11 +190,9 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       'warm p50 (ms)': fixed(warm, 3),
       [`warm / warm at ${sizes[0]!.toLocaleString('en-US')}`]: fixed(warm / warmBySize.get(sizes[0]!)!, 1),
       'heap used (MB)': Math.round(process.memoryUsage().heapUsed / 2 ** 20),
-      'retained per message (bytes)': measured ? Math.round(retainedPerMessage) : 'n/a (no --expose-gc)',
+      'retained per message (bytes)': Number.isNaN(memory.retainedPerMessage) ? 'n/a' : Math.round(memory.retainedPerMessage),
     });
   }
-  const largestSize = sizes.at(-1)!;
-  const peakOverFloor = options.size === 'full' ? peakRssInChild(largestSize, warmTurns) : Number.NaN;
   const smallest = warmBySize.get(sizes[0]!)!;
   const ratioAt = (size: number) => (warmBySize.get(size) ?? Number.NaN) / smallest;
   const targets =
@@ -185,7 +220,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       : [];
   return {
     title: TITLE,
-    method: `Real messages (tau-bench runs chained with real SWE-agent steps, fresh call ids); one dynamic turn with a 111,616-token input cap and the conservative estimator. Times are CPU time. Cold: a fresh assembler and fresh message objects. Warm: garbage collected first, the median of ${warmTurns} turns, each with one message appended to the caller's array in place (as a host loop appends to its history; a copy of it per turn would be the harness's garbage, not the assembler's). Heap: after the warm turns. Retained per message: the heap after the warm turns (garbage collected, the assembler alive) less the heap before the assembler was made (the history and its slices alone), over the history's messages. Peak RSS: in a child process of its own, VmHWM (reset by writing 5 to /proc/self/clear_refs once the history and one copy of it are built, garbage collected) less VmRSS at that point, over the cold turn and the ${warmTurns} warm turns (the copy grown in place, a message a turn) at ${sizes.at(-1)!.toLocaleString('en-US')} messages.`,
+    method: `Real messages (tau-bench runs chained with real SWE-agent steps, fresh call ids); one dynamic turn with a 111,616-token input cap and the conservative estimator. Times are CPU time. Cold: a fresh assembler and fresh message objects. Warm: garbage collected first, the median of ${warmTurns} turns, each with one message appended to the caller's array in place (as a host loop appends to its history; a copy of it per turn would be the harness's garbage, not the assembler's). Heap: after the warm turns. Retained per message and peak RSS: in a fresh child process per size, from a floor with the history and one copy of it built, one warm-up turn taken on copies of its first 200 messages (code compiled on first use is the process's, not kept per message) and garbage collected until a collection frees less than 64 KB; retained is the heap after a cold turn and the ${warmTurns} warm turns (collected the same way, the assembler alive) less the floor's heap, over the history's messages; peak RSS is VmHWM (reset by writing 5 to /proc/self/clear_refs at the floor) less VmRSS at the floor, over those turns (the copy grown in place, a message a turn), reported at ${sizes.at(-1)!.toLocaleString('en-US')} messages.`,
     tables: [{ title: 'one turn by history size', rows }],
     targets,
     notes: [],
