@@ -171,7 +171,14 @@ interface Composition {
   sourceLength: number;
   /** Where the stable part ends in `source`: the start of its last group. */
   stableEnd: number;
-  readonly history: CanonicalMessage[];
+  /**
+   * The composed stable part: the first `stableLength` messages of `stable`. After each call `stable` is the list
+   * that call returned (`output.composed`: the stable part, then the newest group), so the stable part is not a
+   * second list of the history's messages; `keep` appends to it only at its end or where it already holds the same
+   * message, and copies its stable part before writing anything else (a list once returned never changes but at its end).
+   */
+  stable: CanonicalMessage[];
+  stableLength: number;
   readonly diagnostics: ContextDiagnostic[];
   /** Outgoing call ids the stable part uses. */
   readonly callIds: Set<string>;
@@ -181,14 +188,14 @@ interface Composition {
   steps: number;
   /** The capacity step it was composed for (results of later steps masked whenever smaller); undefined: none. */
   capacityStep: number | undefined;
-  /** Index in `history` of the first non-system message, or -1. */
+  /** Index in the stable part of its first non-system message, or -1. */
   firstTurn: number;
   hasTaskAnchor: boolean;
   /** The user turn sent before a history without one; the same object every turn. */
   opener?: UserMessage;
   /**
    * The history this composition last returned (the assembler's memory and window hold the same list), where its
-   * opener went (-1: none), and how much of `history` it held then.
+   * opener went (-1: none), and how long its stable part was then.
    */
   output?: ComposedOutput;
 }
@@ -209,19 +216,28 @@ interface ComposedOutput {
 }
 
 /**
- * The stable part and the newest group as one list. The list the last call
- * returned is grown in place when it still holds what it held: its stable
- * part (the first `keptBefore` messages) is the prefix of `stable`, which
- * only grows, and its newest group is what now follows it. Appended steps
- * then cost what they add, not a copy of the history; any other change (the
- * newest group composed differently, as when its results arrived) makes a
- * new list, so a list once returned never changes but at its end.
+ * The stable part (the first `stableLength` of `stable`) and the newest group
+ * as one list. When `stable` is the list the last call returned, it is grown
+ * in place while it still holds what it held: its stable part then (the first
+ * `keptBefore` messages) is a prefix of the stable part now, and its newest
+ * group is what now follows it. Appended steps then cost what they add, not a
+ * copy of the history; any other change (the newest group composed
+ * differently, as when its results arrived) makes a new list, so a list once
+ * returned never changes but at its end. A `stable` that is not the last
+ * list was made by this call (`keep` copied it) and is nobody else's: it is
+ * grown in place.
  */
-function grownOutput(previous: CanonicalMessage[] | undefined, stable: readonly CanonicalMessage[], keptBefore: number, newest: readonly CanonicalMessage[]): CanonicalMessage[] {
-  const length = stable.length + newest.length;
-  const at = (index: number) => (index < stable.length ? stable[index]! : newest[index - stable.length]!);
-  if (previous === undefined || previous.length > length) return roomyCopy(stable, newest);
-  for (let index = keptBefore; index < previous.length; index += 1) if (previous[index] !== at(index)) return roomyCopy(stable, newest);
+function grownOutput(previous: CanonicalMessage[] | undefined, stable: CanonicalMessage[], stableLength: number, keptBefore: number, newest: readonly CanonicalMessage[]): CanonicalMessage[] {
+  const length = stableLength + newest.length;
+  if (stable !== previous) {
+    stable.length = stableLength;
+    for (const message of newest) stable.push(message);
+    return stable;
+  }
+  const at = (index: number) => (index < stableLength ? stable[index]! : newest[index - stableLength]!);
+  const fresh = () => roomyCopy(stable.length === stableLength ? stable : stable.slice(0, stableLength), newest);
+  if (previous.length > length) return fresh();
+  for (let index = keptBefore; index < previous.length; index += 1) if (previous[index] !== at(index)) return fresh();
   for (let index = previous.length; index < length; index += 1) previous.push(at(index));
   return previous;
 }
@@ -237,7 +253,7 @@ function sameCalls(kept: AssistantMessage, made: AssistantMessage): boolean {
 }
 
 function emptyComposition(): Composition {
-  return { source: [], sourceLength: 0, stableEnd: 0, history: [], diagnostics: [], callIds: new Set(), conversationStarted: false, steps: 0, capacityStep: undefined, firstTurn: -1, hasTaskAnchor: false };
+  return { source: [], sourceLength: 0, stableEnd: 0, stable: [], stableLength: 0, diagnostics: [], callIds: new Set(), conversationStarted: false, steps: 0, capacityStep: undefined, firstTurn: -1, hasTaskAnchor: false };
 }
 
 /** Where composition stands as it walks the history. */
@@ -326,7 +342,7 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
     let newest: ComposedGroup | undefined;
     const cursor = { conversationStarted: composition.conversationStarted, steps: composition.steps };
     while (index < history.length) {
-      const group = this.composeGroup(history, index, composition.callIds, cursor, capacityStep, composition.history.at(-1), shrink);
+      const group = this.composeGroup(history, index, composition.callIds, cursor, capacityStep, composition.stableLength > 0 ? composition.stable[composition.stableLength - 1] : undefined, shrink);
       if (group.end < history.length) this.keep(composition, group, cursor);
       else newest = group;
       composition.stableEnd = group.end < history.length ? group.end : index;
@@ -336,7 +352,8 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
     composition.sourceLength = history.length;
     if (request.contextId !== undefined) this.compositions.set(request.contextId, composition);
 
-    const composed = grownOutput(last?.composed, composition.history, last?.kept ?? 0, newest?.messages ?? []);
+    const composed = grownOutput(last?.composed, composition.stable, composition.stableLength, last?.kept ?? 0, newest?.messages ?? []);
+    composition.stable = composed;
     const diagnostics = composition.diagnostics.concat(newest?.diagnostics ?? []);
     const opened = this.withUserOpener(composition, composed, newest, diagnostics);
     this.recordOutput(kept, composition, opened, composed, { diagnostics, newest, shrink });
@@ -373,7 +390,7 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
       const shared = last.openedAt < 0 && openedAt < 0 ? last.kept : last.openedAt === openedAt ? (last.kept > openedAt ? last.kept + 1 : last.kept) : Math.min(last.kept, Math.max(0, Math.min(last.openedAt, openedAt)));
       recordSharedPrefix(last.history, opened, shared);
     }
-    composition.output = { history: opened, composed, openedAt, kept: composition.history.length, ...rest };
+    composition.output = { history: opened, composed, openedAt, kept: composition.stableLength, ...rest };
   }
 
   private fullCopyOf(result: ToolResultMessage): UserMessage {
@@ -399,9 +416,14 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
     composition.conversationStarted = cursor.conversationStarted;
     composition.steps = cursor.steps;
     for (const message of group.messages) {
-      if (composition.firstTurn < 0 && message.role !== 'system') composition.firstTurn = composition.history.length;
+      const at = composition.stableLength;
+      if (composition.firstTurn < 0 && message.role !== 'system') composition.firstTurn = at;
       if (isTaskAnchorCandidate(message)) composition.hasTaskAnchor = true;
-      composition.history.push(message);
+      // The list may be the one the last call returned: past the stable part it holds that call's newest group, which
+      // is never written over (a copy of the stable part is made first) unless it is the same message.
+      if (at < composition.stable.length && composition.stable[at] !== message) composition.stable = roomyCopy(composition.stable.slice(0, at));
+      if (at === composition.stable.length) composition.stable.push(message);
+      composition.stableLength = at + 1;
     }
     composition.diagnostics.push(...group.diagnostics);
     for (const id of group.callIds) composition.callIds.add(id);
