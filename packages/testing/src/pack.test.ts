@@ -43,7 +43,9 @@ function peerVersions(workspaces: readonly Workspace[]): Record<string, string> 
 /** `file(line,col): error TS...: message` lines of tsc's output, split by whether the file is one of ours. */
 function declarationErrors(output: string): { ours: string[]; theirs: string[] } {
   const errors = output.split('\n').filter((line) => /error TS\d+/.test(line));
-  const ours = errors.filter((line) => line.includes('node_modules/@strata/') || line.startsWith('consumer.ts'));
+  // Ours: the consumer, and a file of a @strata package itself; a dependency installed under one of ours
+  // (`node_modules/@strata/service/node_modules/hono/...`, when the registry's newest release is hoisted beside our pin) is theirs.
+  const ours = errors.filter((line) => line.startsWith('consumer.ts') || line.split('(')[0]!.split('node_modules/').at(-1)!.startsWith('@strata/'));
   return { ours, theirs: errors.filter((line) => !ours.includes(line)) };
 }
 
