@@ -217,29 +217,25 @@ interface ComposedOutput {
 
 /**
  * The stable part (the first `stableLength` of `stable`) and the newest group
- * as one list. When `stable` is the list the last call returned, it is grown
- * in place while it still holds what it held: its stable part then (the first
- * `keptBefore` messages) is a prefix of the stable part now, and its newest
- * group is what now follows it. Appended steps then cost what they add, not a
- * copy of the history; any other change (the newest group composed
- * differently, as when its results arrived) makes a new list, so a list once
- * returned never changes but at its end. A `stable` that is not the last
- * list was made by this call (`keep` copied it) and is nobody else's: it is
- * grown in place.
+ * as one list. When `stable` is the list the last call returned, it holds the
+ * stable part already (`keep` copied it otherwise), and it is grown in place
+ * while what follows the stable part in it is the start of the newest group:
+ * appended steps then cost what they add, not a copy of the history; any other
+ * change (the newest group composed differently, as when its results arrived)
+ * makes a new list, so a list once returned never changes but at its end. A
+ * `stable` that is not the last list was made by this composition (`keep`
+ * copied it) and is nobody else's: it is cut to the stable part (a failed call
+ * may have left a newest group on it) and grown in place.
  */
-function grownOutput(previous: CanonicalMessage[] | undefined, stable: CanonicalMessage[], stableLength: number, keptBefore: number, newest: readonly CanonicalMessage[]): CanonicalMessage[] {
-  const length = stableLength + newest.length;
-  if (stable !== previous) {
+function grownOutput(previous: CanonicalMessage[] | undefined, stable: CanonicalMessage[], stableLength: number, newest: readonly CanonicalMessage[]): CanonicalMessage[] {
+  if (stable === previous) {
+    if (previous.length > stableLength + newest.length) return roomyCopy(stable, newest, stableLength);
+    for (let index = stableLength; index < previous.length; index += 1) if (previous[index] !== newest[index - stableLength]) return roomyCopy(stable, newest, stableLength);
+  } else {
     stable.length = stableLength;
-    for (const message of newest) stable.push(message);
-    return stable;
   }
-  const at = (index: number) => (index < stableLength ? stable[index]! : newest[index - stableLength]!);
-  const fresh = () => roomyCopy(stable.length === stableLength ? stable : stable.slice(0, stableLength), newest);
-  if (previous.length > length) return fresh();
-  for (let index = keptBefore; index < previous.length; index += 1) if (previous[index] !== at(index)) return fresh();
-  for (let index = previous.length; index < length; index += 1) previous.push(at(index));
-  return previous;
+  for (let index = stable.length - stableLength; index < newest.length; index += 1) stable.push(newest[index]!);
+  return stable;
 }
 
 /** Whether two valid copies of one assistant message make the same calls (their other fields are the message's own). */
@@ -352,7 +348,7 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
     composition.sourceLength = history.length;
     if (request.contextId !== undefined) this.compositions.set(request.contextId, composition);
 
-    const composed = grownOutput(last?.composed, composition.stable, composition.stableLength, last?.kept ?? 0, newest?.messages ?? []);
+    const composed = grownOutput(last?.composed, composition.stable, composition.stableLength, newest?.messages ?? []);
     composition.stable = composed;
     const diagnostics = composition.diagnostics.concat(newest?.diagnostics ?? []);
     const opened = this.withUserOpener(composition, composed, newest, diagnostics);
@@ -421,7 +417,7 @@ export class DefaultContextMessageComposer implements ContextMessageComposer {
       if (isTaskAnchorCandidate(message)) composition.hasTaskAnchor = true;
       // The list may be the one the last call returned: past the stable part it holds that call's newest group, which
       // is never written over (a copy of the stable part is made first) unless it is the same message.
-      if (at < composition.stable.length && composition.stable[at] !== message) composition.stable = roomyCopy(composition.stable.slice(0, at));
+      if (at < composition.stable.length && composition.stable[at] !== message) composition.stable = roomyCopy(composition.stable, [], at);
       if (at === composition.stable.length) composition.stable.push(message);
       composition.stableLength = at + 1;
     }

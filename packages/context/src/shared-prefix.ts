@@ -98,16 +98,19 @@ export function identicalPrefixLength(previous: readonly unknown[], next: readon
 }
 
 /**
- * A copy of `list` followed by `more`, with room to grow by half again: a
- * list the next turns append to in place (the assembler's history lists)
- * then grows without being copied again at its first push, as an exact copy
- * is (an engine grows a full array by half its length, copying it): a long
- * history is a large object, and each copy of one is garbage only a full
- * collection frees.
+ * A copy of the first `count` of `list` (all by default) followed by `more`,
+ * with room to grow by half again: a list the next turns append to in place
+ * (the assembler's history lists) then grows without being copied again at
+ * its first push, as an exact copy is (an engine grows a full array by half
+ * its length, copying it): a long history is a large object, and each copy
+ * of one is garbage only a full collection frees. One copy of `list` either
+ * way: what follows its first `count` is written over or cut off, not sliced
+ * away first.
  */
-export function roomyCopy<T>(list: readonly T[], more: readonly T[] = []): T[] {
-  const length = list.length + more.length;
-  const copy = list.concat(more, new Array<T>((length >> 1) + 16));
+export function roomyCopy<T>(list: readonly T[], more: readonly T[] = [], count: number = list.length): T[] {
+  const length = count + more.length;
+  const copy = list.concat(new Array<T>(Math.max(0, length - list.length) + (length >> 1) + 16));
+  for (let index = 0; index < more.length; index += 1) copy[count + index] = more[index]!;
   copy.length = length;
   return copy;
 }
