@@ -160,3 +160,43 @@ test('markStart: false keeps the same messages and says no start (no fingerprint
   assert.deepEqual(unmarked.messages, marked.messages);
   assert.deepEqual(unmarked.stats, marked.stats);
 });
+
+test('with an exact counter, a cut keeps only units it counted exactly, fits by the exact count, and a history that fits by the estimate is not counted (property)', () => {
+  const exact = new ConservativeTokenEstimator({ family: 'o200k' });
+  const seen = { cut: 0, whole: 0, refused: 0 };
+  fc.assert(
+    fc.property(historyArbitrary({ open: true }), fc.array(fc.double({ min: 1, max: 3, noNaN: true }), { minLength: 1, maxLength: 16 }), fc.integer({ min: 100, max: 4_000 }), (history, factors, budgetTokens) => {
+      // The fast count over-counts each message by its own factor (never under the exact count), as an estimate may.
+      const places = new Map(history.map((message, position) => [message, position]));
+      const count = (message: CanonicalMessage) => Math.ceil(exact.countMessage(message) * factors[places.get(message)! % factors.length]!);
+      const counted = new Set<CanonicalMessage>();
+      const exactCount = (message: CanonicalMessage) => {
+        counted.add(message);
+        return exact.countMessage(message);
+      };
+      let window;
+      try {
+        window = new AtomicHistoryWindowPolicy().select({ messages: history, budgetTokens, count, exactCount, markStart: false });
+      } catch (error) {
+        assert.ok(ContextBudgetError.isInstance(error));
+        seen.refused += 1;
+        return;
+      }
+      const estimated = history.reduce((total, message) => total + count(message), 0);
+      if (estimated <= budgetTokens) {
+        seen.whole += 1;
+        assert.deepEqual(window.messages, history);
+        assert.equal(counted.size, 0, 'a history that fits by the estimate is not counted exactly');
+        return;
+      }
+      if (window.stats.droppedUnits === 0) return;
+      seen.cut += 1;
+      const kept = window.messages.filter((message) => places.has(message));
+      assert.deepEqual(kept.filter((message) => !counted.has(message)), [], 'every kept message was counted exactly');
+      const used = window.messages.reduce((total, message) => total + exact.countMessage(message), 0);
+      assert.ok(used <= budgetTokens, `${used} exact tokens kept for a budget of ${budgetTokens}`);
+    }),
+    { numRuns: 300 },
+  );
+  assert.ok(seen.cut > 20 && seen.whole > 5, `cuts ${seen.cut}, whole ${seen.whole}, refused ${seen.refused}`);
+});

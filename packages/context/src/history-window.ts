@@ -37,6 +37,17 @@ export interface HistoryWindowRequest {
    * then pays no fingerprint of the kept messages.
    */
   readonly markStart?: boolean;
+  /**
+   * The exact tokens of one message, when the model's tokenizer is known
+   * (`count` is then the fast estimate, which never counts less). A history
+   * that fits by `count` is kept whole, uncounted; a cut is decided by exact
+   * counts where they can change it: every unit it keeps is counted exactly,
+   * and a step whose estimate runs over the room left by more than the
+   * estimate has run over the exact count on this history (at most
+   * `ESTIMATE_OVER_EXACT` times) is taken not to fit without being counted.
+   * Pass the same function every turn, as `count`.
+   */
+  readonly exactCount?: (message: CanonicalMessage) => number;
 }
 
 export interface HistoryWindowStats {
@@ -78,6 +89,8 @@ function unitRole(index: UnitIndex, unit: number): CanonicalMessage['role'] {
 interface UnitIndex {
   messages: readonly CanonicalMessage[];
   count: (message: CanonicalMessage) => number;
+  /** The request's `exactCount`: a listing kept below is counted by it, so an index is kept only for the same one. */
+  readonly exactCount: ((message: CanonicalMessage) => number) | undefined;
   /** Per unit, one past its last message: a number per unit, not an object (the units are the indexed messages in order). */
   readonly ends: number[];
   /** `prefixTokens[i]` is the cost of units `0..i-1`. */
@@ -130,8 +143,15 @@ export class AtomicHistoryWindowPolicy implements HistoryWindowPolicy {
   select(request: HistoryWindowRequest): HistoryWindow {
     const index = this.indexFor(request);
     const { ends, prefixTokens } = index;
-    const cost = (unit: number) => prefixTokens[unit + 1]! - prefixTokens[unit]!;
+    const total = prefixTokens[ends.length]!;
     const mustKeep = pinnedUnits(index);
+    let firstTurn = 0;
+    while (firstTurn < ends.length && unitRole(index, firstTurn) === 'system') firstTurn += 1;
+    const opensWithUser = firstTurn === ends.length || unitRole(index, firstTurn) === 'user' || mustKeep.has(firstTurn);
+    // Everything fits by the estimate, so by any count: kept whole, nothing counted exactly.
+    if (total <= request.budgetTokens && opensWithUser) return windowOf(request, index, null, total);
+    const costs = unitCosts(index, request.exactCount);
+    const { cost } = costs;
     let pinnedTokens = 0;
     for (const unit of mustKeep) pinnedTokens += cost(unit);
     if (pinnedTokens > request.budgetTokens) {
@@ -149,11 +169,6 @@ export class AtomicHistoryWindowPolicy implements HistoryWindowPolicy {
       pinned.add(signed);
       pinnedTokens += cost(signed);
     }
-    const total = prefixTokens[ends.length]!;
-    let firstTurn = 0;
-    while (firstTurn < ends.length && unitRole(index, firstTurn) === 'system') firstTurn += 1;
-    const opensWithUser = firstTurn === ends.length || unitRole(index, firstTurn) === 'user' || mustKeep.has(firstTurn);
-    if (total <= request.budgetTokens && opensWithUser) return windowOf(request, index, null, total);
 
     // Nothing dropped without a way back: the stored results of the dropped steps are listed by reference
     // (output-index.ts), in at most OUTPUT_INDEX_SHARE of the budget. The list's bound is fixed, so the same
@@ -162,8 +177,8 @@ export class AtomicHistoryWindowPolicy implements HistoryWindowPolicy {
     const maxIndexTokens = Math.min(Math.floor(request.budgetTokens * OUTPUT_INDEX_SHARE), request.budgetTokens - pinnedTokens);
     let reserve = 0;
     for (let attempt = 0; ; attempt += 1) {
-      const cut = cutWindow(index, request, pinned, mustKeep, request.budgetTokens - reserve);
-      const listed = droppedOutputIndex(index, cut.order, maxIndexTokens, request.count);
+      const cut = cutWindow(index, request, pinned, mustKeep, request.budgetTokens - reserve, costs);
+      const listed = droppedOutputIndex(index, cut.order, maxIndexTokens, request.exactCount ?? request.count);
       if (listed === undefined || cut.used + listed.tokens <= request.budgetTokens || attempt === 2) return windowOf(request, index, cut.order, cut.used, listed);
       reserve = attempt === 0 ? listed.tokens : maxIndexTokens;
     }
@@ -174,7 +189,7 @@ export class AtomicHistoryWindowPolicy implements HistoryWindowPolicy {
     const { messages, count, contextId } = request;
     const kept = contextId === undefined ? undefined : this.indexes.get(contextId);
     let index: UnitIndex;
-    if (kept && kept.count === count) {
+    if (kept && kept.count === count && kept.exactCount === request.exactCount) {
       index = kept;
       // Units stay while every message up to and including the one after them is unchanged (walked from what the composer recorded).
       // The same list again may have grown at its end (`ComposedMessages.history`): the units cover what it held then.
@@ -183,7 +198,7 @@ export class AtomicHistoryWindowPolicy implements HistoryWindowPolicy {
       while (from > 0 && index.ends[from - 1]! >= same) from -= 1;
       truncate(index, from);
     } else {
-      index = { messages, count, ends: [], prefixTokens: [0], anchors: [], checkpoints: [], openUnits: [], signed: [], entryList: [], entryStarts: [0], orphanUnits: [] };
+      index = { messages, count, exactCount: request.exactCount, ends: [], prefixTokens: [0], anchors: [], checkpoints: [], openUnits: [], signed: [], entryList: [], entryStarts: [0], orphanUnits: [] };
     }
     index.messages = messages;
     extend(index, messages);
@@ -199,10 +214,10 @@ export class AtomicHistoryWindowPolicy implements HistoryWindowPolicy {
  * with headroom left; then the conversation opened with a user turn and the
  * latest signed step with its own.
  */
-function cutWindow(index: UnitIndex, request: HistoryWindowRequest, pinned: ReadonlySet<number>, mustKeep: ReadonlySet<number>, budgetTokens: number): { order: number[]; used: number } {
+function cutWindow(index: UnitIndex, request: HistoryWindowRequest, pinned: ReadonlySet<number>, mustKeep: ReadonlySet<number>, budgetTokens: number, costs: UnitCosts): { order: number[]; used: number } {
   const { prefixTokens } = index;
   const unitCount = index.ends.length;
-  const cost = (unit: number) => prefixTokens[unit + 1]! - prefixTokens[unit]!;
+  const { cost, mayFit } = costs;
   let pinnedTokens = 0;
   for (const unit of pinned) pinnedTokens += cost(unit);
   const total = prefixTokens[unitCount]!;
@@ -221,7 +236,7 @@ function cutWindow(index: UnitIndex, request: HistoryWindowRequest, pinned: Read
     for (let unit = unitCount - 1; unit >= 0; unit -= 1) {
       if (kept.has(unit)) continue;
       // A unit too big for what is left is skipped whole; older, smaller ones may still fit.
-      if (cost(unit) > fill) continue;
+      if (!mayFit(unit, fill) || cost(unit) > fill) continue;
       kept.add(unit);
       fill -= cost(unit);
       remaining -= cost(unit);
@@ -248,6 +263,56 @@ function cutWindow(index: UnitIndex, request: HistoryWindowRequest, pinned: Read
     position -= 1;
   }
   return { order, used: budgetTokens - remaining };
+}
+
+/**
+ * How far the conservative estimate may run over the exact count (1.19x at
+ * the median of the shared histories' messages, 1.7x at most): a step
+ * estimated at more than this many times the room left is taken not to fit,
+ * and not counted exactly (less where the history's own messages show the
+ * estimate running over by less). Only the window's use depends on it, never
+ * whether the cut fits.
+ */
+const ESTIMATE_OVER_EXACT = 2;
+
+/** The fewest exact tokens of a message whose estimate tells how far the estimate runs over (a few tokens either way make a short message's ratio meaningless). */
+const RATIO_MIN_TOKENS = 32;
+
+/** What a cut costs its units by, and whether a unit may fit in the room left before it is costed. */
+interface UnitCosts {
+  readonly cost: (unit: number) => number;
+  readonly mayFit: (unit: number, room: number) => boolean;
+}
+
+/**
+ * A cut's unit costs: the index's counts, or, given an exact counter, each
+ * unit's exact count the first time the cut asks for it (the messages it
+ * keeps, and the steps beside them that might have fitted). A unit is taken
+ * not to fit, uncounted, when its estimate runs over the room left by more
+ * than the estimate has run over the exact count on the units counted so far
+ * (from 1, at most `ESTIMATE_OVER_EXACT`, of messages long enough for the
+ * ratio to mean something).
+ */
+function unitCosts(index: UnitIndex, exactCount: ((message: CanonicalMessage) => number) | undefined): UnitCosts {
+  const { prefixTokens } = index;
+  const estimate = (unit: number) => prefixTokens[unit + 1]! - prefixTokens[unit]!;
+  if (exactCount === undefined) return { cost: estimate, mayFit: () => true };
+  const counted = new Map<number, number>();
+  let overCount = 1;
+  const cost = (unit: number): number => {
+    let tokens = counted.get(unit);
+    if (tokens !== undefined) return tokens;
+    tokens = 0;
+    for (let position = unitStart(index, unit); position < index.ends[unit]!; position += 1) {
+      const message = index.messages[position]!;
+      const exact = exactCount(message);
+      if (exact >= RATIO_MIN_TOKENS) overCount = Math.min(ESTIMATE_OVER_EXACT, Math.max(overCount, index.count(message) / exact));
+      tokens += exact;
+    }
+    counted.set(unit, tokens);
+    return tokens;
+  };
+  return { cost, mayFit: (unit, room) => counted.has(unit) || estimate(unit) <= overCount * room };
 }
 
 /** The index of the stored outputs of the units `order` leaves out, with its tokens; undefined when there is none. */
