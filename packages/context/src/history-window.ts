@@ -317,6 +317,9 @@ function unitCosts(index: UnitIndex, exactCount: ((message: CanonicalMessage) =>
 
 /** The index of the stored outputs of the units `order` leaves out, with its tokens; undefined when there is none. */
 function droppedOutputIndex(index: UnitIndex, order: readonly number[], maxTokens: number, count: (message: CanonicalMessage) => number): { message: UserMessage; tokens: number } | undefined {
+  listEntries(index);
+  // A history that stores no result has nothing to list, whatever the cut.
+  if (index.entryList.length === 0 && index.orphanUnits.length === 0) return undefined;
   const kept = [...order].sort((left, right) => left - right);
   // The same cut as last time: the units then kept are kept again, and every unit since is kept. Costs the kept units, not the history.
   const listed = index.listed;
@@ -327,7 +330,6 @@ function droppedOutputIndex(index: UnitIndex, order: readonly number[], maxToken
     if (kept.length - keptBefore === index.ends.length - listed.units && sameNumbers(listed.kept, kept.slice(0, keptBefore))) return listed.result;
   }
   const keptSet = new Set(kept);
-  listEntries(index);
   let lastDropped = index.ends.length - 1;
   while (lastDropped >= 0 && keptSet.has(lastDropped)) lastDropped -= 1;
   let entries: OutputIndexEntry[];

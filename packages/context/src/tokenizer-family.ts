@@ -1,3 +1,4 @@
+import { BoundedCache } from './bounded-cache.js';
 import type { TokenizerFamily } from './token-estimator.js';
 
 /** Encoding names, as gpt-tokenizer and tiktoken spell them. */
@@ -56,6 +57,16 @@ function parts(encodingOrModel: string): { organisation: string | undefined; bas
  */
 export function tokenizerFamilyOf(encodingOrModel: string): TokenizerFamily {
   if (typeof encodingOrModel !== 'string') return 'unknown';
+  // A pure function of the name, asked every call of trimHistory and every turn: kept for the names seen lately.
+  let family = FAMILIES_SEEN.get(encodingOrModel);
+  if (family === undefined) FAMILIES_SEEN.set(encodingOrModel, (family = familyOfName(encodingOrModel)));
+  return family;
+}
+
+/** The families of the model names asked for lately (a few per process; bounded for a caller that makes names up). */
+const FAMILIES_SEEN = new BoundedCache<string, TokenizerFamily>(256, { maxBytes: 64 * 1024, bytesOf: (name) => 2 * name.length });
+
+function familyOfName(encodingOrModel: string): TokenizerFamily {
   const { organisation, base, tag } = parts(encodingOrModel);
   const direct = ENCODING_FAMILIES[base];
   if (direct) return direct;
