@@ -189,7 +189,7 @@ test('with an exact counter, a cut keeps only units it counted exactly, fits by 
         assert.equal(counted.size, 0, 'a history that fits by the estimate is not counted exactly');
         return;
       }
-      if (window.stats.droppedUnits === 0) return;
+      // Cut by exact counts (everything may still be kept, when the estimate alone ran over).
       seen.cut += 1;
       const kept = window.messages.filter((message) => places.has(message));
       assert.deepEqual(kept.filter((message) => !counted.has(message)), [], 'every kept message was counted exactly');

@@ -223,6 +223,7 @@ function cutWindow(index: UnitIndex, request: HistoryWindowRequest, pinned: Read
   const total = prefixTokens[unitCount]!;
   let kept = new Set(pinned);
   let remaining = budgetTokens - pinnedTokens;
+  // A previous start is kept by the index's counts (with an exact counter, the estimate, which never counts less).
   const stable = total <= budgetTokens ? undefined : stableStart(index, pinned, request.previousStart, budgetTokens);
   if (total <= budgetTokens) {
     kept = new Set(index.ends.keys());
@@ -236,10 +237,12 @@ function cutWindow(index: UnitIndex, request: HistoryWindowRequest, pinned: Read
     for (let unit = unitCount - 1; unit >= 0; unit -= 1) {
       if (kept.has(unit)) continue;
       // A unit too big for what is left is skipped whole; older, smaller ones may still fit.
-      if (!mayFit(unit, fill) || cost(unit) > fill) continue;
+      if (!mayFit(unit, fill)) continue;
+      const tokens = cost(unit);
+      if (tokens > fill) continue;
       kept.add(unit);
-      fill -= cost(unit);
-      remaining -= cost(unit);
+      fill -= tokens;
+      remaining -= tokens;
     }
   }
   const order = [...kept].sort((left, right) => left - right);
