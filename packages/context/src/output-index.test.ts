@@ -150,3 +150,17 @@ test('property: the search from any guess finds the listing the search from none
     { numRuns: 300 },
   );
 });
+
+test('a few short references, where the line that says how many are omitted costs more than they do: the same listing from every guess', () => {
+  for (let results = 1; results <= 12; results += 1) {
+    const entries = storedEntries(Array.from({ length: results }, (_, position) => step(`c${position}`, '')).flat());
+    for (let bound = 1; bound <= 300; bound += 1) {
+      const expected = outputIndexSearch(entries, bound, count);
+      for (let guess = -1; guess <= 3; guess += 1) {
+        const guessed = outputIndexSearch(entries, bound, count, guess);
+        assert.equal(guessed.message?.content, expected.message?.content, `${results} results, bound ${bound}, guess ${guess}`);
+        assert.equal(guessed.omittedSteps, expected.omittedSteps, `${results} results, bound ${bound}, guess ${guess}`);
+      }
+    }
+  }
+});

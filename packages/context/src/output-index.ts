@@ -110,36 +110,40 @@ function folded(
   // The fewest steps of omitted references that fit (fewer references, fewer tokens). Searched from a guess (the
   // answer for the last cut, which moves little) or else from the most omitted, doubling the distance, then by
   // bisection: each rendering costs the entries it lists, not the run, and the listing by age (longer than every
-  // listing of references alone) is rendered only when even no omission fits. Fewer omitted never take fewer
-  // tokens, so every start finds the same answer. Each rendering is made once: the answer is one of them.
+  // listing of references alone) is rendered only when even no omission fits. The steps that fit (`fitsAt`, below)
+  // are all those from the fewest on, so every start finds the same answer. Each rendering is made once: the answer is one of them.
   const renderings = new Map<number, UserMessage>();
   const withOmitted = (steps: number) => {
     let message = renderings.get(steps);
     if (message === undefined) renderings.set(steps, (message = render(Math.min(entries.length, steps * OMITTED_STEP), entries.length, entries.length)));
     return message;
   };
+  // Omitting references puts a line in their place that says how many and how to search them: fewer omitted never take
+  // fewer tokens, except that the line may cost more than the few references one step omits. So no omission is taken to
+  // fit only when one step of it fits too, and the steps that fit are all those from the fewest on, whatever the start.
+  const fitsAt = (steps: number) => fits(withOmitted(steps)) && (steps > 0 || fits(withOmitted(1)));
   const most = Math.ceil(entries.length / OMITTED_STEP);
   const start = guess === undefined ? most : Math.min(most, Math.max(0, guess));
   // `high` fits; `low` is the least that may.
   let high = most;
   let low = 0;
-  if (fits(withOmitted(start))) {
+  if (fitsAt(start)) {
     high = start;
     for (let distance = 1; high > 0; distance *= 2) {
       const next = Math.max(0, high - distance);
-      if (!fits(withOmitted(next))) {
+      if (!fitsAt(next)) {
         low = next + 1;
         break;
       }
       high = next;
     }
-  } else if (start === most || !fits(withOmitted(most))) {
+  } else if (start === most || !fitsAt(most)) {
     const whole = byAge();
     return { message: fits(whole) ? whole : undefined, omittedSteps: undefined };
   } else {
     low = start + 1;
     for (let distance = 1; start + distance < most; distance *= 2) {
-      if (fits(withOmitted(start + distance))) {
+      if (fitsAt(start + distance)) {
         high = start + distance;
         break;
       }
@@ -152,7 +156,7 @@ function folded(
   }
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if (fits(withOmitted(middle))) high = middle;
+    if (fitsAt(middle)) high = middle;
     else low = middle + 1;
   }
   return { message: withOmitted(low), omittedSteps: low };
