@@ -107,11 +107,10 @@ function folded(
   const fits = (message: UserMessage) => count(message) <= bound;
   const refsUpTo = Math.max(0, entries.length - WHOLE_ENTRIES - BRIEF_ENTRIES);
   const byAge = () => render(0, refsUpTo, Math.max(0, entries.length - WHOLE_ENTRIES));
-  // The fewest steps of omitted references that fit (fewer references, fewer tokens). Searched from a guess (the
-  // answer for the last cut, which moves little) or else from the most omitted, doubling the distance, then by
-  // bisection: each rendering costs the entries it lists, not the run, and the listing by age (longer than every
-  // listing of references alone) is rendered only when even no omission fits. The steps that fit (`fitsAt`, below)
-  // are all those from the fewest on, so every start finds the same answer. Each rendering is made once: the answer is one of them.
+  // The fewest steps of omitted references that fit (`fitsAt`). Searched from a guess (the answer for the last cut,
+  // which moves little) or else from the most omitted, doubling the distance, then by bisection: each rendering costs
+  // the entries it lists, not the run, and the listing by age (longer than every listing of references alone) is
+  // rendered only when even no omission fits. Each rendering is made once: the answer is one of them.
   const renderings = new Map<number, UserMessage>();
   const withOmitted = (steps: number) => {
     let message = renderings.get(steps);
