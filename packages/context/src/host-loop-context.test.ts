@@ -17,7 +17,9 @@ function memoryStore(): ToolOutputStore & { puts: PutToolOutput[] } {
     puts,
     async put(output) {
       puts.push(output);
-      const ref: ToolOutputRef = { id: `out-${puts.length}`, chars: output.body.length, lines: output.body.split('\n').length, bytes: Buffer.byteLength(output.body) };
+      // Of one width: runs interleaved in one store get ids of the length each gets alone (an id's characters are
+      // counted, and a window near its budget can turn on one more digit).
+      const ref: ToolOutputRef = { id: `out-${String(puts.length).padStart(4, '0')}`, chars: output.body.length, lines: output.body.split('\n').length, bytes: Buffer.byteLength(output.body) };
       outputs.set(ref.id, { ...output, ref, createdAt: '2026-01-01T00:00:00.000Z' });
       return ref;
     },
@@ -74,7 +76,7 @@ test('each turn appends what the host added, stores large results once, and send
   assert.deepEqual(second.messages.map(({ origin }) => origin), ['task', 'call', undefined, undefined]);
   assert.match(second.messages[3]!.message.content as string, /status="full"/);
   const stored = second.assembled.history.at(-1) as Extract<CanonicalMessage, { role: 'tool' }>;
-  assert.equal(stored.outputRef?.id, 'out-1');
+  assert.equal(stored.outputRef?.id, 'out-0001');
   // The next turn reuses the stored history: nothing is stored twice.
   await context.prepare({ contextId: 'c', messages: [{ message: task, origin: 'task' }, { message: call, origin: 'call' }, { message: result, origin: 'result' }, { message: { role: 'user', content: 'Thanks.' }, origin: 'thanks' }] });
   assert.equal(store.puts.length, 1);
@@ -191,14 +193,14 @@ test("an adapter's own messages join the history after the host's, the host's ne
   const context = createHostLoopContext<string>({ budget: { inputCapTokens: 50_000 }, outputStore: memoryStore(), sessionStore: sessions });
   const host = [{ message: task, origin: 'task' }];
   const round = [
-    { message: { role: 'assistant', content: '', toolCalls: [{ id: 'r1', name: 'read_tool_output', input: { ref: 'out-1' } }] } as CanonicalMessage, origin: 'read' },
+    { message: { role: 'assistant', content: '', toolCalls: [{ id: 'r1', name: 'read_tool_output', input: { ref: 'out-0001' } }] } as CanonicalMessage, origin: 'read' },
     { message: { role: 'tool', toolCallId: 'r1', toolName: 'read_tool_output', content: 'the head' } as CanonicalMessage, origin: 'answer' },
   ];
   await context.prepare({ contextId: 'g', messages: host });
   const withRound = await context.prepare({ contextId: 'g', messages: host, ownMessages: round });
   assert.deepEqual(withRound.assembled.history.map((message) => message.role), ['user', 'assistant', 'tool']);
   // The round grows within one host history: only the new own messages are added.
-  const second = [{ message: { role: 'assistant', content: '', toolCalls: [{ id: 'r2', name: 'read_tool_output', input: { ref: 'out-1' } }] } as CanonicalMessage, origin: 'read2' }, { message: { role: 'tool', toolCallId: 'r2', toolName: 'read_tool_output', content: 'the tail' } as CanonicalMessage, origin: 'answer2' }];
+  const second = [{ message: { role: 'assistant', content: '', toolCalls: [{ id: 'r2', name: 'read_tool_output', input: { ref: 'out-0001' } }] } as CanonicalMessage, origin: 'read2' }, { message: { role: 'tool', toolCallId: 'r2', toolName: 'read_tool_output', content: 'the tail' } as CanonicalMessage, origin: 'answer2' }];
   const grown = await context.prepare({ contextId: 'g', messages: host, ownMessages: [...round, ...second] });
   assert.equal(grown.assembled.history.length, 5);
   // The host's next history has its answer and a new request, not the rounds: they stay where they were.
