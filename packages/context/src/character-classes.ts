@@ -1,4 +1,6 @@
+import { KNOWN_COMMON_CHARACTERS } from './common-characters.generated.js';
 import { FREQUENT_HAN_CHARACTERS, FREQUENT_HANGUL_SYLLABLES } from './frequent-characters.generated.js';
+import { SPLIT_HAN_CHARACTERS } from './split-han.generated.js';
 
 /**
  * Character classes by Unicode script, refined into kinds, and one pass over
@@ -37,7 +39,11 @@ export const CHARACTER_CLASSES = Object.freeze([
   'devanagari', 'bengali', 'gurmukhi', 'gujarati', 'oriya', 'tamil', 'telugu', 'kannada', 'malayalam', 'sinhala',
   'thai', 'lao', 'tibetan', 'myanmar', 'khmer', 'georgian', 'ethiopic',
   'han', 'frequentHan', 'kana', 'hangul', 'frequentHangul',
-  // Every other script, unassigned code points, and halves of characters outside the BMP
+  // Characters whose NFC or NFKC form has more UTF-8 bytes than they have (see NORMALIZED_BYTES_NEAR): up to
+  // NORMALIZED_BYTES_NEAR of them, and more
+  'expanding', 'expandingFar',
+  // Every other script, unassigned code points, Common characters beyond ASCII that not every tokenizer holds as a
+  // token (common-characters.generated.ts), and halves of characters outside the BMP
   'other', 'highSurrogate', 'lowSurrogate',
 ] as const);
 
@@ -195,10 +201,15 @@ const SCRIPT_CLASSES: ReadonlyArray<readonly [CharacterClass, string]> = [
 const BYTE_SPLIT_RANGES: ReadonlyArray<readonly [number, number]> = [
   [0x80, 0x9f], // C1 controls
   [0x1100, 0x11ff], // Hangul jamo (conjoining)
+  [0xa640, 0xa69f], // Cyrillic Extended-B (Old Church Slavonic, Old Abkhaz)
   [0xa960, 0xa97f], // Hangul jamo extended A
   [0xd7b0, 0xd7ff], // Hangul jamo extended B
+  [0x10a0, 0x10cf], // Georgian Asomtavruli (ecclesiastical capitals)
+  [0x1c80, 0x1c8f], // Cyrillic Extended-C (old letter variants)
   [0x1c90, 0x1cbf], // Georgian Mtavruli (capitals)
+  [0x2d00, 0x2d2f], // Georgian Nuskhuri (ecclesiastical small letters)
   [0x1f00, 0x1fff], // Greek Extended (polytonic Greek)
+  [0xfb1d, 0xfb4f], // Hebrew presentation forms
   [0xff61, 0xffdc], // half-width CJK punctuation, katakana and Hangul
 ];
 
@@ -245,8 +256,24 @@ function commonCharacters(): string {
 }
 
 /**
+ * The most UTF-8 bytes the NFC or NFKC form of an `expanding` character has;
+ * an `expandingFar` one has more (up to 33: U+FDFA, a phrase in one
+ * character). A tokenizer that normalises first (Qwen: NFC; the public
+ * Claude tokenizer: NFKC) counts the normalised form, so U+FB2C, one
+ * Hebrew letter of 3 bytes, costs Qwen the 6 bytes of its three NFC code
+ * points; such a character's weight is fixed per family (by the fit) and
+ * its bytes in the UTF-8 cap are those of its longer normalised form.
+ */
+const NORMALIZED_BYTES_NEAR = 6;
+
+function utf8Length(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}
+
+/**
  * Per UTF-16 unit: its kind in the low KIND_BITS bits and its UTF-8 bytes
- * above them (a surrogate half counts 2, so a pair counts its 4). Built once
+ * above them (a surrogate half counts 2, so a pair counts its 4; a character
+ * that normalisation expands, the bytes of its longer normalised form). Built once
  * (128 KiB) from the engine's Unicode data: one regular-expression pass over
  * the whole BMP, matching runs of one script, then the common Han and Hangul
  * characters.
@@ -275,6 +302,12 @@ function buildUnitTable(): void {
     else if (name === 'hangul') name = 'uncommonHangul';
     kinds.fill(kindNumber(name), match.index, match.index + match[0].length);
   }
+  // Common characters beyond ASCII that not every tokenizer holds as a token are priced as their bytes (`other`):
+  // the Common classes' weights are fitted on the frequent ones, and a rare symbol costs its bytes, up to ten times
+  // what those weights charge (common-characters.generated.ts).
+  const known = new Set(KNOWN_COMMON_CHARACTERS);
+  const commonKinds = new Set(['commonPunctuation', 'commonSymbol', 'commonOther'].map((name) => kindNumber(name as CharacterKind)));
+  for (let code = 128; code < 0x10000; code += 1) if (commonKinds.has(kinds[code]!) && !known.has(String.fromCharCode(code))) kinds[code] = kindNumber('other');
   // Latin beyond the blocks the encoders merge well (see CHARACTER_KINDS).
   const [latin, uncommonLatin] = [kindNumber('latin'), kindNumber('uncommonLatin')];
   for (let code = 128; code < 0x10000; code += 1) {
@@ -300,16 +333,29 @@ function buildUnitTable(): void {
   }
   for (const character of FREQUENT_HAN_CHARACTERS) kinds[character.charCodeAt(0)] = kindNumber('frequentHan');
   for (const character of FREQUENT_HANGUL_SYLLABLES) kinds[character.charCodeAt(0)] = kindNumber('frequentHangul');
+  // Common Han characters that some tokenizer splits into more tokens than nearly all of their class are priced as
+  // uncommon ones: their class's weight, fitted on the rest, under-counts them (split-han.generated.ts).
+  for (const character of SPLIT_HAN_CHARACTERS) kinds[character.charCodeAt(0)] = kindNumber('uncommonHan');
   for (const match of bmp.matchAll(/\p{Nd}/gu)) if (match.index >= 128) kinds[match.index] = kindNumber('nativeDigit');
   for (const letter of RUSSIAN_LETTERS) kinds[letter.charCodeAt(0)] = kindNumber(letter);
   for (const letter of HINDI_LETTERS) kinds[letter.charCodeAt(0)] = kindNumber(letter);
+  const normalizedBytes = new Uint8Array(0x10000);
+  for (let code = 128; code < 0x10000; code += 1) {
+    if (code >= 0xd800 && code <= 0xdfff) continue;
+    const character = String.fromCharCode(code);
+    const bytes = Math.max(utf8Length(character.normalize('NFC')), utf8Length(character.normalize('NFKC')));
+    if (bytes <= utf8Length(character)) continue;
+    normalizedBytes[code] = bytes;
+    // The known Common characters were measured after each tokenizer's normalisation: they stay known.
+    if (!known.has(character)) kinds[code] = kindNumber(bytes <= NORMALIZED_BYTES_NEAR ? 'expanding' : 'expandingFar');
+  }
   for (let code = 0; code < 0x10000; code += 1) {
     let kind: number = kinds[code]!;
     if (code >= 97 && code <= 122) kind = kindNumber(SMALL_LETTERS[code - 97]!);
     else if (code < 128) kind = kindNumber(asciiClass(code));
     else if (code >= 0xd800 && code <= 0xdbff) kind = kindNumber('highSurrogate');
     else if (code >= 0xdc00 && code <= 0xdfff) kind = kindNumber('lowSurrogate');
-    const bytes = code < 0x80 ? 1 : code < 0x800 || (code >= 0xd800 && code <= 0xdfff) ? 2 : 3;
+    const bytes = normalizedBytes[code] || (code < 0x80 ? 1 : code < 0x800 || (code >= 0xd800 && code <= 0xdfff) ? 2 : 3);
     UNIT_TABLE[code] = kind | (bytes << KIND_BITS);
   }
 }

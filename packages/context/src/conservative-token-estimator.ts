@@ -131,6 +131,19 @@ function profile(fitted: FittedProfile): EstimatorProfile {
  * are charged their UTF-8 bytes per character (times `utf8Cap.perByte`), the
  * most a byte-level BPE emits, and ASCII controls (`control`: ESC, NUL, ...) one token each; only
  * their run weights are fitted (a space beside them is a token of its own).
+ * So are Common characters beyond ASCII (symbols, punctuation, fractions)
+ * except the few every reference tokenizer holds as one token
+ * (`common-characters.generated.ts`), and characters whose NFC or NFKC form
+ * has more bytes than they do (`expanding`, `expandingFar`): those cost a
+ * tokenizer that normalises first (Qwen: NFC; the public Claude tokenizer:
+ * NFKC) the bytes of the normal form, up to 33 for U+FDFA, and their bytes
+ * in the UTF-8 cap are the normal form's. Every character kind is also
+ * fitted alone in runs (dump-items.mjs, `KIND_RUNS`), so no character, however
+ * rare, costs more alone than it is charged. The 16 common Han characters some
+ * tokenizer splits into more tokens than 99% of their class (a run of 鞠: 600
+ * o200k tokens, charged 405 as `han`) are priced as uncommon Han
+ * (`split-han.generated.ts`; moved after this fit, which only raises their
+ * price: the tests hold every profile on runs of every character).
  */
 export const ESTIMATOR_PROFILES: Readonly<Record<TokenizerFamily, EstimatorProfile>> = Object.freeze(
   Object.fromEntries(TOKENIZER_FAMILIES.map((family) => [family, profile(FITTED_PROFILES[family])])) as Record<TokenizerFamily, EstimatorProfile>,

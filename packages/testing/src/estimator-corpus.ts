@@ -268,6 +268,7 @@ export function stressCorpus(options: { prose?: readonly string[]; codeSources?:
   for (const character of [...LETTERS, 'Z', '0', ' ', '\n', '\t', '-', '=', '.', '中', 'é', 'Я', '\u{1F600}', 'ລ']) {
     add('runs', JSON.stringify(character), [character.repeat(250), character.repeat(4_000), `${character.repeat(300)} x ${character.repeat(7)}`]);
   }
+  addScriptRuns(add);
   const randomLetters = (alphabet: string, length: number) => Array.from({ length }, () => alphabet[Math.floor(random() * alphabet.length)]).join('');
   add('runs', 'random characters', [randomLetters(`${LETTERS}${LETTERS.toUpperCase()}0123456789`, 2_000), randomLetters('!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~', 1_000)]);
   // Small letters priced by letter pair: text no language writes, in runs and in random words, vowels or none.
@@ -280,6 +281,56 @@ export function stressCorpus(options: { prose?: readonly string[]; codeSources?:
   const words = (options.prose ?? []).join(' ').match(/[a-z]{3,}/g) ?? ['value', 'state', 'parse'];
   for (const { conversation, texts } of dataFormatTexts(randomSource(22), words.slice(0, 2_000))) add('data-formats', conversation, texts);
   return items;
+}
+
+/** The scripts of `scriptCharacters`: every script with a class of its own in the estimator, and Common. */
+const RUN_SCRIPTS = ['Common', 'Latin', 'Greek', 'Cyrillic', 'Armenian', 'Hebrew', 'Arabic', 'Devanagari', 'Bengali', 'Gurmukhi', 'Gujarati', 'Oriya', 'Tamil', 'Telugu', 'Kannada', 'Malayalam', 'Sinhala', 'Thai', 'Lao', 'Tibetan', 'Myanmar', 'Khmer', 'Georgian', 'Ethiopic', 'Han', 'Hiragana', 'Katakana', 'Hangul'];
+
+/**
+ * The letters, digits, punctuation and symbols of the BMP beyond ASCII of
+ * each script with a class of its own in the estimator and of Common, in
+ * code point order, by script.
+ */
+export function scriptCharacters(): Map<string, string[]> {
+  // The BMP beyond ASCII in one string (surrogates as NUL, which no pattern below matches), matched once per script.
+  const bmp = range(0x80, 0xffff).map((code) => (code >= 0xd800 && code <= 0xdfff ? '\u0000' : String.fromCharCode(code))).join('');
+  return new Map(RUN_SCRIPTS.map((script) => [script, bmp.match(new RegExp(`[\\p{Script=${script}}&&[\\p{L}\\p{N}\\p{P}\\p{S}]]`, 'gv')) ?? []]));
+}
+
+/**
+ * The UTF-8 bytes of `text` with each character of the BMP counted by the
+ * longest of itself, its NFC and its NFKC form: what a byte-level tokenizer
+ * that normalises first (Qwen NFC, the public Claude tokenizer NFKC) can
+ * emit at most, and so the estimator's UTF-8 cap.
+ */
+export function normalizedUtf8Bytes(text: string): number {
+  let bytes = 0;
+  for (const character of text) {
+    const own = Buffer.byteLength(character, 'utf8');
+    bytes += character.length > 1 ? own : Math.max(own, Buffer.byteLength(character.normalize('NFC'), 'utf8'), Buffer.byteLength(character.normalize('NFKC'), 'utf8'));
+  }
+  return bytes;
+}
+
+/**
+ * A run of each character of every script of `scriptCharacters`, 200 of it
+ * (corpus `runs`; about `RUNS_PER_SCRIPT` characters, spread over their code
+ * points, of the scripts that have more), and blocks of 16 neighbouring Common characters, repeated
+ * to some 200 characters (corpus `blocks`). Runs of a few characters were
+ * all a fit saw before, and a run of one no tokenizer merges with itself
+ * cost up to ten times what its class's repeat weight charged. Blocks of
+ * the scripts' letters are left out: no language writes them, and a fit
+ * held to them charged Hindi prose six times its count.
+ */
+const RUNS_PER_SCRIPT = 400;
+
+function addScriptRuns(add: AddItems): void {
+  for (const [script, characters] of scriptCharacters()) {
+    const step = Math.max(1, Math.floor(characters.length / RUNS_PER_SCRIPT));
+    for (let index = 0; index < characters.length; index += step) add('runs', `${script} ${JSON.stringify(characters[index])}`, [characters[index]!.repeat(200)]);
+    if (script !== 'Common') continue;
+    for (let index = 0; index + 16 <= characters.length; index += 16) add('blocks', `${script} ${index}`, [characters.slice(index, index + 16).join('').repeat(13)]);
+  }
 }
 
 /** Adds the non-empty texts as items of one corpus and conversation. */

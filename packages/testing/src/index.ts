@@ -43,7 +43,7 @@ export type { KeptApartRun, RunScript } from './run-requests.js';
 
 // Corpora the conservative estimator is fitted and checked on: ICU text in every locale, mixed scripts,
 // the shapes that break character-based guesses, the machine's gettext catalogs, and prose written for it.
-export { GETTEXT_ROOT, gettextCorpus, icuCorpus, mixedScriptCorpus, readGettextCatalogs, stressCorpus } from './estimator-corpus.js';
+export { GETTEXT_ROOT, gettextCorpus, icuCorpus, mixedScriptCorpus, readGettextCatalogs, normalizedUtf8Bytes, scriptCharacters, stressCorpus } from './estimator-corpus.js';
 export type { CorpusItem, GettextCatalog } from './estimator-corpus.js';
 export { PROSE_LANGUAGES, PROSE_PARAGRAPHS, proseCorpus } from './estimator-prose.js';
 export type { ProseLanguage } from './estimator-prose.js';
