@@ -317,8 +317,7 @@ export abstract class CachingTokenEstimator implements TokenEstimator {
       this.remember(message, older);
       return older;
     }
-    const media = message.role === 'user' || message.role === 'tool' ? message.media : undefined;
-    const count = this.countText(messageText(message)) + messageOverheadTokens(message) + estimateMediaTokens(media);
+    const count = countMessageUncached(this, message);
     this.remember(message, count);
     return count;
   }
@@ -336,6 +335,17 @@ export abstract class CachingTokenEstimator implements TokenEstimator {
   countTool(tool: ToolSchema): number {
     return this.countText(toolSchemaText(tool)) + TOOL_SCHEMA_OVERHEAD_TOKENS;
   }
+}
+
+/**
+ * A caching counter's `countMessage` without its cache, neither read nor
+ * written: for a caller that keeps its own counts by position (the history
+ * window's index in trimHistory), for whom a count per message object would
+ * be memory and work kept for nothing. Internal to the package.
+ */
+export function countMessageUncached(counter: CachingTokenEstimator, message: CanonicalMessage): number {
+  const media = message.role === 'user' || message.role === 'tool' ? message.media : undefined;
+  return counter.countText(messageText(message)) + messageOverheadTokens(message) + estimateMediaTokens(media);
 }
 
 /**

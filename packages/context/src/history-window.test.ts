@@ -200,3 +200,34 @@ test('with an exact counter, a cut keeps only units it counted exactly, fits by 
   );
   assert.ok(seen.cut > 20 && seen.whole > 5, `cuts ${seen.cut}, whole ${seen.whole}, refused ${seen.refused}`);
 });
+
+test('with an exact counter and a context, a grown history is counted exactly only where no earlier cut counted it, and cut as a fresh window cuts it (property)', () => {
+  const exact = new ConservativeTokenEstimator({ family: 'o200k' });
+  let recounted = 0;
+  fc.assert(
+    fc.property(historyArbitrary({ open: true }), fc.integer({ min: 1, max: 9 }), fc.integer({ min: 100, max: 4_000 }), (history, tenths, budgetTokens) => {
+      const count = (message: CanonicalMessage) => 2 * exact.countMessage(message);
+      const times = new Map<CanonicalMessage, number>();
+      const exactCount = (message: CanonicalMessage) => {
+        times.set(message, (times.get(message) ?? 0) + 1);
+        return exact.countMessage(message);
+      };
+      const kept = new AtomicHistoryWindowPolicy();
+      for (const share of [tenths / 10, 1]) {
+        const grown = history.slice(0, Math.max(1, Math.round(history.length * share)));
+        const cut = (policy: AtomicHistoryWindowPolicy, exactCounter: typeof exactCount) => {
+          try {
+            return policy.select({ messages: grown, budgetTokens, count, exactCount: exactCounter, contextId: 'c', markStart: false }).messages;
+          } catch (error) {
+            assert.ok(ContextBudgetError.isInstance(error));
+            return 'refused';
+          }
+        };
+        assert.deepEqual(cut(kept, exactCount), cut(new AtomicHistoryWindowPolicy(), (message) => exact.countMessage(message)));
+      }
+      for (const calls of times.values()) if (calls > 1) recounted += 1;
+    }),
+    { numRuns: 200 },
+  );
+  assert.equal(recounted, 0, 'no message is counted exactly twice by one policy over one growing history');
+});

@@ -95,6 +95,13 @@ interface UnitIndex {
   readonly ends: number[];
   /** `prefixTokens[i]` is the cost of units `0..i-1`. */
   readonly prefixTokens: number[];
+  /**
+   * With an exact counter, per indexed message its estimate and its exact
+   * count once a cut asked for it (-1 until then), so a history trimmed again
+   * counts exactly only what no cut counted before (trimHistory keeps no
+   * count per message object). Absent without an exact counter.
+   */
+  readonly counts: { readonly estimates: number[]; readonly exact: number[] } | undefined;
   /** Ascending unit indexes of task-anchor candidates, checkpoints and open units. */
   readonly anchors: number[];
   readonly checkpoints: number[];
@@ -196,9 +203,9 @@ export class AtomicHistoryWindowPolicy implements HistoryWindowPolicy {
       const same = Math.min(sharedPrefixLength(kept.messages, messages), index.ends.at(-1) ?? 0);
       let from = index.ends.length;
       while (from > 0 && index.ends[from - 1]! >= same) from -= 1;
-      truncate(index, from);
+      truncate(index, from, same);
     } else {
-      index = { messages, count, exactCount: request.exactCount, ends: [], prefixTokens: [0], anchors: [], checkpoints: [], openUnits: [], signed: [], entryList: [], entryStarts: [0], orphanUnits: [] };
+      index = { messages, count, exactCount: request.exactCount, ends: [], prefixTokens: [0], counts: request.exactCount && { estimates: [], exact: [] }, anchors: [], checkpoints: [], openUnits: [], signed: [], entryList: [], entryStarts: [0], orphanUnits: [] };
     }
     index.messages = messages;
     extend(index, messages);
@@ -300,6 +307,8 @@ function unitCosts(index: UnitIndex, exactCount: ((message: CanonicalMessage) =>
   const { prefixTokens } = index;
   const estimate = (unit: number) => prefixTokens[unit + 1]! - prefixTokens[unit]!;
   if (exactCount === undefined) return { cost: estimate, mayFit: () => true };
+  const { estimates, exact: exactTokens } = index.counts!;
+  // Which units this cut has costed: what it decides must not depend on what earlier cuts counted.
   const counted = new Map<number, number>();
   let overCount = 1;
   const cost = (unit: number): number => {
@@ -307,9 +316,9 @@ function unitCosts(index: UnitIndex, exactCount: ((message: CanonicalMessage) =>
     if (tokens !== undefined) return tokens;
     tokens = 0;
     for (let position = unitStart(index, unit); position < index.ends[unit]!; position += 1) {
-      const message = index.messages[position]!;
-      const exact = exactCount(message);
-      if (exact >= RATIO_MIN_TOKENS) overCount = Math.min(ESTIMATE_OVER_EXACT, Math.max(overCount, index.count(message) / exact));
+      let exact = exactTokens[position]!;
+      if (exact < 0) exactTokens[position] = exact = exactCount(index.messages[position]!);
+      if (exact >= RATIO_MIN_TOKENS) overCount = Math.min(ESTIMATE_OVER_EXACT, Math.max(overCount, estimates[position]! / exact));
       tokens += exact;
     }
     counted.set(unit, tokens);
@@ -387,8 +396,10 @@ function sameNumbers(left: readonly number[], right: readonly number[]): boolean
   return true;
 }
 
-function truncate(index: UnitIndex, from: number): void {
+/** Drops units `from` on; the counts of the `same` first messages (unchanged) stay, for the units they are indexed into again. */
+function truncate(index: UnitIndex, from: number, same: number): void {
   if (index.listed && index.listed.lastDropped >= from) index.listed = undefined;
+  if (index.counts) index.counts.estimates.length = index.counts.exact.length = Math.min(same, index.counts.estimates.length);
   index.ends.length = from;
   index.prefixTokens.length = from + 1;
   if (index.entryStarts.length > from + 1) {
@@ -406,7 +417,19 @@ function extend(index: UnitIndex, messages: readonly CanonicalMessage[]): void {
     const first = messages[start]!;
     index.ends.push(end);
     let tokens = 0;
-    for (let message = start; message < end; message += 1) tokens += index.count(messages[message]!);
+    const counts = index.counts;
+    for (let message = start; message < end; message += 1) {
+      if (counts === undefined) {
+        tokens += index.count(messages[message]!);
+      } else if (message < counts.estimates.length) {
+        tokens += counts.estimates[message]!;
+      } else {
+        const estimate = index.count(messages[message]!);
+        tokens += estimate;
+        counts.estimates.push(estimate);
+        counts.exact.push(-1);
+      }
+    }
     index.prefixTokens.push(index.prefixTokens[position]! + tokens);
     if (isTaskAnchorCandidate(first)) index.anchors.push(position);
     if (first.role === 'user' && first.checkpoint === true) index.checkpoints.push(position);

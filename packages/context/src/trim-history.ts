@@ -1,5 +1,5 @@
 import { checkCanonicalHistory } from './canonical-history-check.js';
-import { ConservativeTokenEstimator } from './conservative-token-estimator.js';
+import { CachingTokenEstimator, ConservativeTokenEstimator, countMessageUncached } from './conservative-token-estimator.js';
 import { ConfigurationError } from './errors/configuration-error.js';
 import { ExactTokenEstimator, hasBuiltInExactTokenizer } from './exact-token-estimator.js';
 import { tokenizerFamilyOf } from './tokenizer-family.js';
@@ -84,10 +84,18 @@ function countersFor(family: TokenizerFamily): { estimator: TokenEstimator; exac
   return counters;
 }
 
-/** The same count function for a counter every call, so the window can keep its counts. */
+/**
+ * The same count function for a counter every call, so the window can keep
+ * its counts. The window keeps them by position (its index per conversation),
+ * so a counter trimHistory made itself is asked without its cache per message
+ * object; a caller's estimator is asked as it answers (its `countMessage`).
+ */
 function countFunction(counter: TokenEstimator): (message: CanonicalMessage) => number {
   let count = TRIM.countFunctions.get(counter);
-  if (!count) TRIM.countFunctions.set(counter, (count = (message) => counter.countMessage(message)));
+  if (!count) {
+    const own = counter instanceof CachingTokenEstimator && [...TRIM.counters.values()].some((counters) => counters.estimator === counter || counters.exact === counter);
+    TRIM.countFunctions.set(counter, (count = own ? (message) => countMessageUncached(counter, message) : (message) => counter.countMessage(message)));
+  }
   return count;
 }
 

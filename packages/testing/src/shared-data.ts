@@ -7,7 +7,8 @@ import { join, resolve } from 'node:path';
  * Undefined when absent, so a suite can skip with a notice.
  */
 export function sharedDirectory(): string | undefined {
-  const directory = process.env.STRATA_SHARED_DIR ?? resolve(process.cwd(), '../shared');
+  // Resolved against the working directory once, so a relative $STRATA_SHARED_DIR names the same place for a read and an import.
+  const directory = resolve(process.cwd(), process.env.STRATA_SHARED_DIR ?? '../shared');
   return existsSync(join(directory, 'data')) ? directory : undefined;
 }
 
