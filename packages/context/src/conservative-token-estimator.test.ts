@@ -131,23 +131,25 @@ for (const check of CHECKS) {
 // written for it, which no fit reads, so it measures how a profile carries over to running text it was not fitted
 // on (held-out Hindi paragraphs were over-counted 40-45% at the median against ~10% on the paragraphs the fit saw).
 // PROBE_GAPS: per profile and language, the highest median over-count measured after the last refit, rounded up;
-// a refit that raises one fails here. No profile under-counts a paragraph: those that did were refitted with the
-// catalog sentences and margins of their own (o200k's Korean/Japanese 1.12, llama3's 1.1, cl100k's Russian 1.18 and
-// Korean/Japanese 1.12, gemma's Korean/Japanese 1.1, llama2's Russian 1.15 and Korean/Japanese 1.12: two of its
-// Japanese paragraphs, with kanji outside its vocabulary at 3 byte tokens each, ran to 0.994 and 0.965 of its count).
+// a refit that raises one fails here (the refit that held identifiers of short words to their margin raised some
+// by up to 4 points: deepseek hi 8% -> 12%, gemma hi 31% -> 35%, claude hi 35% -> 38%; all within the 40% goal).
+// No profile under-counts a paragraph: those that did were refitted with the catalog sentences and margins of their
+// own (o200k's Korean/Japanese 1.12, llama3's 1.1, cl100k's Russian 1.18 and Korean/Japanese 1.12, gemma's
+// Korean/Japanese 1.1, llama2's Russian 1.15 and Korean/Japanese 1.12: two of its Japanese paragraphs, with kanji
+// outside its vocabulary at 3 byte tokens each, ran to 0.994 and 0.965 of its count).
 const { heldOutProseCorpus } = (await import(new URL('../estimator-fit/held-out-prose.mjs', import.meta.url).href)) as { heldOutProseCorpus: () => CorpusItem[] };
 const probe = heldOutProseCorpus();
 const PROBE_GAPS: Readonly<Partial<Record<TokenizerFamily, Readonly<Record<string, number>>>>> = {
-  o200k: { ru: 0.19, ar: 0.19, hi: 0.26, ko: 0.22, ja: 0.13, th: 0.16 },
-  o200k_harmony: { ru: 0.19, ar: 0.19, hi: 0.26, ko: 0.22, ja: 0.13, th: 0.16 },
-  cl100k: { ru: 0.16, ar: 0.16, hi: 0.13, ko: 0.15, ja: 0.1, th: 0.11 },
-  qwen: { ru: 0.2, ar: 0.24, hi: 0.15, ko: 0.23, ja: 0.18, th: 0.2 },
-  deepseek: { ru: 0.13, ar: 0.24, hi: 0.08, ko: 0.15, ja: 0.2, th: 0.18 },
-  llama3: { ru: 0.15, ar: 0.35, hi: 0.15, ko: 0.21, ja: 0.15, th: 0.1 },
-  llama2: { ru: 0.15, ar: 0.1, hi: 0.11, ko: 0.08, ja: 0.13, th: 0.05 },
-  gemma: { ru: 0.24, ar: 0.14, hi: 0.31, ko: 0.3, ja: 0.25, th: 0.26 },
-  claude: { ru: 0.3, ar: 0.35, hi: 0.35, ko: 0.27, ja: 0.32, th: 0.3 },
-  unknown: { ru: 0.03, ar: 0.17, hi: 0.11, ko: 0.05, ja: 0.09, th: 0.13 },
+  o200k: { ru: 0.2, ar: 0.19, hi: 0.27, ko: 0.22, ja: 0.13, th: 0.16 },
+  o200k_harmony: { ru: 0.2, ar: 0.19, hi: 0.27, ko: 0.22, ja: 0.13, th: 0.16 },
+  cl100k: { ru: 0.17, ar: 0.16, hi: 0.15, ko: 0.14, ja: 0.1, th: 0.11 },
+  qwen: { ru: 0.18, ar: 0.24, hi: 0.14, ko: 0.23, ja: 0.18, th: 0.2 },
+  deepseek: { ru: 0.13, ar: 0.24, hi: 0.12, ko: 0.15, ja: 0.2, th: 0.18 },
+  llama3: { ru: 0.17, ar: 0.35, hi: 0.15, ko: 0.21, ja: 0.15, th: 0.1 },
+  llama2: { ru: 0.14, ar: 0.1, hi: 0.12, ko: 0.08, ja: 0.12, th: 0.05 },
+  gemma: { ru: 0.25, ar: 0.15, hi: 0.35, ko: 0.3, ja: 0.25, th: 0.26 },
+  claude: { ru: 0.32, ar: 0.35, hi: 0.38, ko: 0.27, ja: 0.33, th: 0.3 },
+  unknown: { ru: 0.03, ar: 0.17, hi: 0.13, ko: 0.05, ja: 0.1, th: 0.13 },
 };
 
 for (const check of CHECKS) {
