@@ -238,7 +238,7 @@ A = -sparse.vstack([X[item_ids], conv_X]).tocsr()
 # then under-counted more often, and cl100k's Chinese medians pass 40%.
 OTHER_WEIGHT = float(os.environ.get('OTHER_WEIGHT', '0.02'))
 # gemma's alpaca zh weighs 8: with 4 its median reached 40.1% once the identifiers of short words joined the fit (39.1% with 8).
-CORPUS_WEIGHTS = json.loads(os.environ.get('CORPUS_WEIGHTS', json.dumps({'alpaca_zh_demo.json': 8.0 if family == 'gemma' else 4.0, 'glaive_toolcall_zh_demo.json': 20.0})))
+CORPUS_WEIGHTS = json.loads(os.environ.get('CORPUS_WEIGHTS', json.dumps({'alpaca_zh_demo.json': {'gemma': 8.0}.get(family, 4.0), 'glaive_toolcall_zh_demo.json': 20.0})))
 c = np.zeros(len(names))
 by_corpus = collections.defaultdict(list)
 for key, r in conv_rows.items(): by_corpus[key[0]].append((conv_X[r], conv_ids[r][2], conv_ids[r][3]))

@@ -417,25 +417,28 @@ function extend(index: UnitIndex, messages: readonly CanonicalMessage[]): void {
     const first = messages[start]!;
     index.ends.push(end);
     let tokens = 0;
-    const counts = index.counts;
-    for (let message = start; message < end; message += 1) {
-      if (counts === undefined) {
-        tokens += index.count(messages[message]!);
-      } else if (message < counts.estimates.length) {
-        tokens += counts.estimates[message]!;
-      } else {
-        const estimate = index.count(messages[message]!);
-        tokens += estimate;
-        counts.estimates.push(estimate);
-        counts.exact.push(-1);
-      }
-    }
+    for (let message = start; message < end; message += 1) tokens += estimateAt(index, messages, message);
     index.prefixTokens.push(index.prefixTokens[position]! + tokens);
     if (isTaskAnchorCandidate(first)) index.anchors.push(position);
     if (first.role === 'user' && first.checkpoint === true) index.checkpoints.push(position);
     if (open) index.openUnits.push(position);
     if (isVerbatimSigned(first)) index.signed.push(position);
   });
+}
+
+/**
+ * The estimate of `messages[position]`, positions asked in order from the
+ * first one not indexed: with an exact counter, kept by position
+ * (`UnitIndex.counts`), so a message that stayed is not estimated again.
+ */
+function estimateAt(index: UnitIndex, messages: readonly CanonicalMessage[], position: number): number {
+  const { counts } = index;
+  if (counts === undefined) return index.count(messages[position]!);
+  if (position === counts.estimates.length) {
+    counts.estimates.push(index.count(messages[position]!));
+    counts.exact.push(-1);
+  }
+  return counts.estimates[position]!;
 }
 
 /** Leading system messages, every open unit, the first request and the task anchor, the latest checkpoint and the newest unit. */

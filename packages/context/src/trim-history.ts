@@ -1,5 +1,5 @@
 import { checkCanonicalHistory } from './canonical-history-check.js';
-import { CachingTokenEstimator, ConservativeTokenEstimator, countMessageUncached } from './conservative-token-estimator.js';
+import { ConservativeTokenEstimator, countMessageUncached } from './conservative-token-estimator.js';
 import { ConfigurationError } from './errors/configuration-error.js';
 import { ExactTokenEstimator, hasBuiltInExactTokenizer } from './exact-token-estimator.js';
 import { tokenizerFamilyOf } from './tokenizer-family.js';
@@ -49,27 +49,39 @@ export function trimHistory(messages: unknown, options: TrimHistoryOptions): Can
   }
   const family = options.model === undefined ? 'unknown' : tokenizerFamilyOf(options.model);
   const counters = countersFor(family);
-  const estimator = options.estimator ?? counters.estimator;
   const contextId = conversationKey(history);
   const composed = TRIM.composer.compose({ contextId, history, messages: [], attachments: [] }).history;
   // The window keeps its index (units, estimates) per conversation; exact counts, where the model's tokenizer is known,
   // decide the cut where they can change it (history-window.ts), each message counted once by the exact counter.
-  const exactCount = counters.exact && countFunction(counters.exact);
-  return [...TRIM.window.select({ messages: composed, budgetTokens: options.maxTokens, count: countFunction(estimator), exactCount, contextId, markStart: false }).messages];
+  const count = options.estimator === undefined ? counters.estimate : countFunction(options.estimator);
+  return [...TRIM.window.select({ messages: composed, budgetTokens: options.maxTokens, count, exactCount: counters.exactCount, contextId, markStart: false }).messages];
+}
+
+/**
+ * A tokenizer family's counters as trimHistory asks them: the same
+ * functions every call, so the window keeps its counts. The window keeps
+ * them by position (its index per conversation), so these are asked
+ * without the counters' cache per message object.
+ */
+interface FamilyCounters {
+  /** The conservative estimate of one message. */
+  readonly estimate: (message: CanonicalMessage) => number;
+  /** The exact count of one message, where the family's tokenizer is built in. */
+  readonly exactCount: ((message: CanonicalMessage) => number) | undefined;
 }
 
 /**
  * What trimHistory keeps across calls, so repeated trims of a growing
- * history cost what was appended: one counter of each kind per tokenizer
- * family (each caches the counts of the messages it counted lately), the
- * composer and the window (each keeps its index per conversation, checked
- * message by message, so a history that changed is composed and cut afresh
- * from where it changed; the window's holds the estimates, and which steps
- * are counted exactly is decided per cut). Caches only: the same history
- * and options give the same messages.
+ * history cost what was appended: the counters of each tokenizer family,
+ * a count function per caller's estimator, the composer and the window
+ * (each keeps its index per conversation, checked message by message, so a
+ * history that changed is composed and cut afresh from where it changed;
+ * the window's holds the estimates and exact counts by position, and which
+ * steps are counted exactly is decided per cut). Caches only: the same
+ * history and options give the same messages.
  */
 const TRIM = {
-  counters: new Map<TokenizerFamily, { estimator: TokenEstimator; exact: TokenEstimator | undefined }>(),
+  counters: new Map<TokenizerFamily, FamilyCounters>(),
   countFunctions: new WeakMap<TokenEstimator, (message: CanonicalMessage) => number>(),
   composer: new DefaultContextMessageComposer({ maskStoredResults: false }),
   window: new AtomicHistoryWindowPolicy(),
@@ -78,24 +90,21 @@ const TRIM = {
   nextConversation: 0,
 };
 
-function countersFor(family: TokenizerFamily): { estimator: TokenEstimator; exact: TokenEstimator | undefined } {
+function countersFor(family: TokenizerFamily): FamilyCounters {
   let counters = TRIM.counters.get(family);
-  if (!counters) TRIM.counters.set(family, (counters = { estimator: new ConservativeTokenEstimator({ family }), exact: hasBuiltInExactTokenizer(family) ? new ExactTokenEstimator({ family }) : undefined }));
+  if (!counters) {
+    const estimator = new ConservativeTokenEstimator({ family });
+    const exact = hasBuiltInExactTokenizer(family) ? new ExactTokenEstimator({ family }) : undefined;
+    counters = { estimate: (message) => countMessageUncached(estimator, message), exactCount: exact && ((message) => countMessageUncached(exact, message)) };
+    TRIM.counters.set(family, counters);
+  }
   return counters;
 }
 
-/**
- * The same count function for a counter every call, so the window can keep
- * its counts. The window keeps them by position (its index per conversation),
- * so a counter trimHistory made itself is asked without its cache per message
- * object; a caller's estimator is asked as it answers (its `countMessage`).
- */
+/** The same count function for a caller's estimator every call (its `countMessage`, as it answers), so the window can keep its counts. */
 function countFunction(counter: TokenEstimator): (message: CanonicalMessage) => number {
   let count = TRIM.countFunctions.get(counter);
-  if (!count) {
-    const own = counter instanceof CachingTokenEstimator && [...TRIM.counters.values()].some((counters) => counters.estimator === counter || counters.exact === counter);
-    TRIM.countFunctions.set(counter, (count = own ? (message) => countMessageUncached(counter, message) : (message) => counter.countMessage(message)));
-  }
+  if (!count) TRIM.countFunctions.set(counter, (count = (message) => counter.countMessage(message)));
   return count;
 }
 

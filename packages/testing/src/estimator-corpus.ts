@@ -377,16 +377,8 @@ function addTerminalItems(addItems: AddItems, random: () => number, prose: reado
       return rows;
     }, []).map((row) => row.join(' ')).join(separator);
   add('short lines', [lines('\n'), lines('\r\n')]);
-  const capitalised = (word: string) => word[0]!.toUpperCase() + word.slice(1);
-  const identifier = (style: number) => {
-    const parts = Array.from({ length: 2 + Math.floor(random() * 3) }, () => pick(words));
-    if (style === 0) return parts[0]! + parts.slice(1).map(capitalised).join('');
-    if (style === 1) return parts.map(capitalised).join('');
-    if (style === 2) return parts.join('_');
-    return parts.join('_').toUpperCase();
-  };
-  for (let style = 0; style < 4; style += 1) {
-    const names = Array.from({ length: 120 }, () => identifier(style));
+  for (let style = 0; style < IDENTIFIER_STYLES; style += 1) {
+    const names = Array.from({ length: 120 }, () => identifierOf(Array.from({ length: 2 + Math.floor(random() * 3) }, () => pick(words)), style));
     add('identifiers', [names.join('.'), names.join(', '), names.join('\n')]);
   }
   addShortWordIdentifiers(add);
@@ -403,23 +395,28 @@ function addTerminalItems(addItems: AddItems, random: () => number, prose: reado
  */
 function addShortWordIdentifiers(add: (conversation: string, texts: readonly string[]) => void): void {
   const random = randomSource(24);
-  const capitalised = (word: string) => word[0]!.toUpperCase() + word.slice(1);
   for (const [name, words] of [
     ['three words', ['value', 'state', 'parse']],
     ['code words', ['get', 'set', 'value', 'name', 'user', 'id', 'list', 'item', 'data', 'type', 'key', 'count', 'index', 'next', 'node', 'file']],
   ] as const) {
     const pick = () => words[Math.floor(random() * words.length)]!;
-    for (let style = 0; style < 4; style += 1) {
-      const names = Array.from({ length: 120 }, () => {
-        const parts = Array.from({ length: 2 + Math.floor(random() * 3) }, pick);
-        if (style === 0) return parts[0]! + parts.slice(1).map(capitalised).join('');
-        if (style === 1) return parts.map(capitalised).join('');
-        if (style === 2) return parts.join('_');
-        return parts.join('_').toUpperCase();
-      });
+    for (let style = 0; style < IDENTIFIER_STYLES; style += 1) {
+      const names = Array.from({ length: 120 }, () => identifierOf(Array.from({ length: 2 + Math.floor(random() * 3) }, pick), style));
       add(`identifiers of ${name}`, [names.join('.'), names.join(', '), names.join('\n'), names.join(' ')]);
     }
   }
+}
+
+/** The case styles of `identifierOf`: camelCase, PascalCase, snake_case, UPPER_SNAKE. */
+const IDENTIFIER_STYLES = 4;
+
+/** An identifier of `parts` in case style `style` (0 to `IDENTIFIER_STYLES` - 1). */
+function identifierOf(parts: readonly string[], style: number): string {
+  const capitalised = (word: string) => word[0]!.toUpperCase() + word.slice(1);
+  if (style === 0) return parts[0]! + parts.slice(1).map(capitalised).join('');
+  if (style === 1) return parts.map(capitalised).join('');
+  if (style === 2) return parts.join('_');
+  return parts.join('_').toUpperCase();
 }
 
 /**
